@@ -1,0 +1,112 @@
+import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
+import { createCallerIdentifier } from './auth/identify-caller.js';
+import { enforceRouteAccess } from './auth/route-guard.js';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import { createDatabase, type Db } from './db/database.js';
+import { methodNotAllowed, notFound } from './http/api-error.js';
+import type { App } from './http/app-types.js';
+import { registerErrorHandler } from './http/error-handler.js';
+import { normalizeJsonBody } from './http/json-body.js';
+import { trackRouteMethods } from './http/method-not-allowed.js';
+import { registerOperationalRoutes } from './http/operational.routes.js';
+import { validatorCompiler } from './http/validation.js';
+import { createProjectsService } from './projects/projects.service.js';
+import { projectsRoutes } from './projects/projects.routes.js';
+import { createApiRateLimiter } from './rate-limit/api-rate-limit.js';
+import { memoryStoreOn } from './rate-limit/memory-store.js';
+import { createTokensRepository } from './tokens/tokens.repository.js';
+import { createTokensService } from './tokens/tokens.service.js';
+import { tokensRoutes } from './tokens/tokens.routes.js';
+import './auth/caller.js';
+
+/** D5: request bodies on /api/v1 may be at most 1 MiB. */
+export const API_BODY_LIMIT = 1024 * 1024;
+
+export interface AppDependencies {
+  /** An open database; when omitted one is opened from `config.databaseUrl` and closed with the app. */
+  db?: Db;
+  clock?: Clock;
+  /** Where rate-limit counters live; defaults to process memory on `clock`. */
+  rateLimitStore?: FastifyRateLimitStoreCtor;
+  /** A logger instance (tests capture logs with it); defaults to pino at `config.logLevel`. */
+  logger?: FastifyBaseLogger;
+}
+
+/**
+ * Builds the whole application without listening: used by `serve`, by the tests (in-process with
+ * `inject` and over a socket) and by anything that needs the route table.
+ *
+ * How a request to /api/v1 meets D4's order of checks:
+ *   onRequest      1 identify the caller (never rejects)   auth/identify-caller.ts
+ *                  2 count it against the rate limit (429) rate-limit/api-rate-limit.ts
+ *                  3-5 401, 403 subscription, 403 ability  auth/route-guard.ts, from the route's config
+ *   parsing        6 415, 413, 400 from Fastify's body parser, then non-object bodies (json-body.ts)
+ *   preValidation  7 404 for the path resource, 8 403s of state (no team, token limit), per route
+ *   validation     9 422 from the route's TypeBox schema; the handler adds rules a schema cannot say
+ */
+export async function createApp(config: Config, deps: AppDependencies = {}): Promise<App> {
+  const clock = deps.clock ?? systemClock;
+  const db = deps.db ?? createDatabase(config.databaseUrl);
+
+  const options: FastifyServerOptions = {
+    // D8: off unless TRUST_PROXY says otherwise; Fastify also takes a hop count, which its types omit.
+    trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
+    bodyLimit: API_BODY_LIMIT,
+    // Slow clients may not hold a connection open forever.
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    routerOptions: { ignoreTrailingSlash: true },
+  };
+  const app = (
+    deps.logger
+      ? Fastify({ ...options, loggerInstance: deps.logger })
+      : Fastify({
+          ...options,
+          logger: {
+            level: config.logLevel,
+            // Secrets never reach the log (D9): the bearer value and any token in a body.
+            redact: ['req.headers.authorization', '*.plain_text_token', '*.api_token'],
+          },
+        })
+  ).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  app.setValidatorCompiler(validatorCompiler);
+  registerErrorHandler(app);
+  app.decorateRequest('caller', null);
+  if (!deps.db) app.addHook('onClose', async () => db.destroy());
+
+  const allowedMethods = trackRouteMethods(app);
+  const answerUnknownRoute = async (request: { url: string }) => {
+    const allowed = allowedMethods(request.url.split('?')[0]!);
+    throw allowed.length > 0 ? methodNotAllowed(allowed) : notFound();
+  };
+
+  registerOperationalRoutes(app, { db });
+
+  const tokensService = createTokensService({ db, clock });
+  const projectsService = createProjectsService({ db, clock });
+  const identifyCaller = createCallerIdentifier({ tokens: createTokensRepository(db), clock });
+
+  await app.register(
+    async (v1: App) => {
+      const applyRateLimit = await createApiRateLimiter(v1, deps.rateLimitStore ?? memoryStoreOn(clock));
+      v1.addHook('onRequest', async (request, reply) => {
+        request.caller = await identifyCaller(request);
+        await applyRateLimit(request, reply);
+        enforceRouteAccess(request);
+      });
+      v1.addHook('preValidation', normalizeJsonBody);
+      // Unknown paths and methods under /api/v1 are counted and carry the rate-limit headers too (D8).
+      v1.setNotFoundHandler(answerUnknownRoute);
+      await v1.register(tokensRoutes, { tokensService });
+      await v1.register(projectsRoutes, { projectsService, config });
+    },
+    { prefix: '/api/v1' },
+  );
+
+  app.setNotFoundHandler(answerUnknownRoute);
+  return app;
+}

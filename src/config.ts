@@ -1,0 +1,79 @@
+import { envSchema } from 'env-schema';
+import { Type, type Static } from 'typebox';
+
+/**
+ * D21: configuration comes from the environment (and a `.env` file in the working directory).
+ * This schema is the single source: it validates, applies defaults and types the result.
+ * A bad value throws an error whose message names the variable (`env/PORT must be integer`).
+ */
+const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  DATABASE_URL: Type.String({
+    pattern: '^(sqlite:.+|postgres(ql)?://.+)$',
+    default: 'sqlite:./data/scoreboard.db',
+  }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })),
+  TRUST_PROXY: Type.Optional(Type.String()),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info' },
+  ),
+  NODE_ENV: Type.String({ default: 'development' }),
+});
+
+type Env = Static<typeof EnvSchema>;
+
+/** Fastify's `trustProxy`: false, true, a hop count, or a list of trusted addresses/CIDRs. */
+export type TrustProxy = boolean | number | string;
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly redisUrl: string | undefined;
+  readonly publicUrl: string | undefined;
+  readonly trustProxy: TrustProxy;
+  readonly logLevel: string;
+  readonly isProduction: boolean;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  options: { dotenv?: boolean } = {},
+): Config {
+  let parsed: Env;
+  try {
+    // Blank values count as unset, so `PUBLIC_URL=` in a .env file means "no public URL".
+    const data = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+    parsed = envSchema<Env>({ schema: structuredClone(EnvSchema), data, env: false, dotenv: options.dotenv ?? false });
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: ${(error as Error).message}`);
+  }
+  return Object.freeze({
+    port: parsed.PORT,
+    host: parsed.HOST,
+    databaseUrl: parsed.DATABASE_URL,
+    redisUrl: parsed.REDIS_URL,
+    publicUrl: parsed.PUBLIC_URL?.replace(/\/+$/, ''),
+    trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
+    logLevel: parsed.LOG_LEVEL,
+    isProduction: parsed.NODE_ENV === 'production',
+  });
+}
+
+/** D8: proxies are distrusted unless the operator opts in. */
+function parseTrustProxy(value: string | undefined): TrustProxy {
+  if (value === undefined) return false;
+  const normalized = value.trim().toLowerCase();
+  if (['', '0', 'false', 'off', 'no'].includes(normalized)) return false;
+  if (['true', 'on', 'yes'].includes(normalized)) return true;
+  if (/^[1-9][0-9]*$/.test(normalized)) return Number(normalized);
+  if (/^[0-9a-f.:/,\s]+$/.test(normalized)) return value;
+  throw new ConfigError(
+    `Invalid configuration: env/TRUST_PROXY must be true, false, a hop count or a list of addresses, got "${value}"`,
+  );
+}

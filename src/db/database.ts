@@ -1,0 +1,54 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+import { migrations } from './migrations/index.js';
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseOptions {
+  /** Called for every executed statement; used to count queries per request in tests and benchmarks. */
+  onQuery?: (event: LogEvent) => void;
+}
+
+/** D21: `sqlite:./path.db`, `sqlite::memory:`, `postgres://…` or `postgresql://…`. */
+export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
+  const log = options.onQuery ? (event: LogEvent) => options.onQuery!(event) : undefined;
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const pool = new pg.Pool({ connectionString: url });
+    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+  }
+  if (!url.startsWith('sqlite:')) {
+    throw new Error(`Unsupported DATABASE_URL "${url}": expected sqlite:<file>, sqlite::memory: or postgres://…`);
+  }
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(url.slice('sqlite:'.length)) }), log });
+}
+
+function openSqlite(location: string): SqliteDatabase.Database {
+  if (location === ':memory:') return new SqliteDatabase(':memory:');
+  const file = resolve(location);
+  mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SqliteDatabase(file);
+  // WAL lets the operator CLI write while a server reads and writes the same file; the busy timeout
+  // makes one wait for the other's short write transaction instead of failing with SQLITE_BUSY.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  return sqlite;
+}
+
+/** Runs pending migrations; throws with the failing migration's error. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Runs `work` in a transaction, joining the caller's when there already is one. */
+export async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work);
+}

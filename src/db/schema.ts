@@ -1,0 +1,112 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * Table types for Kysely. Timestamps are stored as UTC ISO 8601 text with milliseconds
+ * (`2026-11-21T10:00:00.000Z`): they sort correctly as text on SQLite and PostgreSQL alike and
+ * leave the database exactly as D2 writes them. JSON documents are stored as text for the same reason.
+ */
+export interface Database {
+  users: UsersTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  subscriptions: SubscriptionsTable;
+  personal_access_tokens: PersonalAccessTokensTable;
+  projects: ProjectsTable;
+  reports: ReportsTable;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  name: string | null;
+  current_team_id: number | null;
+  created_at: string;
+}
+
+export interface TeamsTable {
+  id: Generated<number>;
+  name: string;
+  created_at: string;
+}
+
+export type TeamRole = 'owner' | 'admin' | 'member' | 'readonly';
+
+export interface TeamMembersTable {
+  team_id: number;
+  user_id: number;
+  role: TeamRole;
+  created_at: string;
+}
+
+export type Plan = 'solo' | 'business' | 'enterprise';
+
+export interface SubscriptionsTable {
+  id: Generated<number>;
+  user_id: number;
+  plan: Plan;
+  status: 'active' | 'canceled';
+  ends_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PersonalAccessTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  /** SHA-256 (hex) of the whole plain-text token; the plain text is never stored (D9). */
+  token_hash: string;
+  /** JSON array of abilities, e.g. `["read","write"]`. */
+  abilities: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  created_at: string;
+}
+
+export interface ProjectsTable {
+  /** Lowercase UUID v7 (D11). */
+  id: string;
+  team_id: number;
+  name: string;
+  description: string | null;
+  repository_url: string | null;
+  framework_version: string;
+  /** JSON object with the five D14 keys. */
+  settings: string;
+  /** SHA-256 (hex) of the project API token (D10). */
+  api_token_hash: string;
+  /** D19: pointer to the report with the latest analyzed_at, kept up to date on every report write. */
+  latest_report_id: number | null;
+  archived_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ReportsTable {
+  id: Generated<number>;
+  uuid: string;
+  project_id: string;
+  score: number;
+  total: number;
+  passed: number;
+  failed: number;
+  warnings: number;
+  skipped: number;
+  errors: number;
+  total_issues: number;
+  issues_critical: number;
+  issues_high: number;
+  issues_medium: number;
+  issues_low: number;
+  issues_info: number;
+  framework_version: string | null;
+  package_version: string | null;
+  total_execution_time: ColumnType<number | null, number | null, number | null>;
+  triggered_by: string | null;
+  analyzed_at: string;
+  created_at: string;
+  /** JSON array: the full per-analyzer results. */
+  results: string;
+  /** JSON object: run context sent by the client (git, CI, environment). */
+  metadata: string;
+}

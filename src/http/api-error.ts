@@ -1,0 +1,62 @@
+/**
+ * The one error type of the service. Services throw it; the error handler turns it (and every other
+ * error) into the D3 envelope `{error, message[, errors][, retry_after]}`.
+ */
+export type FieldErrors = Record<string, string[]>;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    message: string,
+    readonly extra: { fieldErrors?: FieldErrors; retryAfter?: number; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+// D3: titles and fixed messages.
+export const badRequest = (message: string) => new ApiError(400, 'Bad Request', message);
+export const unauthenticated = () => new ApiError(401, 'Unauthenticated', 'Authentication required.');
+export const missingAbility = (ability: string) =>
+  new ApiError(403, 'Forbidden', `This token does not have the required '${ability}' ability.`);
+export const subscriptionRequired = () =>
+  new ApiError(403, 'Subscription Required', 'An active subscription is required to access the API.');
+export const noTeam = () => new ApiError(403, 'Forbidden', 'You must belong to a team to create projects.');
+export const tokenLimitReached = (max: number) =>
+  new ApiError(403, 'Forbidden', `You can have a maximum of ${max} API tokens.`);
+export const notFound = () => new ApiError(404, 'Not Found', 'The requested resource was not found.');
+export const methodNotAllowed = (allowed: string[]) =>
+  new ApiError(405, 'Method Not Allowed', `The method is not allowed for this resource. Allowed: ${allowed.join(', ')}.`, {
+    headers: { allow: allowed.join(', ') },
+  });
+export const payloadTooLarge = (limitBytes: number) =>
+  new ApiError(413, 'Payload Too Large', `The request body may not be larger than ${formatBytes(limitBytes)}.`);
+export const unsupportedMediaType = () =>
+  new ApiError(415, 'Unsupported Media Type', 'The request body must be JSON, sent with Content-Type: application/json.');
+export const tooManyRequests = (retryAfter: number) =>
+  new ApiError(429, 'Too Many Requests', 'Rate limit exceeded. Please wait before making more requests.', {
+    retryAfter,
+    headers: { 'retry-after': String(retryAfter) },
+  });
+export const serverError = () =>
+  new ApiError(500, 'Server Error', 'Something went wrong on our side. Please try again later.');
+export const serviceUnavailable = () =>
+  new ApiError(503, 'Service Unavailable', 'The service is temporarily unavailable. Please try again later.');
+
+/** 422: `message` repeats the first field message (D3). */
+export function validationFailed(fieldErrors: FieldErrors): ApiError {
+  const first = Object.values(fieldErrors)[0]?.[0] ?? 'The given data was invalid.';
+  return new ApiError(422, 'Validation Failed', first, { fieldErrors });
+}
+
+/** Raises a 422 for a single field, the way a schema error would be reported. */
+export function invalidField(field: string, message: string): ApiError {
+  return validationFailed({ [field]: [message] });
+}
+
+function formatBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
+}

@@ -1,0 +1,68 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  ApiError,
+  badRequest,
+  payloadTooLarge,
+  serverError,
+  serviceUnavailable,
+  unsupportedMediaType,
+  validationFailed,
+} from './api-error.js';
+import { toFieldErrors } from './validation.js';
+
+/**
+ * Every error becomes the D3 envelope. The public message is ours; the internal detail (stack, SQL,
+ * the library's own message) only goes to the log, and only for 5xx.
+ */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error, request);
+    if (apiError.status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+    }
+    sendApiError(reply, apiError);
+  });
+}
+
+export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
+  const body: Record<string, unknown> = { error: error.title, message: error.message };
+  if (error.extra.fieldErrors) body.errors = error.extra.fieldErrors;
+  if (error.extra.retryAfter !== undefined) body.retry_after = error.extra.retryAfter;
+  if (error.extra.headers) reply.headers(error.extra.headers);
+  return reply.code(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation) return validationFailed(toFieldErrors(error.validation));
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+    case 'FST_ERR_CTP_EMPTY_TYPE':
+      return unsupportedMediaType();
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return payloadTooLarge(request.routeOptions.bodyLimit ?? 1024 * 1024);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return badRequest('The request body is empty, but Content-Type says it is JSON.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return badRequest('The Content-Length header does not match the request body.');
+  }
+  if (error.name === 'SyntaxError' || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return badRequest('The request body is not valid JSON.');
+  }
+  if (isDatabaseUnavailable(error)) return serviceUnavailable();
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    // Any other client error Fastify raises (e.g. a forbidden __proto__ key) is a bad body.
+    return badRequest('The request body could not be read.');
+  }
+  return serverError();
+}
+
+/** A database that cannot be reached or opened is a 503 (D3), not the caller's fault nor a bug. */
+function isDatabaseUnavailable(error: { code?: string }): boolean {
+  const code = error.code ?? '';
+  return (
+    ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', '57P01', '57P03', '08006', '08001'].includes(code) ||
+    ['SQLITE_BUSY', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_FULL'].some((c) => code.startsWith(c))
+  );
+}

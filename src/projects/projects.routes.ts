@@ -1,0 +1,110 @@
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import { callerOf, type App } from '../http/app-types.js';
+import { MessageResponse } from '../http/schemas.js';
+import {
+  CreateProjectBody,
+  CreateProjectResponse,
+  ProjectListQuery,
+  ProjectListResponse,
+  ProjectParams,
+  ProjectResponse,
+  RegenerateTokenResponse,
+  UpdateProjectBody,
+} from './projects.schemas.js';
+import { toProject, type ProjectAction, type ProjectsService, type ResolvedProject } from './projects.service.js';
+
+// D18: fixed success messages.
+const CREATED = 'Project created successfully. Save the API token — it will only be shown once.';
+const DELETED = 'Project deleted successfully.';
+const REGENERATED = 'API token regenerated. Save the new token — it will only be shown once.';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The `{project}` of the URL, resolved for the caller before the body is validated (D4 step 7). */
+    project: ResolvedProject | null;
+  }
+}
+
+/** Every project route needs an active subscription (D7). */
+const read = { ability: 'read', subscription: true } as const;
+const write = { ability: 'write', subscription: true } as const;
+
+export async function projectsRoutes(app: App, deps: { projectsService: ProjectsService; config: Config }) {
+  const { projectsService: projects, config } = deps;
+  app.decorateRequest('project', null);
+
+  /** preValidation step that answers 404 before any 422, per D4. */
+  const resolve = (action: ProjectAction) => async (request: FastifyRequest) => {
+    const { project } = request.params as { project: string };
+    request.project = await projects.resolveProject(callerOf(request), project, action);
+  };
+  const projectOf = (request: FastifyRequest): ResolvedProject => request.project!;
+
+  const tags = ['projects'];
+
+  app.get('/projects', {
+    config: read,
+    schema: { tags, summary: "List the current team's projects", querystring: ProjectListQuery, response: { 200: ProjectListResponse } },
+    handler: async (request) => {
+      // D16: links are absolute, built from PUBLIC_URL or else from the request's scheme and host.
+      const base = config.publicUrl ?? `${request.protocol}://${request.host}`;
+      return projects.listProjects(callerOf(request), request.query.page ?? 1, `${base}/api/v1/projects`);
+    },
+  });
+
+  app.post('/projects', {
+    config: write,
+    schema: { tags, summary: 'Create a project in the current team', body: CreateProjectBody, response: { 201: CreateProjectResponse } },
+    preValidation: async (request) => {
+      await projects.requireCurrentTeam(callerOf(request));
+    },
+    handler: async (request, reply) => {
+      // preValidation has checked that the current team exists and the caller belongs to it.
+      const teamId = callerOf(request).currentTeamId!;
+      const { project, apiToken } = await projects.createProject(teamId, request.body);
+      return reply.code(201).send({ project, api_token: apiToken, message: CREATED });
+    },
+  });
+
+  app.get('/projects/:project', {
+    config: read,
+    schema: { tags, summary: 'Read a project', params: ProjectParams, response: { 200: ProjectResponse } },
+    preValidation: resolve('view'),
+    handler: async (request) => ({ data: toProject(projectOf(request)) }),
+  });
+
+  app.put('/projects/:project', {
+    config: write,
+    schema: { tags, summary: 'Update a project', params: ProjectParams, body: UpdateProjectBody, response: { 200: ProjectResponse } },
+    preValidation: resolve('update'),
+    handler: async (request) => ({ data: await projects.updateProject(projectOf(request), request.body) }),
+  });
+
+  app.delete('/projects/:project', {
+    config: write,
+    schema: { tags, summary: 'Delete a project and all its reports', params: ProjectParams, response: { 200: MessageResponse } },
+    preValidation: resolve('delete'),
+    handler: async (request) => {
+      await projects.deleteProject(projectOf(request));
+      return { message: DELETED };
+    },
+  });
+
+  app.post('/projects/:project/regenerate-token', {
+    config: write,
+    schema: { tags, summary: 'Issue a new project API token', params: ProjectParams, response: { 200: RegenerateTokenResponse } },
+    preValidation: resolve('update'),
+    handler: async (request) => ({ api_token: await projects.regenerateApiToken(projectOf(request)), message: REGENERATED }),
+  });
+
+  // D17: archive and unarchive, an extension the contract leaves open.
+  for (const [action, archived] of [['archive', true], ['unarchive', false]] as const) {
+    app.post(`/projects/:project/${action}`, {
+      config: write,
+      schema: { tags, summary: `${archived ? 'Archive' : 'Unarchive'} a project`, params: ProjectParams, response: { 200: ProjectResponse } },
+      preValidation: resolve('update'),
+      handler: async (request) => ({ data: await projects.setArchived(projectOf(request), archived) }),
+    });
+  }
+}

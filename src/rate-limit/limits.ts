@@ -1,0 +1,16 @@
+import type { Plan } from '../db/schema.js';
+
+/** D8: fixed windows of 60 seconds. */
+export const RATE_WINDOW_MS = 60_000;
+
+/** api-v1.md section 8: 120 requests a minute times the plan's multiplier. */
+const BASE_USER_LIMIT = 120;
+const PLAN_MULTIPLIER: Record<Plan, number> = { solo: 1, business: 3, enterprise: 10 };
+
+/** D8: requests without a valid token get this many per window per client IP. */
+export const ANONYMOUS_IP_LIMIT = 10;
+
+/** D8: a user with no active subscription gets multiplier 1. */
+export function userRequestLimit(plan: Plan | null): number {
+  return BASE_USER_LIMIT * (plan ? PLAN_MULTIPLIER[plan] : 1);
+}

@@ -1,0 +1,111 @@
+import type { Db } from '../db/database.js';
+import { countAll } from '../db/dialect.js';
+
+/** What the auth lookup needs, in one query: the token, its user and the user's subscription. */
+export interface TokenAuthRow {
+  id: number;
+  user_id: number;
+  abilities: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  current_team_id: number | null;
+  plan: string | null;
+  subscription_status: string | null;
+  subscription_ends_at: string | null;
+}
+
+export interface TokenRow {
+  id: number;
+  name: string;
+  abilities: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  created_at: string;
+}
+
+// The hash is used in WHERE clauses only and never selected (D9).
+const displayColumns = ['id', 'name', 'abilities', 'last_used_at', 'expires_at', 'created_at'] as const;
+
+export function createTokensRepository(db: Db) {
+  return {
+    async findForAuth(tokenHash: string): Promise<TokenAuthRow | undefined> {
+      return db
+        .selectFrom('personal_access_tokens as t')
+        .innerJoin('users as u', 'u.id', 't.user_id')
+        .leftJoin('subscriptions as s', 's.user_id', 't.user_id')
+        .select([
+          't.id',
+          't.user_id',
+          't.abilities',
+          't.expires_at',
+          't.last_used_at',
+          'u.current_team_id',
+          's.plan',
+          's.status as subscription_status',
+          's.ends_at as subscription_ends_at',
+        ])
+        .where('t.token_hash', '=', tokenHash)
+        .executeTakeFirst();
+    },
+
+    async touchLastUsed(id: number, at: string): Promise<void> {
+      await db.updateTable('personal_access_tokens').set({ last_used_at: at }).where('id', '=', id).execute();
+    },
+
+    async listForUser(userId: number): Promise<TokenRow[]> {
+      return db
+        .selectFrom('personal_access_tokens')
+        .select(displayColumns)
+        .where('user_id', '=', userId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+    },
+
+    /** D9: every token that was not revoked counts, expired ones included. */
+    async countForUser(userId: number): Promise<number> {
+      const row = await db
+        .selectFrom('personal_access_tokens')
+        .select(countAll.as('count'))
+        .where('user_id', '=', userId)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
+    async insert(token: {
+      user_id: number;
+      name: string;
+      token_hash: string;
+      abilities: string;
+      expires_at: string | null;
+      created_at: string;
+    }): Promise<TokenRow> {
+      return db
+        .insertInto('personal_access_tokens')
+        .values({ ...token, last_used_at: null })
+        .returning(displayColumns)
+        .executeTakeFirstOrThrow();
+    },
+
+    /** Ownership is part of the WHERE: another user's token is simply not found. */
+    async findForUser(userId: number, id: number): Promise<TokenRow | undefined> {
+      return db
+        .selectFrom('personal_access_tokens')
+        .select(displayColumns)
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+    },
+
+    async deleteForUser(userId: number, id: number): Promise<boolean> {
+      const result = await db
+        .deleteFrom('personal_access_tokens')
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}
+
+export type TokensRepository = ReturnType<typeof createTokensRepository>;

@@ -1,0 +1,98 @@
+import type { Clock } from '../clock.js';
+import { inTransaction, type Db } from '../db/database.js';
+import { normalizeAbilities, parseStoredAbilities, type Ability } from '../auth/abilities.js';
+import { generatePersonalAccessToken } from '../auth/personal-access-token.js';
+import { hashToken } from '../auth/token-hash.js';
+import { invalidField, notFound, tokenLimitReached } from '../http/api-error.js';
+import { parseExpiry } from './token-expiry.js';
+import { createTokensRepository, type TokenRow } from './tokens.repository.js';
+import type { TokenMetadata } from './tokens.schemas.js';
+
+/** api-v1.md section 8 / D9: personal access tokens per user. */
+export const MAX_TOKENS_PER_USER = 10;
+
+export interface NewTokenInput {
+  name: string;
+  abilities: Ability[];
+  expiresAt: Date | null;
+}
+
+export function createTokensService(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
+  const tokens = createTokensRepository(db);
+
+  return {
+    async listTokens(userId: number): Promise<TokenMetadata[]> {
+      return (await tokens.listForUser(userId)).map(toMetadata);
+    },
+
+    /** D4 step 8: the limit is a 403 of state, answered before the body is validated. */
+    async assertBelowTokenLimit(userId: number): Promise<void> {
+      if ((await tokens.countForUser(userId)) >= MAX_TOKENS_PER_USER) throw tokenLimitReached(MAX_TOKENS_PER_USER);
+    },
+
+    /** D9: `expires_at` must parse and lie in the future; returns the instant or null for none. */
+    parseRequestedExpiry(text: string | null | undefined): Date | null {
+      if (text === undefined || text === null) return null;
+      const expiresAt = parseExpiry(text);
+      if (expiresAt === null) throw invalidField('expires_at', 'The expires at field must be a valid date.');
+      if (expiresAt.getTime() <= clock.now().getTime()) {
+        throw invalidField('expires_at', 'The expires at field must be a date after now.');
+      }
+      return expiresAt;
+    },
+
+    /**
+     * Issues a token and returns its plain text, the only time it exists outside the caller's hands.
+     * The operator CLI passes `enforceLimit: false`: D20 makes it the way in, whatever the count.
+     */
+    async createToken(
+      userId: number,
+      input: NewTokenInput,
+      options: { enforceLimit: boolean } = { enforceLimit: true },
+    ): Promise<{ token: TokenMetadata; plainText: string }> {
+      const plainText = generatePersonalAccessToken();
+      // Count and insert in one transaction, so two concurrent requests cannot both take the 10th slot.
+      const row = await inTransaction(db, async (trx) => {
+        const repository = createTokensRepository(trx);
+        if (options.enforceLimit && (await repository.countForUser(userId)) >= MAX_TOKENS_PER_USER) {
+          throw tokenLimitReached(MAX_TOKENS_PER_USER);
+        }
+        return repository.insert({
+          user_id: userId,
+          name: input.name,
+          token_hash: hashToken(plainText),
+          abilities: JSON.stringify(normalizeAbilities(input.abilities)),
+          expires_at: input.expiresAt ? input.expiresAt.toISOString() : null,
+          created_at: clock.now().toISOString(),
+        });
+      });
+      return { token: toMetadata(row), plainText };
+    },
+
+    /** D9: `{token}` that is not a positive integer, or is another user's, is a 404. */
+    async revokeToken(userId: number, tokenParam: string): Promise<void> {
+      const id = parseTokenId(tokenParam);
+      if (id === null || !(await tokens.deleteForUser(userId, id))) throw notFound();
+    },
+  };
+}
+
+export type TokensService = ReturnType<typeof createTokensService>;
+
+function parseTokenId(param: string): number | null {
+  if (!/^[1-9][0-9]{0,15}$/.test(param)) return null;
+  const id = Number(param);
+  return Number.isSafeInteger(id) ? id : null;
+}
+
+function toMetadata(row: TokenRow): TokenMetadata {
+  return {
+    id: row.id,
+    name: row.name,
+    abilities: parseStoredAbilities(row.abilities),
+    last_used_at: row.last_used_at,
+    expires_at: row.expires_at,
+    created_at: row.created_at,
+  };
+}
