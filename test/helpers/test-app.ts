@@ -1,0 +1,201 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { v7 as uuidv7 } from 'uuid';
+import { createAccountsService } from '../../src/accounts/accounts.service.js';
+import { createAccountsRepository } from '../../src/accounts/accounts.repository.js';
+import type { Ability } from '../../src/auth/abilities.js';
+import { createApp, type AppDependencies } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createDatabase, migrateToLatest, type Db } from '../../src/db/database.js';
+import type { Plan, TeamRole } from '../../src/db/schema.js';
+import type { App } from '../../src/http/app-types.js';
+import { createProjectsService } from '../../src/projects/projects.service.js';
+import type { CreateProjectBody, Project } from '../../src/projects/projects.schemas.js';
+import { createReportsService } from '../../src/reports/reports.service.js';
+import type { NewReport } from '../../src/reports/reports.repository.js';
+import { FakeClock } from './fake-clock.js';
+
+export interface TestUser {
+  id: number;
+  email: string;
+  /** The personal team, null for `withTeam: false`. */
+  teamId: number | null;
+  /** The first token (from the same code path as `scoreboard users:create`). */
+  token: string;
+}
+
+export interface TestContext {
+  app: App;
+  db: Db;
+  clock: FakeClock;
+  config: Config;
+  /** The SQLite file behind the app. */
+  databaseFile: string;
+  given: ReturnType<typeof factories>;
+  /** `app.inject` with an optional bearer token and JSON body. */
+  request(options: RequestOptions): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export interface RequestOptions {
+  method: InjectOptions['method'];
+  url: string;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Serialised as JSON with `Content-Type: application/json`. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  remoteAddress?: string;
+}
+
+/**
+ * A real app on a fresh, migrated SQLite file in a temp dir, with a fake clock. Nothing is mocked.
+ */
+export async function buildTestApp(
+  options: { env?: Record<string, string>; deps?: Omit<AppDependencies, 'db' | 'clock'> } = {},
+): Promise<TestContext> {
+  const dir = mkdtempSync(join(tmpdir(), 'scoreboard-test-'));
+  const databaseFile = join(dir, 'scoreboard.db');
+  const config = loadConfig({ DATABASE_URL: `sqlite:${databaseFile}`, LOG_LEVEL: 'silent', ...options.env });
+  const db = createDatabase(config.databaseUrl);
+  await migrateToLatest(db);
+  const clock = new FakeClock();
+  const app = await createApp(config, { db, clock, ...options.deps });
+  await app.ready();
+
+  return {
+    app,
+    db,
+    clock,
+    config,
+    databaseFile,
+    given: factories(db, clock),
+    request: (opts) => send(app, opts),
+    async close() {
+      await app.close();
+      await db.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function send(app: App, options: RequestOptions): Promise<LightMyRequestResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  let payload: string | undefined;
+  if (options.body !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  }
+  return app.inject({
+    method: options.method,
+    url: options.url,
+    headers,
+    payload,
+    remoteAddress: options.remoteAddress,
+  });
+}
+
+/** Factories: each test creates exactly the users, teams, tokens, projects and reports it needs. */
+function factories(db: Db, clock: FakeClock) {
+  const accounts = createAccountsService({ db, clock });
+  const projects = createProjectsService({ db, clock });
+  const reports = createReportsService({ db });
+  let sequence = 0;
+
+  return {
+    async user(
+      options: { plan?: Plan | null; withTeam?: boolean; abilities?: Ability[]; email?: string; name?: string } = {},
+    ): Promise<TestUser> {
+      sequence += 1;
+      const created = await accounts.createUser({
+        email: options.email ?? `user${sequence}-${Math.random().toString(36).slice(2, 8)}@example.com`,
+        name: options.name ?? null,
+        plan: options.plan === undefined ? 'solo' : options.plan,
+        withTeam: options.withTeam ?? true,
+        abilities: options.abilities ?? ['read', 'write', 'admin'],
+      });
+      return { id: created.user.id, email: created.user.email, teamId: created.team?.id ?? null, token: created.token };
+    },
+
+    /** Another token for the user, made like `scoreboard tokens:create` (no limit, any expiry). */
+    async token(user: TestUser, options: { abilities?: Ability[]; expiresAt?: Date | null; name?: string } = {}) {
+      const created = await accounts.createToken({
+        email: user.email,
+        name: options.name ?? 'test token',
+        abilities: options.abilities ?? ['read', 'write', 'admin'],
+        expiresAt: options.expiresAt ?? null,
+      });
+      return created.token;
+    },
+
+    async team(owner: TestUser, name = 'Second team'): Promise<number> {
+      return (await accounts.createTeam(owner.email, name)).id;
+    },
+
+    async member(teamId: number, user: TestUser, role: TeamRole, options: { makeCurrent?: boolean } = {}) {
+      await accounts.addMember(teamId, user.email, role);
+      if (options.makeCurrent ?? true) await accounts.switchTeam(user.email, teamId);
+    },
+
+    async plan(user: TestUser, plan: Plan | null) {
+      await accounts.setPlan(user.email, plan);
+    },
+
+    /** A project in `teamId` (the user's personal team by default), created through the service. */
+    async project(
+      owner: TestUser | number,
+      input: Partial<CreateProjectBody> = {},
+    ): Promise<{ project: Project; apiToken: string }> {
+      const teamId = typeof owner === 'number' ? owner : owner.teamId;
+      if (teamId === null) throw new Error('the user has no team');
+      return projects.createProject(teamId, { name: 'Project', framework_version: '11', ...input });
+    },
+
+    /** Stores a report through the service that keeps latest_report (D19) up to date. */
+    async report(projectId: string, overrides: Partial<NewReport> = {}): Promise<{ id: number; uuid: string }> {
+      const uuid = uuidv7();
+      const at = clock.now().toISOString();
+      const id = await reports.storeReport({
+        uuid,
+        project_id: projectId,
+        score: 80,
+        total: 10,
+        passed: 8,
+        failed: 1,
+        warnings: 1,
+        skipped: 0,
+        errors: 0,
+        total_issues: 3,
+        issues_critical: 1,
+        issues_high: 1,
+        issues_medium: 1,
+        issues_low: 0,
+        issues_info: 0,
+        framework_version: '11.44.2',
+        package_version: 'v1.13.3',
+        total_execution_time: 1.25,
+        triggered_by: 'manual',
+        analyzed_at: at,
+        created_at: at,
+        results: '[]',
+        metadata: '{}',
+        ...overrides,
+      });
+      return { id, uuid };
+    },
+
+    async deleteReport(report: { id: number }, projectId: string) {
+      await reports.deleteReport({ id: report.id, project_id: projectId });
+    },
+
+    accounts: createAccountsRepository(db),
+  };
+}
+
+/** Parses a JSON response body. */
+export function json<T = any>(response: LightMyRequestResponse): T {
+  return response.json() as T;
+}
