@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+// D9: only the SHA-256 of the whole plain text is stored; the plain text is never stored.
+describe('personal access tokens at rest (D9)', () => {
+  let ctx: TestContext;
+  beforeEach(async () => {
+    ctx = await buildTestApp();
+  });
+  afterEach(async () => ctx.close());
+
+  /** Every byte SQLite has written so far: the main file and, in WAL mode, the write-ahead log. */
+  const storedBytes = (): string => {
+    const files = [ctx.databaseFile, `${ctx.databaseFile}-wal`].filter((file) => existsSync(file));
+    return files.map((file) => readFileSync(file).toString('latin1')).join('\n');
+  };
+
+  it('stores neither the plain text nor its 40-character body, only the SHA-256 hex', async () => {
+    const user = await ctx.given.user(); // CLI path
+    const viaFactory = await ctx.given.token(user, { name: 'factory', abilities: ['read'] });
+    const created = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      token: user.token,
+      body: { name: 'http', abilities: ['read', 'write'], expires_at: '2027-06-01' },
+    });
+    expect(created.statusCode).toBe(201);
+    const viaHttp: string = created.json().plain_text_token;
+    // Use them, so last_used_at writes also land in the files.
+    for (const token of [user.token, viaFactory, viaHttp]) {
+      expect((await ctx.request({ method: 'GET', url: '/api/v1/tokens', token })).statusCode).toBe(200);
+    }
+
+    const bytes = storedBytes();
+    // The files really hold the token rows: each hash is there (so a plain text would be too).
+    for (const plain of [user.token, viaFactory, viaHttp]) expect(bytes.includes(sha256(plain))).toBe(true);
+    const plainTexts = { cli: user.token, factory: viaFactory, http: viaHttp };
+    for (const [source, plain] of Object.entries(plainTexts)) {
+      expect(bytes.includes(plain), `${source} plain text in the database files`).toBe(false);
+      expect(bytes.includes(plain.slice(8, 48)), `${source} token body in the database files`).toBe(false);
+      expect(bytes.includes(plain.slice(8)), `${source} token without prefix in the database files`).toBe(false);
+    }
+    expect(bytes.includes('service_')).toBe(false);
+
+    const rows = await ctx.db
+      .selectFrom('personal_access_tokens')
+      .select(['name', 'token_hash'])
+      .where('user_id', '=', user.id)
+      .orderBy('id')
+      .execute();
+    expect(rows).toEqual([
+      { name: 'CLI token', token_hash: sha256(user.token) },
+      { name: 'factory', token_hash: sha256(viaFactory) },
+      { name: 'http', token_hash: sha256(viaHttp) },
+    ]);
+    for (const row of rows) expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('keeps no plain-text column anywhere in the token table', async () => {
+    const user = await ctx.given.user();
+    const row = await ctx.db.selectFrom('personal_access_tokens').selectAll().where('user_id', '=', user.id).executeTakeFirstOrThrow();
+    for (const value of Object.values(row)) {
+      if (typeof value === 'string') {
+        expect(value).not.toContain(user.token.slice(8, 48));
+      }
+    }
+  });
+});

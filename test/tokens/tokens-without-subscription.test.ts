@@ -1,0 +1,49 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { expectError, SUBSCRIPTION_REQUIRED, TOKEN_REVOKED } from '../auth/support.js';
+
+// D7: /api/v1/tokens needs no subscription, so a lapsed user can still see and revoke a leaked token.
+describe('token endpoints without an active subscription (D7)', () => {
+  let ctx: TestContext;
+  beforeEach(async () => {
+    ctx = await buildTestApp();
+  });
+  afterEach(async () => ctx.close());
+
+  const scenarios: [string, () => Promise<TestUser>][] = [
+    ['a user who never had a subscription (plan null)', () => ctx.given.user({ plan: null })],
+    [
+      'a user whose subscription was canceled',
+      async () => {
+        const user = await ctx.given.user({ plan: 'business' });
+        await ctx.given.plan(user, null);
+        return user;
+      },
+    ],
+  ];
+
+  for (const [label, makeUser] of scenarios) {
+    it(`lists, creates and revokes tokens for ${label}`, async () => {
+      const user = await makeUser();
+
+      // The project API is closed to this user, which proves the subscription is really inactive.
+      expectError(await ctx.request({ method: 'GET', url: '/api/v1/projects', token: user.token }), 403, SUBSCRIPTION_REQUIRED);
+
+      const list = await ctx.request({ method: 'GET', url: '/api/v1/tokens', token: user.token });
+      expect(list.statusCode).toBe(200);
+      expect(list.json().data).toHaveLength(1);
+
+      const created = await ctx.request({
+        method: 'POST',
+        url: '/api/v1/tokens',
+        token: user.token,
+        body: { name: 'new', abilities: ['read'] },
+      });
+      expect(created.statusCode).toBe(201);
+
+      const revoked = await ctx.request({ method: 'DELETE', url: `/api/v1/tokens/${created.json().token.id}`, token: user.token });
+      expect(revoked.statusCode).toBe(200);
+      expect(revoked.json()).toEqual({ message: TOKEN_REVOKED });
+    });
+  }
+});
