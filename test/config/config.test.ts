@@ -1,0 +1,123 @@
+/**
+ * D21: configuration from the environment; a bad value stops start-up with a message naming it.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+describe('loadConfig defaults (D21)', () => {
+  it('uses the documented defaults for an empty environment', () => {
+    expect(loadConfig({})).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: 'sqlite:./data/scoreboard.db',
+      redisUrl: undefined,
+      publicUrl: undefined,
+      trustProxy: false,
+      logLevel: 'info',
+    });
+  });
+
+  it('treats blank values as unset', () => {
+    expect(loadConfig({ PORT: '', PUBLIC_URL: '', TRUST_PROXY: '', LOG_LEVEL: '' })).toMatchObject({
+      port: 3000,
+      publicUrl: undefined,
+      trustProxy: false,
+      logLevel: 'info',
+    });
+  });
+});
+
+describe('loadConfig overrides (D21)', () => {
+  it('parses valid values of every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://scoreboard:secret@db:5432/scoreboard',
+      REDIS_URL: 'redis://cache:6379',
+      PUBLIC_URL: 'https://scores.example.com',
+      TRUST_PROXY: 'true',
+      LOG_LEVEL: 'debug',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: 'postgres://scoreboard:secret@db:5432/scoreboard',
+      redisUrl: 'redis://cache:6379',
+      publicUrl: 'https://scores.example.com',
+      trustProxy: true,
+      logLevel: 'debug',
+    });
+  });
+
+  it.each([
+    ['sqlite::memory:'],
+    ['sqlite:/var/lib/scoreboard/scoreboard.db'],
+    ['postgresql://u:p@localhost/db'],
+  ])('accepts DATABASE_URL=%s', (url) => {
+    expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
+  });
+
+  it.each(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])('accepts LOG_LEVEL=%s', (level) => {
+    expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+  });
+
+  it.each([
+    ['false', false],
+    ['0', false],
+    ['true', true],
+    ['2', 2],
+    ['10.0.0.0/8', '10.0.0.0/8'],
+  ] as const)('reads TRUST_PROXY=%s as %s (D8: off unless set)', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toBe(expected);
+  });
+
+  it('drops a trailing slash from PUBLIC_URL so D16 links do not double it', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://scores.example.com/' }).publicUrl).toBe('https://scores.example.com');
+  });
+});
+
+describe('loadConfig rejects bad values, naming the variable (D21)', () => {
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'scoreboard.db'],
+    ['LOG_LEVEL', 'loud'],
+    ['PUBLIC_URL', 'notaurl'],
+    ['PUBLIC_URL', 'ftp://scores.example.com'],
+    ['REDIS_URL', 'http://cache:6379'],
+    ['TRUST_PROXY', 'garbage!'],
+  ])('throws for %s=%s', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+});
+
+describe('the real process refuses to start with a bad value (D21)', () => {
+  it('exits non-zero with a message naming PORT, without listening', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'scoreboard-config-'));
+    try {
+      const result = spawnSync(process.execPath, [join(ROOT, 'bin/scoreboard.js'), 'serve'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, PORT: 'abc', DATABASE_URL: `sqlite:${join(cwd, 'never.db')}`, LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+        // Were the variable accepted, serve would listen forever: the timeout turns that into a failure.
+        timeout: 15_000,
+      });
+      expect(result.signal).toBeNull();
+      expect(result.status).not.toBe(0);
+      expect(result.status).not.toBeNull();
+      expect(result.stderr).toContain('PORT');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * The app over a real TCP socket (not inject): headers survive the wire and D16 links use the
+ * request's real host and port.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { JSON_UTF8, UNAUTHENTICATED } from './expect-http.js';
+
+let ctx: TestContext;
+let user: TestUser;
+let base: string;
+
+beforeAll(async () => {
+  ctx = await buildTestApp();
+  user = await ctx.given.user();
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = ctx.app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
+  base = `http://127.0.0.1:${address.port}`;
+});
+afterAll(async () => ctx.close());
+
+const auth = () => ({ authorization: `Bearer ${user.token}`, accept: 'application/json' });
+
+describe('over a real socket', () => {
+  it('creates a project with POST /api/v1/projects (201)', async () => {
+    const response = await fetch(`${base}/api/v1/projects`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Wire', framework_version: '13' }),
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('content-type')).toBe(JSON_UTF8);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('120');
+    expect(response.headers.get('retry-after')).toBeNull();
+    const body = (await response.json()) as { project: { name: string; framework_version: string }; api_token: string };
+    expect(body.project).toMatchObject({ name: 'Wire', framework_version: '13' });
+    expect(body.api_token).toMatch(/^[A-Za-z0-9]{40}$/);
+  });
+
+  it('lists projects with pagination links on the real host and port (D16)', async () => {
+    const response = await fetch(`${base}/api/v1/projects`, { headers: auth() });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(JSON_UTF8);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('120');
+    expect(response.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+    const body = (await response.json()) as { data: { name: string }[]; links: Record<string, string | null> };
+    expect(body.data.map((p) => p.name)).toEqual(['Wire']);
+    expect(body.links).toEqual({
+      first: `${base}/api/v1/projects?page=1`,
+      last: `${base}/api/v1/projects?page=1`,
+      prev: null,
+      next: null,
+    });
+  });
+
+  it('answers 401 in the envelope without a token, counted against the socket peer (D8)', async () => {
+    const response = await fetch(`${base}/api/v1/tokens`);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('content-type')).toBe(JSON_UTF8);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('10');
+    expect(await response.json()).toEqual(UNAUTHENTICATED);
+  });
+});

@@ -1,0 +1,317 @@
+/**
+ * D5 (transport), D3 (envelope, no internals) and D2 (JSON, UTC timestamps) across /api/v1.
+ */
+import { createHash } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import {
+  JSON_UTF8,
+  NOT_FOUND,
+  expectApiHeaders,
+  expectError,
+  expectErrorLike,
+  expectNoInternals,
+} from './expect-http.js';
+
+let ctx: TestContext;
+let user: TestUser;
+let projectId: string;
+
+beforeEach(async () => {
+  ctx = await buildTestApp();
+  user = await ctx.given.user();
+  projectId = (await ctx.given.project(user, { name: 'Existing' })).project.id;
+});
+afterEach(async () => ctx.close());
+
+/** A request as `user`, checked for the things every answer here must have. */
+async function call(options: Omit<Parameters<TestContext['request']>[0], 'token'> & { token?: string }) {
+  const response = await ctx.request({ token: user.token, ...options });
+  expect(response.headers['content-type']).toBe(JSON_UTF8);
+  expectNoInternals(response);
+  return response;
+}
+
+const bodyEndpoints = () => [
+  { method: 'POST' as const, url: '/api/v1/projects' },
+  { method: 'PUT' as const, url: `/api/v1/projects/${projectId}` },
+  { method: 'POST' as const, url: '/api/v1/tokens' },
+];
+
+const projectCount = async () =>
+  Number((await ctx.db.selectFrom('projects').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+describe('D5: a body that is not JSON gets 415', () => {
+  for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
+    it(`answers 415 Unsupported Media Type for content-type ${contentType} on every body endpoint`, async () => {
+      for (const { method, url } of bodyEndpoints()) {
+        const response = await call({ method, url, body: 'name=Shop&framework_version=11', headers: { 'content-type': contentType } });
+        expectApiHeaders(response);
+        expectErrorLike(response, 415, 'Unsupported Media Type', /JSON/);
+      }
+      expect(await projectCount()).toBe(1);
+    });
+  }
+
+  it('answers 415 for a text/plain body that happens to contain valid JSON', async () => {
+    const response = await call({
+      method: 'POST',
+      url: '/api/v1/projects',
+      body: JSON.stringify({ name: 'Shop', framework_version: '11' }),
+      headers: { 'content-type': 'text/plain' },
+    });
+    expectErrorLike(response, 415, 'Unsupported Media Type', /JSON/);
+    expect(await projectCount()).toBe(1);
+  });
+});
+
+describe('D5: bodies that are JSON but unusable get 400', () => {
+  it('answers 400 Bad Request for malformed JSON', async () => {
+    for (const { method, url } of bodyEndpoints()) {
+      const response = await call({ method, url, body: '{"name": "Shop",', headers: { 'content-type': 'application/json' } });
+      expectApiHeaders(response);
+      expectErrorLike(response, 400, 'Bad Request', /JSON/);
+    }
+  });
+
+  for (const raw of ['[]', '"x"', 'null', '42', 'true']) {
+    it(`answers 400 for the JSON value ${raw}, which is not an object, on POST /projects`, async () => {
+      const response = await call({ method: 'POST', url: '/api/v1/projects', body: raw, headers: { 'content-type': 'application/json' } });
+      expectErrorLike(response, 400, 'Bad Request', /.+/);
+      expect(await projectCount()).toBe(1);
+    });
+  }
+
+  it('answers 400 for an empty body sent as application/json', async () => {
+    for (const { method, url } of bodyEndpoints()) {
+      const response = await call({ method, url, body: '', headers: { 'content-type': 'application/json' } });
+      expectErrorLike(response, 400, 'Bad Request', /.+/);
+    }
+  });
+});
+
+describe('D5: bodies over 1 MiB get 413', () => {
+  const oversized = JSON.stringify({ name: 'x'.repeat(1024 * 1024), framework_version: '11' });
+
+  it('answers 413 Payload Too Large naming the limit on every body endpoint', async () => {
+    expect(Buffer.byteLength(oversized)).toBeGreaterThan(1024 * 1024);
+    for (const { method, url } of bodyEndpoints()) {
+      const response = await call({ method, url, body: oversized });
+      expectApiHeaders(response);
+      expectErrorLike(response, 413, 'Payload Too Large', /1 ?MiB|1,?048,?576/);
+    }
+    expect(await projectCount()).toBe(1);
+  });
+
+  it('reads a body of exactly 1 MiB (and then validates it: 422)', async () => {
+    const prefix = '{"framework_version":"11","name":"';
+    const body = prefix + 'x'.repeat(1024 * 1024 - prefix.length - 2) + '"}';
+    expect(Buffer.byteLength(body)).toBe(1024 * 1024);
+    const response = await call({ method: 'POST', url: '/api/v1/projects', body });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().errors).toEqual({ name: ['The name may not be greater than 255 characters.'] });
+  });
+});
+
+describe('D5: unknown paths get 404, unsupported methods 405', () => {
+  it('answers an unknown path under /api/v1 with the exact 404 envelope and the rate-limit headers', async () => {
+    const response = await call({ method: 'GET', url: '/api/v1/nope' });
+    expectApiHeaders(response);
+    expectError(response, 404, NOT_FOUND);
+  });
+
+  it('answers an unknown path outside /api/v1 with the exact 404 envelope', async () => {
+    for (const url of ['/nope', '/api/v2/projects', '/']) {
+      expectError(await call({ method: 'GET', url }), 404, NOT_FOUND);
+    }
+  });
+
+  const cases = [
+    { method: 'PATCH', path: () => '/api/v1/projects', allow: ['GET', 'HEAD', 'POST'] },
+    { method: 'DELETE', path: () => '/api/v1/projects', allow: ['GET', 'HEAD', 'POST'] },
+    { method: 'PATCH', path: () => `/api/v1/projects/${projectId}`, allow: ['DELETE', 'GET', 'HEAD', 'PUT'] },
+    { method: 'POST', path: () => `/api/v1/projects/${projectId}`, allow: ['DELETE', 'GET', 'HEAD', 'PUT'] },
+    { method: 'GET', path: () => `/api/v1/projects/${projectId}/regenerate-token`, allow: ['POST'] },
+    { method: 'PUT', path: () => `/api/v1/projects/${projectId}/archive`, allow: ['POST'] },
+    { method: 'PUT', path: () => '/api/v1/tokens', allow: ['GET', 'HEAD', 'POST'] },
+    { method: 'GET', path: () => '/api/v1/tokens/1', allow: ['DELETE'] },
+  ] as const;
+
+  for (const { method, path, allow } of cases) {
+    it(`answers ${method} on a known path with 405 and Allow: ${allow.join(', ')}`, async () => {
+      const response = await call({ method, url: path() });
+      expectApiHeaders(response);
+      expect(response.statusCode).toBe(405);
+      const allowHeader = String(response.headers.allow ?? '');
+      expect(allowHeader.split(',').map((m) => m.trim()).sort()).toEqual([...allow].sort());
+      const body = response.json();
+      expect(Object.keys(body).sort()).toEqual(['error', 'message']);
+      expect(body.error).toBe('Method Not Allowed');
+      for (const allowed of allow) expect(body.message).toContain(allowed);
+    });
+  }
+
+  it('answers HEAD on a GET route like GET, without a body', async () => {
+    const response = await ctx.request({ method: 'HEAD', url: '/api/v1/tokens', token: user.token });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe('');
+    expectApiHeaders(response);
+  });
+});
+
+describe('D5: prototype keys in a body never pollute', () => {
+  const attacks = [
+    '{"__proto__": {"polluted": "yes"}, "name": "Proto", "framework_version": "11"}',
+    '{"constructor": {"prototype": {"polluted": "yes"}}, "name": "Ctor", "framework_version": "11"}',
+    '{"name": "Nested", "framework_version": "11", "settings": {"__proto__": {"polluted": "yes"}}}',
+    '{"name": "tok", "abilities": ["read"], "__proto__": {"polluted": "yes"}}',
+  ];
+
+  it('answers 400 or a normal answer, never 500, and Object.prototype stays clean', async () => {
+    for (const raw of attacks) {
+      for (const { method, url } of bodyEndpoints()) {
+        const response = await call({ method, url, body: raw, headers: { 'content-type': 'application/json' } });
+        expect([200, 201, 400, 422]).toContain(response.statusCode);
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+        if (response.statusCode < 300) expect(JSON.stringify(response.json())).not.toContain('polluted');
+      }
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('D3: no internals in any answer', () => {
+  // Fastify's router rejects these before our hooks run; D3 still wants the envelope and D8 the headers.
+  it('answers a {project} or {token} longer than the router allows with the 404 envelope (D11, D9)', async () => {
+    for (const url of [`/api/v1/projects/${'x'.repeat(101)}`, `/api/v1/projects/${'x'.repeat(5000)}`, `/api/v1/tokens/${'1'.repeat(200)}`]) {
+      const response = await call({ method: url.includes('tokens') ? 'DELETE' : 'GET', url });
+      expectApiHeaders(response);
+      expectError(response, 404, NOT_FOUND);
+    }
+  });
+
+  it('answers a path with broken percent-encoding with a 400 in the D3 envelope, not echoing the URL', async () => {
+    for (const url of ['/api/v1/projects/%zz', '/api/v1/tokens/%E0%A4%A']) {
+      const response = await call({ method: 'GET', url });
+      expectApiHeaders(response);
+      expectErrorLike(response, 400, 'Bad Request', /^(?!.*%).+$/);
+    }
+  });
+
+  it('answers a page number far past the end with empty data, not a server error (D16)', async () => {
+    const response = await call({ method: 'GET', url: '/api/v1/projects?page=99999999999999999999' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data).toEqual([]);
+  });
+
+  it('never shows a stack trace, SQL or a path, whatever goes wrong', async () => {
+    const requests: Parameters<typeof call>[0][] = [
+      { method: 'GET', url: '/api/v1/projects?page=1e300' },
+      { method: 'GET', url: '/api/v1/projects?page=-1' },
+      { method: 'DELETE', url: '/api/v1/tokens/99999999999999999999999' },
+      { method: 'POST', url: '/api/v1/projects', body: '{"name":"\\ud800","framework_version":"11"}', headers: { 'content-type': 'application/json' } },
+      { method: 'POST', url: '/api/v1/tokens', body: { name: 'x', abilities: ['read'], expires_at: '9999-99-99' } },
+      { method: 'POST', url: '/api/v1/projects', body: '{"a":' + '['.repeat(5000), headers: { 'content-type': 'application/json' } },
+      { method: 'GET', url: '/api/v1/projects', token: 'service_' + 'A'.repeat(40) + 'zzzzzzzz' },
+    ];
+    for (const request of requests) {
+      const response = await call(request);
+      if (response.statusCode >= 400) {
+        const body = response.json();
+        expect(typeof body.error).toBe('string');
+        expect(typeof body.message).toBe('string');
+      }
+    }
+  });
+});
+
+describe('D2: timestamps are UTC with milliseconds and Z', () => {
+  const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+  /** Every non-null string under a key ending in `_at`, with its path. */
+  function timestamps(value: unknown, path = ''): [string, string][] {
+    if (Array.isArray(value)) return value.flatMap((item, i) => timestamps(item, `${path}.${i}`));
+    if (value === null || typeof value !== 'object') return [];
+    return Object.entries(value).flatMap(([key, item]) =>
+      key.endsWith('_at') && typeof item === 'string' ? [[`${path}.${key}`, item] as [string, string]] : timestamps(item, `${path}.${key}`),
+    );
+  }
+
+  it('writes every *_at of projects, reports and tokens as YYYY-MM-DDTHH:mm:ss.sssZ', async () => {
+    await ctx.given.report(projectId);
+    const created = await call({ method: 'POST', url: '/api/v1/tokens', body: { name: 'ci', abilities: ['read'], expires_at: '2027-01-01T12:00:00+02:00' } });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().token.expires_at).toBe('2027-01-01T10:00:00.000Z');
+
+    const responses: LightMyRequestResponse[] = [
+      created,
+      await call({ method: 'POST', url: '/api/v1/projects', body: { name: 'New', framework_version: 12 } }),
+      await call({ method: 'POST', url: `/api/v1/projects/${projectId}/archive` }),
+      await call({ method: 'GET', url: `/api/v1/projects/${projectId}` }),
+      await call({ method: 'GET', url: '/api/v1/projects' }),
+      await call({ method: 'GET', url: '/api/v1/tokens' }),
+    ];
+    const found = responses.flatMap((response) => timestamps(response.json()));
+    const keys = new Set(found.map(([path]) => path.split('.').pop()));
+    for (const key of ['created_at', 'archived_at', 'analyzed_at', 'expires_at', 'last_used_at']) expect(keys).toContain(key);
+    for (const [path, value] of found) expect({ path, value }).toEqual({ path, value: expect.stringMatching(ISO_Z) });
+  });
+});
+
+describe('D5: unknown body fields are ignored, never stored', () => {
+  const junk = {
+    id: '00000000-0000-7000-8000-000000000000',
+    team_id: 999,
+    api_token: 'A'.repeat(40),
+    archived_at: '2020-01-01T00:00:00.000Z',
+    created_at: '2020-01-01T00:00:00.000Z',
+    favourite_colour: 'green',
+  };
+
+  it('creates a project with its own id, team, token and timestamps whatever the body says', async () => {
+    const response = await call({ method: 'POST', url: '/api/v1/projects', body: { name: 'Shop', framework_version: '11', ...junk } });
+    expect(response.statusCode).toBe(201);
+    const { project, api_token } = response.json();
+    expect(project).toMatchObject({ team_id: user.teamId, archived_at: null, created_at: ctx.clock.now().toISOString() });
+    expect(project.id).not.toBe(junk.id);
+    expect(project).not.toHaveProperty('favourite_colour');
+    expect(api_token).not.toBe(junk.api_token);
+
+    const row = await ctx.db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ team_id: user.teamId, archived_at: null, created_at: ctx.clock.now().toISOString() });
+    expect(row.api_token_hash).toBe(createHash('sha256').update(api_token).digest('hex'));
+    expect(await ctx.db.selectFrom('projects').select('id').where('id', '=', junk.id).executeTakeFirst()).toBeUndefined();
+  });
+
+  it('updates a project without touching id, team, token or timestamps the body names', async () => {
+    const before = await ctx.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow();
+    ctx.clock.advance(5_000);
+    const response = await call({ method: 'PUT', url: `/api/v1/projects/${projectId}`, body: { name: 'Renamed', framework_version: '12', ...junk } });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data).toMatchObject({ id: projectId, name: 'Renamed', team_id: user.teamId, archived_at: null, created_at: before.created_at });
+
+    const after = await ctx.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow();
+    expect(after).toMatchObject({
+      team_id: before.team_id,
+      api_token_hash: before.api_token_hash,
+      archived_at: null,
+      created_at: before.created_at,
+      name: 'Renamed',
+    });
+  });
+
+  it('creates a token for the caller with fresh metadata whatever the body says', async () => {
+    const other = await ctx.given.user();
+    const response = await call({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      body: { name: 'ci', abilities: ['read'], id: 1, user_id: other.id, last_used_at: junk.created_at, created_at: junk.created_at, favourite_colour: 'green' },
+    });
+    expect(response.statusCode).toBe(201);
+    const { token } = response.json();
+    expect(token).toEqual({ id: expect.any(Number), name: 'ci', abilities: ['read'], last_used_at: null, expires_at: null, created_at: ctx.clock.now().toISOString() });
+    const row = await ctx.db.selectFrom('personal_access_tokens').selectAll().where('id', '=', token.id).executeTakeFirstOrThrow();
+    expect(row.user_id).toBe(user.id);
+  });
+});
