@@ -1,0 +1,182 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import {
+  CLOCK_START,
+  DELETED_MESSAGE,
+  PROJECT_API_TOKEN,
+  REGENERATED_MESSAGE,
+  expectJson,
+  expectNotFound,
+  expectProjectShape,
+  projectRow,
+  sha256,
+} from './project-expectations.js';
+
+describe('project lifecycle: delete, regenerate-token, archive (D10, D17, D18)', () => {
+  let ctx: TestContext;
+  let user: TestUser;
+  let projectId: string;
+  let apiToken: string;
+  beforeEach(async () => {
+    ctx = await buildTestApp();
+    user = await ctx.given.user();
+    ({
+      project: { id: projectId },
+      apiToken,
+    } = await ctx.given.project(user, { name: 'Shop' }));
+  });
+  afterEach(async () => ctx.close());
+
+  const post = (action: string, token = user.token) =>
+    ctx.request({ method: 'POST', url: `/api/v1/projects/${projectId}/${action}`, token });
+  const get = (id = projectId) => ctx.request({ method: 'GET', url: `/api/v1/projects/${id}`, token: user.token });
+
+  describe('DELETE /api/v1/projects/{project}', () => {
+    it('answers {message}, removes the project and all its reports, and GET is 404 afterwards', async () => {
+      const other = (await ctx.given.project(user, { name: 'Keep' })).project.id;
+      await ctx.given.report(projectId);
+      await ctx.given.report(projectId);
+      const kept = await ctx.given.report(other);
+
+      const response = await ctx.request({ method: 'DELETE', url: `/api/v1/projects/${projectId}`, token: user.token });
+      expect(response.statusCode).toBe(200);
+      expectJson(response);
+      expect(response.json()).toEqual({ message: DELETED_MESSAGE });
+
+      expect(await projectRow(ctx, projectId)).toBeUndefined();
+      expect(await ctx.db.selectFrom('reports').select('project_id').where('project_id', '=', projectId).execute()).toEqual([]);
+      // Other projects and their reports stay.
+      expect(await projectRow(ctx, other)).toBeDefined();
+      expect(await ctx.db.selectFrom('reports').select('id').execute()).toEqual([{ id: kept.id }]);
+
+      expectNotFound(await get());
+      expectNotFound(await ctx.request({ method: 'DELETE', url: `/api/v1/projects/${projectId}`, token: user.token }));
+      const list = (await ctx.request({ method: 'GET', url: '/api/v1/projects', token: user.token })).json();
+      expect(list.data.map((p: { id: string }) => p.id)).toEqual([other]);
+    });
+
+    it('deletes a project without reports', async () => {
+      const response = await ctx.request({ method: 'DELETE', url: `/api/v1/projects/${projectId}`, token: user.token });
+      expect(response.statusCode).toBe(200);
+      expect(await ctx.db.selectFrom('projects').selectAll().execute()).toEqual([]);
+    });
+  });
+
+  describe('POST /api/v1/projects/{project}/regenerate-token', () => {
+    it('answers {api_token, message} with a new 40-character token', async () => {
+      const response = await post('regenerate-token');
+      expect(response.statusCode).toBe(200);
+      expectJson(response);
+      const body = response.json();
+      expect(Object.keys(body).sort()).toEqual(['api_token', 'message']);
+      expect(body.message).toBe(REGENERATED_MESSAGE);
+      expect(body.api_token).toMatch(PROJECT_API_TOKEN);
+      expect(body.api_token).not.toBe(apiToken);
+    });
+
+    it('replaces the stored hash: sha256 of the new token, no longer of the old one', async () => {
+      expect((await projectRow(ctx, projectId))?.api_token_hash).toBe(sha256(apiToken));
+      const fresh = (await post('regenerate-token')).json().api_token as string;
+      const row = await projectRow(ctx, projectId);
+      expect(row?.api_token_hash).toBe(sha256(fresh));
+      expect(row?.api_token_hash).not.toBe(sha256(apiToken));
+      const holders = await ctx.db.selectFrom('projects').select('id').where('api_token_hash', '=', sha256(apiToken)).execute();
+      expect(holders).toEqual([]);
+    });
+
+    it('issues a different token every time', async () => {
+      const tokens = new Set([apiToken]);
+      for (let i = 0; i < 3; i++) tokens.add((await post('regenerate-token')).json().api_token);
+      expect(tokens.size).toBe(4);
+    });
+
+    it('never stores the plain-text token in the SQLite files', async () => {
+      const fresh = (await post('regenerate-token')).json().api_token as string;
+      const files = [ctx.databaseFile, `${ctx.databaseFile}-wal`].filter((file) => existsSync(file));
+      for (const file of files) expect(readFileSync(file).includes(Buffer.from(fresh, 'utf8'))).toBe(false);
+      expect(files.some((file) => readFileSync(file).includes(Buffer.from(sha256(fresh), 'utf8')))).toBe(true);
+    });
+
+    it('changes nothing else about the project, and the token never appears in GET', async () => {
+      const before = (await get()).json().data;
+      await post('regenerate-token');
+      const after = (await get()).json();
+      expect(after.data).toEqual(before);
+      expect(JSON.stringify(after)).not.toContain('api_token');
+    });
+  });
+
+  describe('POST /api/v1/projects/{project}/archive and /unarchive (D17)', () => {
+    it('archive sets archived_at to the current time and answers {data: project}', async () => {
+      ctx.clock.advance(90_000);
+      const response = await post('archive');
+      expect(response.statusCode).toBe(200);
+      expectJson(response);
+      const body = response.json();
+      expect(Object.keys(body)).toEqual(['data']);
+      expect(expectProjectShape(body.data)).toMatchObject({
+        id: projectId,
+        name: 'Shop',
+        archived_at: '2026-11-21T10:01:30.000Z',
+        created_at: CLOCK_START,
+      });
+      expect((await projectRow(ctx, projectId))?.archived_at).toBe('2026-11-21T10:01:30.000Z');
+    });
+
+    it('keeps an archived project readable and listed', async () => {
+      await post('archive');
+      const read = await get();
+      expect(read.statusCode).toBe(200);
+      expect(read.json().data.archived_at).toBe(CLOCK_START);
+      const list = (await ctx.request({ method: 'GET', url: '/api/v1/projects', token: user.token })).json();
+      expect(list.data).toEqual([read.json().data]);
+    });
+
+    it('unarchive clears archived_at and answers {data: project}', async () => {
+      await post('archive');
+      ctx.clock.advance(1000);
+      const response = await post('unarchive');
+      expect(response.statusCode).toBe(200);
+      expect(Object.keys(response.json())).toEqual(['data']);
+      expect(expectProjectShape(response.json().data)).toMatchObject({ id: projectId, archived_at: null });
+      expect((await projectRow(ctx, projectId))?.archived_at).toBeNull();
+      expect((await get()).json().data.archived_at).toBeNull();
+    });
+
+    it('answers the project with its latest report', async () => {
+      const report = await ctx.given.report(projectId, { score: 42 });
+      const response = await post('archive');
+      expect(response.json().data.latest_report).toMatchObject({ id: report.id, score: 42 });
+    });
+
+    it('unarchiving an active project leaves it active', async () => {
+      const response = await post('unarchive');
+      expect(response.statusCode).toBe(200);
+      expect(response.json().data.archived_at).toBeNull();
+    });
+
+    it('needs the write ability: a read-only token gets 403, a write token succeeds (D6, D17)', async () => {
+      const readToken = await ctx.given.token(user, { abilities: ['read'] });
+      const writeToken = await ctx.given.token(user, { abilities: ['write'] });
+      for (const action of ['archive', 'unarchive']) {
+        const denied = await post(action, readToken);
+        expect(denied.statusCode).toBe(403);
+        expect(denied.json()).toEqual({ error: 'Forbidden', message: "This token does not have the required 'write' ability." });
+      }
+      expect((await projectRow(ctx, projectId))?.archived_at).toBeNull();
+      expect((await post('archive', writeToken)).statusCode).toBe(200);
+      expect((await post('unarchive', writeToken)).statusCode).toBe(200);
+    });
+
+    it('gives a readonly member 404 on archive and unarchive, and changes nothing', async () => {
+      const reader = await ctx.given.user();
+      await ctx.given.member(user.teamId!, reader, 'readonly');
+      expectNotFound(await post('archive', reader.token));
+      expect((await projectRow(ctx, projectId))?.archived_at).toBeNull();
+      await post('archive');
+      expectNotFound(await post('unarchive', reader.token));
+      expect((await projectRow(ctx, projectId))?.archived_at).toBe(CLOCK_START);
+    });
+  });
+});
