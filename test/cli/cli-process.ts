@@ -1,0 +1,158 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+
+/**
+ * Helpers that run the real `scoreboard` command (bin/scoreboard.js -> dist/) as a child process,
+ * against a SQLite file in a temp dir. The cwd is that temp dir, so no `.env` of the checkout is
+ * read, and the environment is minimal, so nothing of the test runner's environment leaks in.
+ */
+export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const BIN = join(ROOT, 'bin', 'scoreboard.js');
+
+const RUN_TIMEOUT_MS = 30_000;
+
+export interface Sandbox {
+  dir: string;
+  databaseFile: string;
+  env: Record<string, string>;
+  /** Runs `scoreboard <args>` and resolves when it exits. */
+  cli(...args: string[]): Promise<CliResult>;
+  /** Opens the SQLite file directly (the same file the CLI and the server use). */
+  sqlite(): Database.Database;
+  cleanup(): void;
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function createSandbox(): Sandbox {
+  const dir = mkdtempSync(join(tmpdir(), 'scoreboard-cli-'));
+  const databaseFile = join(dir, 'scoreboard.db');
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATABASE_URL: `sqlite:${databaseFile}` };
+  return {
+    dir,
+    databaseFile,
+    env,
+    cli: (...args) => runNode([BIN, ...args], { cwd: dir, env }),
+    sqlite: () => {
+      const db = new Database(databaseFile);
+      db.pragma('busy_timeout = 5000');
+      return db;
+    },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export function runNode(args: string[], options: { cwd: string; env: Record<string, string> }): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`timed out: node ${args.join(' ')}\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, RUN_TIMEOUT_MS);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Runs a CLI command that must succeed and returns its stdout. */
+export async function ok(sandbox: Sandbox, ...args: string[]): Promise<string> {
+  const result = await sandbox.cli(...args);
+  if (result.code !== 0) {
+    throw new Error(`scoreboard ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+  }
+  return result.stdout;
+}
+
+/** Runs a `--json` CLI command that must succeed and parses its single line of output. */
+export async function okJson<T = any>(sandbox: Sandbox, ...args: string[]): Promise<T> {
+  return JSON.parse(await ok(sandbox, ...args, '--json')) as T;
+}
+
+export interface RunningServer {
+  /** e.g. `http://127.0.0.1:41234` */
+  url: string;
+  /** Everything the server printed on stdout so far. */
+  output(): string;
+  /** Sends SIGTERM and resolves with the exit code and signal. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `scoreboard serve` on a free port and waits for its "listening" log line. */
+export function startServer(sandbox: Sandbox, extraEnv: Record<string, string> = {}): Promise<RunningServer> {
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve'], {
+    cwd: sandbox.dir,
+    env: { ...sandbox.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) =>
+    child.on('exit', (code, signal) => resolveExit({ code, signal })),
+  );
+
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, RUN_TIMEOUT_MS);
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited early with ${code}\nstdout: ${stdout}\nstderr: ${stderr}`));
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      const match = /Scoreboard listening on (http:\/\/[^\s"]+)/.exec(stdout);
+      if (!match) return;
+      clearTimeout(timer);
+      resolvePromise({
+        url: match[1]!,
+        output: () => stdout,
+        stop: async () => {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          return exited;
+        },
+      });
+    });
+  });
+}
+
+/** `fetch` with a bearer token and an optional JSON body. */
+export async function api(
+  server: RunningServer,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+}

@@ -1,0 +1,241 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, createSandbox, ok, okJson, startServer, type RunningServer, type Sandbox } from './cli-process.js';
+
+/**
+ * `scoreboard serve` and the operator commands on one SQLite file (WAL): every effect of a CLI
+ * command is checked over HTTP against the real server process, which keeps running meanwhile.
+ */
+
+const NEW_PROJECT = { name: 'Shop', framework_version: '11' };
+
+interface CreatedUser {
+  user: { id: number; email: string };
+  team: { id: number } | null;
+  token: string;
+}
+
+const envelope = (error: string, message: string) => ({ error, message });
+const SUBSCRIPTION_REQUIRED = envelope('Subscription Required', 'An active subscription is required to access the API.');
+const UNAUTHENTICATED = envelope('Unauthenticated', 'Authentication required.');
+const NOT_FOUND = envelope('Not Found', 'The requested resource was not found.');
+
+describe('scoreboard serve with the CLI writing to the same database', { timeout: 90_000 }, () => {
+  let sandbox: Sandbox;
+  let server: RunningServer;
+  let serverStopped = false;
+
+  beforeAll(async () => {
+    sandbox = createSandbox();
+    // A fresh file: `serve` must run the migrations itself before listening.
+    server = await startServer(sandbox);
+  }, 60_000);
+
+  afterAll(async () => {
+    if (!serverStopped) await server?.stop();
+    sandbox?.cleanup();
+  });
+
+  let sequence = 0;
+  const createUser = (...flags: string[]): Promise<CreatedUser> => {
+    sequence += 1;
+    return okJson<CreatedUser>(sandbox, 'users:create', '--email', `user${sequence}@example.com`, ...flags);
+  };
+
+  it('migrates a fresh database before listening and logs its URL', async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const sqlite = sandbox.sqlite();
+    try {
+      const applied = sqlite.prepare('SELECT name FROM kysely_migration').all();
+      expect(applied).toEqual([{ name: '0001-initial' }]);
+    } finally {
+      sqlite.close();
+    }
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+  });
+
+  it('users:create gives a token that lists and creates projects in the personal team', async () => {
+    const created = await createUser('--name', 'Ada');
+
+    const list = await api(server, 'GET', '/api/v1/projects', created.token);
+    expect(list.status).toBe(200);
+    expect(list.body.data).toEqual([]);
+    expect(list.headers.get('x-ratelimit-limit')).toBe('120'); // default plan solo (D8)
+
+    const post = await api(server, 'POST', '/api/v1/projects', created.token, NEW_PROJECT);
+    expect(post.status).toBe(201);
+    expect(post.body.project).toMatchObject({ name: 'Shop', team_id: created.team!.id });
+
+    const tokens = await api(server, 'GET', '/api/v1/tokens', created.token);
+    expect(tokens.status).toBe(200);
+    expect(tokens.body.data).toHaveLength(1);
+    expect(tokens.body.data[0].abilities).toEqual(['read', 'write', 'admin']);
+    expect(tokens.body.data[0].expires_at).toBeNull();
+  });
+
+  it('never stores the printed token in the database files while the server runs (D9)', async () => {
+    const created = await createUser();
+    expect((await api(server, 'GET', '/api/v1/projects', created.token)).status).toBe(200);
+    const files = [sandbox.databaseFile, `${sandbox.databaseFile}-wal`, `${sandbox.databaseFile}-shm`].filter(existsSync);
+    expect(files.length).toBeGreaterThanOrEqual(2); // the WAL is in use
+    for (const file of files) {
+      expect(readFileSync(file).includes(created.token), file).toBe(false);
+      expect(readFileSync(file).includes(created.token.slice(8, 48)), file).toBe(false);
+    }
+    expect(server.output()).not.toContain(created.token.slice(8, 48));
+  });
+
+  it('users:plan takes effect on the running server: none -> 403 on projects but tokens still work; enterprise -> 1200/min', async () => {
+    const created = await createUser();
+    const email = created.user.email;
+
+    await ok(sandbox, 'users:plan', '--email', email, '--plan', 'none');
+    const denied = await api(server, 'GET', '/api/v1/projects', created.token);
+    expect(denied.status).toBe(403);
+    expect(denied.body).toEqual(SUBSCRIPTION_REQUIRED); // D3, D7
+    const tokens = await api(server, 'GET', '/api/v1/tokens', created.token);
+    expect(tokens.status).toBe(200); // D7: token endpoints need no subscription
+    expect(tokens.headers.get('x-ratelimit-limit')).toBe('120'); // D8: no subscription -> multiplier 1
+
+    await ok(sandbox, 'users:plan', '--email', email, '--plan', 'enterprise');
+    const enterprise = await api(server, 'GET', '/api/v1/projects', created.token);
+    expect(enterprise.status).toBe(200);
+    expect(enterprise.headers.get('x-ratelimit-limit')).toBe('1200');
+
+    await ok(sandbox, 'users:plan', '--email', email, '--plan', 'business');
+    const business = await api(server, 'GET', '/api/v1/projects', created.token);
+    expect(business.status).toBe(200);
+    expect(business.headers.get('x-ratelimit-limit')).toBe('360');
+  });
+
+  it('users:create --plan none gives a token without project access', async () => {
+    const created = await createUser('--plan', 'none');
+    const denied = await api(server, 'GET', '/api/v1/projects', created.token);
+    expect(denied.status).toBe(403);
+    expect(denied.body).toEqual(SUBSCRIPTION_REQUIRED);
+  });
+
+  it('users:create --abilities read gives a token that can read but not write (D6)', async () => {
+    const created = await createUser('--abilities', 'read');
+    expect((await api(server, 'GET', '/api/v1/projects', created.token)).status).toBe(200);
+    const post = await api(server, 'POST', '/api/v1/projects', created.token, NEW_PROJECT);
+    expect(post.status).toBe(403);
+    expect(post.body).toEqual(envelope('Forbidden', "This token does not have the required 'write' ability."));
+    const tokens = await api(server, 'GET', '/api/v1/tokens', created.token);
+    expect(tokens.body.data[0].abilities).toEqual(['read']);
+  });
+
+  it('users:create --no-team prints team null and the user cannot create projects', async () => {
+    const created = await createUser('--no-team');
+    expect(created.team).toBeNull();
+    const post = await api(server, 'POST', '/api/v1/projects', created.token, NEW_PROJECT);
+    expect(post.status).toBe(403);
+    expect(post.body).toEqual(envelope('Forbidden', 'You must belong to a team to create projects.'));
+  });
+
+  it('teams:create makes a new, empty current team; users:switch-team goes back', async () => {
+    const owner = await createUser();
+    const first = await api(server, 'POST', '/api/v1/projects', owner.token, { ...NEW_PROJECT, name: 'In personal team' });
+    expect(first.status).toBe(201);
+
+    const { team } = await okJson<{ team: { id: number } }>(sandbox, 'teams:create', '--owner', owner.user.email, '--name', 'Platform');
+    expect(team).toEqual({ id: expect.any(Number) });
+    expect(team.id).not.toBe(owner.team!.id);
+
+    const empty = await api(server, 'GET', '/api/v1/projects', owner.token);
+    expect(empty.status).toBe(200);
+    expect(empty.body.data).toEqual([]);
+    expect(empty.body.meta.total).toBe(0);
+    const second = await api(server, 'POST', '/api/v1/projects', owner.token, { ...NEW_PROJECT, name: 'In Platform' });
+    expect(second.status).toBe(201);
+    expect(second.body.project.team_id).toBe(team.id);
+
+    await ok(sandbox, 'users:switch-team', '--email', owner.user.email, '--team', String(owner.team!.id));
+    const back = await api(server, 'GET', '/api/v1/projects', owner.token);
+    expect(back.body.data.map((p: { name: string }) => p.name)).toEqual(['In personal team']);
+  });
+
+  it('teams:add-member --role readonly + users:switch-team: the member sees the projects but may not update them (D15)', async () => {
+    const owner = await createUser();
+    const member = await createUser();
+    const { project } = (await api(server, 'POST', '/api/v1/projects', owner.token, NEW_PROJECT)).body;
+    const teamId = String(owner.team!.id);
+
+    await ok(sandbox, 'teams:add-member', '--team', teamId, '--email', member.user.email, '--role', 'readonly');
+    // Adding does not switch: the member still lists their own (empty) personal team.
+    expect((await api(server, 'GET', '/api/v1/projects', member.token)).body.data).toEqual([]);
+
+    await ok(sandbox, 'users:switch-team', '--email', member.user.email, '--team', teamId);
+    const list = await api(server, 'GET', '/api/v1/projects', member.token);
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((p: { id: string }) => p.id)).toEqual([project.id]);
+    expect((await api(server, 'GET', `/api/v1/projects/${project.id}`, member.token)).status).toBe(200);
+
+    const put = await api(server, 'PUT', `/api/v1/projects/${project.id}`, member.token, { name: 'Renamed', framework_version: '12' });
+    expect(put.status).toBe(404);
+    expect(put.body).toEqual(NOT_FOUND);
+
+    // Adding again changes the role: a member may update.
+    await ok(sandbox, 'teams:add-member', '--team', teamId, '--email', member.user.email, '--role', 'member');
+    const allowed = await api(server, 'PUT', `/api/v1/projects/${project.id}`, member.token, { name: 'Renamed', framework_version: '12' });
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.data).toMatchObject({ name: 'Renamed', framework_version: '12' });
+  });
+
+  it('tokens:create accepts a past expiry (exit 0) but that token gets 401; a future one works', async () => {
+    const created = await createUser();
+    const email = created.user.email;
+
+    const expired = await sandbox.cli('tokens:create', '--email', email, '--expires-at', '2000-01-01');
+    expect(expired.code).toBe(0);
+    const expiredToken = /service_[A-Za-z0-9]{48}/.exec(expired.stdout)?.[0];
+    expect(expiredToken).toBeDefined();
+    const rejected = await api(server, 'GET', '/api/v1/tokens', expiredToken!);
+    expect(rejected.status).toBe(401);
+    expect(rejected.body).toEqual(UNAUTHENTICATED);
+
+    const future = await okJson<{ id: number; token: string }>(
+      sandbox, 'tokens:create', '--email', email, '--name', 'ci', '--abilities', 'read', '--expires-at', '2999-01-01T00:00:00Z',
+    );
+    expect(future).toEqual({ id: expect.any(Number), token: expect.stringMatching(/^service_/) });
+    const list = await api(server, 'GET', '/api/v1/tokens', future.token);
+    expect(list.status).toBe(200);
+    expect(list.body.data.find((t: { id: number }) => t.id === future.id)).toMatchObject({
+      name: 'ci',
+      abilities: ['read'],
+      expires_at: '2999-01-01T00:00:00.000Z',
+    });
+  });
+
+  it('tokens made by the CLI count toward the limit of 10 (D9)', async () => {
+    const created = await createUser();
+    // Sequential on purpose: see the concurrency test below.
+    for (let i = 0; i < 9; i += 1) await ok(sandbox, 'tokens:create', '--email', created.user.email);
+    const post = await api(server, 'POST', '/api/v1/tokens', created.token, { name: 'eleventh', abilities: ['read'] });
+    expect(post.status).toBe(403);
+    expect(post.body).toEqual(envelope('Forbidden', 'You can have a maximum of 10 API tokens.'));
+  });
+
+  it('CLI writes and server writes running at the same time all succeed (WAL + busy timeout)', async () => {
+    const writer = await createUser();
+    const [cli, http] = await Promise.all([
+      Promise.all(Array.from({ length: 6 }, (_, i) => sandbox.cli('users:create', '--email', `parallel${i}@example.com`))),
+      Promise.all([
+        ...Array.from({ length: 3 }, (_, i) => api(server, 'POST', '/api/v1/projects', writer.token, { ...NEW_PROJECT, name: `P${i}` })),
+        ...Array.from({ length: 3 }, (_, i) => api(server, 'POST', '/api/v1/tokens', writer.token, { name: `T${i}`, abilities: ['read'] })),
+      ]),
+    ]);
+    // Known failure mode: a deferred transaction that reads then writes gets SQLITE_BUSY at once
+    // ("database is locked"), the busy timeout does not apply to that lock upgrade.
+    expect(cli.map((r) => ({ code: r.code, stderr: r.stderr }))).toEqual(Array(6).fill({ code: 0, stderr: '' }));
+    expect(http.map((r) => r.status)).toEqual(Array(6).fill(201));
+  });
+
+  it('stops cleanly on SIGTERM with exit code 0', async () => {
+    serverStopped = true;
+    const exit = await server.stop();
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(server.output()).toContain('shutting down');
+  });
+});
