@@ -1,14 +1,19 @@
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import { createCallerIdentifier } from './auth/identify-caller.js';
 import { enforceRouteAccess } from './auth/route-guard.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { createDatabase, type Db } from './db/database.js';
-import { methodNotAllowed, notFound } from './http/api-error.js';
+import { ApiError, badRequest, methodNotAllowed, notFound } from './http/api-error.js';
 import type { App } from './http/app-types.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import { registerErrorHandler, sendApiError } from './http/error-handler.js';
 import { normalizeJsonBody } from './http/json-body.js';
 import { trackRouteMethods } from './http/method-not-allowed.js';
 import { registerOperationalRoutes } from './http/operational.routes.js';
@@ -58,8 +63,28 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     // Slow clients may not hold a connection open forever.
     requestTimeout: 30_000,
     connectionTimeout: 60_000,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      // Long path ids must reach our routes and get D11's 404 (with D8's headers), not Fastify's 414.
+      maxParamLength: 8192,
+    },
+    // A URL the router cannot even decode (`/api/v1/projects/%zz`) still gets the D3 envelope.
+    frameworkErrors: (error, request, reply) => {
+      void answerUndecodableUrl(error, request, reply);
+    },
   };
+  // D4 steps 1-2 for /api/v1; set once the v1 scope is built, also used for undecodable URLs.
+  let countApiRequest: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined;
+  async function answerUndecodableUrl(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) {
+    try {
+      if (request.url.startsWith('/api/v1/') && countApiRequest) await countApiRequest(request, reply);
+    } catch (limitError) {
+      if (limitError instanceof ApiError) return sendApiError(reply, limitError);
+      throw limitError;
+    }
+    return sendApiError(reply, error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? notFound() : badRequest('The request URL is not valid.'));
+  }
+
   const app = (
     deps.logger
       ? Fastify({ ...options, loggerInstance: deps.logger })
@@ -78,6 +103,8 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   app.decorateRequest('caller', null);
   if (!deps.db) app.addHook('onClose', async () => db.destroy());
 
+  app.removeContentTypeParser('text/plain'); // D5: the API reads JSON bodies only; anything else is a 415.
+
   const allowedMethods = trackRouteMethods(app);
   const answerUnknownRoute = async (request: { url: string }) => {
     const allowed = allowedMethods(request.url.split('?')[0]!);
@@ -93,9 +120,12 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   await app.register(
     async (v1: App) => {
       const applyRateLimit = await createApiRateLimiter(v1, deps.rateLimitStore ?? memoryStoreOn(clock));
-      v1.addHook('onRequest', async (request, reply) => {
+      countApiRequest = async (request, reply) => {
         request.caller = await identifyCaller(request);
         await applyRateLimit(request, reply);
+      };
+      v1.addHook('onRequest', async (request, reply) => {
+        await countApiRequest!(request, reply);
         enforceRouteAccess(request);
       });
       v1.addHook('preValidation', normalizeJsonBody);

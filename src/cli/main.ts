@@ -5,7 +5,6 @@ import { systemClock } from '../clock.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { createDatabase, migrateToLatest, type Db } from '../db/database.js';
 import type { Plan, TeamRole } from '../db/schema.js';
-import { serve } from '../main.js';
 import { parseExpiry } from '../tokens/token-expiry.js';
 
 /**
@@ -37,7 +36,11 @@ function buildProgram(): Command {
   program
     .command('serve')
     .description('run pending migrations, then listen on HOST:PORT')
-    .action(async () => serve(loadConfig(process.env, { dotenv: true })));
+    .action(async () => {
+      // Loaded on demand: the account commands start faster without the HTTP stack.
+      const { serve } = await import('../main.js');
+      await serve(loadConfig(process.env, { dotenv: true }));
+    });
 
   program
     .command('migrate')

@@ -1,7 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type LogEvent,
+  type SqliteDialectConfig,
+} from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
@@ -23,14 +34,37 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   if (!url.startsWith('sqlite:')) {
     throw new Error(`Unsupported DATABASE_URL "${url}": expected sqlite:<file>, sqlite::memory: or postgres://…`);
   }
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(url.slice('sqlite:'.length)) }), log });
+  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: openSqlite(url.slice('sqlite:'.length)) }), log });
+}
+
+/**
+ * Our transactions all write. A plain BEGIN takes the write lock only at the first write, and when
+ * another process (the CLI beside a server) committed in between, SQLite fails at once with
+ * SQLITE_BUSY instead of waiting. BEGIN IMMEDIATE takes the lock up front, under the busy timeout.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
 }
 
 function openSqlite(location: string): SqliteDatabase.Database {
-  if (location === ':memory:') return new SqliteDatabase(':memory:');
-  const file = resolve(location);
-  mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new SqliteDatabase(file);
+  const inMemory = location === ':memory:';
+  if (!inMemory) mkdirSync(dirname(resolve(location)), { recursive: true });
+  const sqlite = new SqliteDatabase(inMemory ? ':memory:' : resolve(location));
   // WAL lets the operator CLI write while a server reads and writes the same file; the busy timeout
   // makes one wait for the other's short write transaction instead of failing with SQLITE_BUSY.
   sqlite.pragma('journal_mode = WAL');

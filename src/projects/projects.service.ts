@@ -42,13 +42,10 @@ export function createProjectsService(deps: { db: Db; clock: Clock }) {
     /** D15: GET /projects lists the caller's current team only. */
     async listProjects(caller: Caller, page: number, path: string) {
       const teamId = caller.currentTeamId;
-      const [total, rows] =
-        teamId === null
-          ? [0, []]
-          : await Promise.all([
-              projects.countForTeam(teamId),
-              projects.listForTeam(teamId, { limit: PAGE_SIZE, offset: pageOffset(page) }),
-            ]);
+      const total = teamId === null ? 0 : await projects.countForTeam(teamId);
+      const offset = pageOffset(page);
+      // D16: a page past the end is empty; it is not queried (its offset may not even fit in SQL).
+      const rows = teamId === null || offset >= total ? [] : await projects.listForTeam(teamId, { limit: PAGE_SIZE, offset });
       return { data: rows.map(toProject), ...paginationEnvelope({ path, page, total, count: rows.length }) };
     },
 
