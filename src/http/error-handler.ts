@@ -47,6 +47,9 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return badRequest('The Content-Length header does not match the request body.');
   }
+  if (error.name === 'SyntaxError' && /forbidden prototype property/.test(error.message)) {
+    return badRequest('The request body may not contain "__proto__" or "constructor.prototype" keys.');
+  }
   if (error.name === 'SyntaxError' || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return badRequest('The request body is not valid JSON.');
   }
