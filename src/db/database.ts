@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import {
   CompiledQuery,
   Kysely,
@@ -16,6 +15,7 @@ import {
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
+import { SqliteDatabase } from './sqlite-binding.js';
 
 export type Db = Kysely<Database>;
 
@@ -61,7 +61,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-function openSqlite(location: string): SqliteDatabase.Database {
+function openSqlite(location: string): SqliteDatabase {
   const inMemory = location === ':memory:';
   if (!inMemory) mkdirSync(dirname(resolve(location)), { recursive: true });
   const sqlite = new SqliteDatabase(inMemory ? ':memory:' : resolve(location));

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { SqliteDatabase } from '../../src/db/sqlite-binding.js';
 
 /**
  * Helpers that run the real `scoreboard` command (bin/scoreboard.js -> dist/) as a child process,
@@ -22,7 +22,7 @@ export interface Sandbox {
   /** Runs `scoreboard <args>` and resolves when it exits. */
   cli(...args: string[]): Promise<CliResult>;
   /** Opens the SQLite file directly (the same file the CLI and the server use). */
-  sqlite(): Database.Database;
+  sqlite(): SqliteDatabase;
   cleanup(): void;
 }
 
@@ -43,7 +43,7 @@ export function createSandbox(): Sandbox {
     env,
     cli: (...args) => runNode([BIN, ...args], { cwd: dir, env }),
     sqlite: () => {
-      const db = new Database(databaseFile);
+      const db = new SqliteDatabase(databaseFile);
       db.pragma('busy_timeout = 5000');
       return db;
     },
