@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Ability } from '../../src/auth/abilities.js';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
-import { ENDPOINTS, snapshot } from './endpoint-table.js';
-import { expectError, missingAbility } from './support.js';
+import { expectError, missingAbility } from '../helpers/contract.js';
+import { ENDPOINTS, snapshot } from '../helpers/endpoints.js';
 
 const rank: Record<Ability, number> = { read: 0, write: 1, admin: 2 };
 

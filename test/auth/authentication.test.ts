@@ -1,8 +1,7 @@
 import { crc32 } from 'node:zlib';
-import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { expectError, freshAddress, UNAUTHENTICATED } from './support.js';
+import { UNAUTHENTICATED, expectError, freshAddress, sha256 } from '../helpers/contract.js';
 
 const checksum = (body: string) => crc32(body).toString(16).padStart(8, '0');
 const BODY = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd'; // 40 characters of [A-Za-z0-9]
@@ -75,7 +74,7 @@ describe('authentication', () => {
       .values({
         user_id: user.id,
         name: 'planted',
-        token_hash: createHash('sha256').update(badToken).digest('hex'),
+        token_hash: sha256(badToken),
         abilities: '["read","write","admin"]',
         last_used_at: null,
         expires_at: null,

@@ -5,6 +5,7 @@ import {
   isWellFormedPersonalAccessToken,
   TOKEN_PREFIX,
 } from '../../src/auth/personal-access-token.js';
+import { PERSONAL_ACCESS_TOKEN } from '../helpers/contract.js';
 
 const checksum = (body: string) => crc32(body).toString(16).padStart(8, '0');
 const BODY = 'Zz09AaBbCcDdEeFfGgHhIiJjKkLlMmNnOoPpQqRr';
@@ -16,7 +17,7 @@ describe('generatePersonalAccessToken (D9)', () => {
     for (let i = 0; i < 200; i++) {
       const token = generatePersonalAccessToken();
       expect(token).toHaveLength(56);
-      const match = /^service_([A-Za-z0-9]{40})([0-9a-f]{8})$/.exec(token);
+      const match = PERSONAL_ACCESS_TOKEN.exec(token);
       expect(match, token).not.toBeNull();
       expect(match![2]).toBe(checksum(match![1]!));
       expect(isWellFormedPersonalAccessToken(token)).toBe(true);

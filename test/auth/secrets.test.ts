@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
-
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+import { sha256 } from '../helpers/contract.js';
 
 // D9: only the SHA-256 of the whole plain text is stored; the plain text is never stored.
 describe('personal access tokens at rest (D9)', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { ENDPOINTS, snapshot } from './endpoint-table.js';
-import { expectError, freshAddress, SUBSCRIPTION_REQUIRED, UNAUTHENTICATED } from './support.js';
+import { SUBSCRIPTION_REQUIRED, UNAUTHENTICATED, expectError, freshAddress } from '../helpers/contract.js';
+import { ENDPOINTS, snapshot } from '../helpers/endpoints.js';
 
 const PROJECT_ENDPOINTS = ENDPOINTS.filter((e) => e.subscription);
 

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, ok, okJson, type CliResult, type Sandbox } from './cli-process.js';
+import { PERSONAL_ACCESS_TOKEN, sha256 } from '../helpers/contract.js';
 
 /**
  * The operator command `scoreboard` (D20), run as a real child process. These tests look at its
@@ -18,9 +18,6 @@ const COMMANDS = [
   'teams:add-member',
   'users:switch-team',
 ];
-
-/** A token as D9 describes it: `service_` + 40 alphanumerics + 8 hex digits. */
-const TOKEN_SHAPE = /^service_[A-Za-z0-9]{40}[0-9a-f]{8}$/;
 
 /** D20 contract: a failure prints ONE line to stderr, nothing to stdout, and exits non-zero. */
 function expectOneLineFailure(result: CliResult, mentions: RegExp): void {
@@ -93,7 +90,7 @@ describe('scoreboard users:create and tokens:create (database effects)', { timeo
     expect(created).toEqual({
       user: { id: expect.any(Number), email: 'ada@example.com' },
       team: { id: expect.any(Number) },
-      token: expect.stringMatching(TOKEN_SHAPE),
+      token: expect.stringMatching(PERSONAL_ACCESS_TOKEN),
     });
 
     const sqlite = sandbox.sqlite();
@@ -109,7 +106,7 @@ describe('scoreboard users:create and tokens:create (database effects)', { timeo
       const tokens = sqlite.prepare('SELECT token_hash, abilities, expires_at FROM personal_access_tokens WHERE user_id = ?').all(created.user.id) as any[];
       expect(tokens).toHaveLength(1);
       // D9: only the SHA-256 of the whole plain text is stored.
-      expect(tokens[0].token_hash).toBe(createHash('sha256').update(created.token).digest('hex'));
+      expect(tokens[0].token_hash).toBe(sha256(created.token));
       expect(JSON.parse(tokens[0].abilities)).toEqual(['read', 'write', 'admin']);
       expect(tokens[0].expires_at).toBeNull();
     } finally {
@@ -140,14 +137,14 @@ describe('scoreboard users:create and tokens:create (database effects)', { timeo
   it('tokens:create --json prints {id, token} and stores the given name, abilities and a past expiry', async () => {
     await ok(sandbox, 'users:create', '--email', 'tok@example.com');
     const created = await okJson(sandbox, 'tokens:create', '--email', 'tok@example.com', '--name', 'deploy', '--abilities', 'read,write', '--expires-at', '2000-01-01');
-    expect(created).toEqual({ id: expect.any(Number), token: expect.stringMatching(TOKEN_SHAPE) });
+    expect(created).toEqual({ id: expect.any(Number), token: expect.stringMatching(PERSONAL_ACCESS_TOKEN) });
     const sqlite = sandbox.sqlite();
     try {
       const row = sqlite.prepare('SELECT name, abilities, expires_at, token_hash FROM personal_access_tokens WHERE id = ?').get(created.id) as any;
       expect(row.name).toBe('deploy');
       expect(JSON.parse(row.abilities)).toEqual(['read', 'write']);
       expect(row.expires_at).toBe('2000-01-01T00:00:00.000Z'); // D9: date means 00:00:00 UTC
-      expect(row.token_hash).toBe(createHash('sha256').update(created.token).digest('hex'));
+      expect(row.token_hash).toBe(sha256(created.token));
     } finally {
       sqlite.close();
     }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createSandbox, ok, okJson, startServer, type RunningServer, type Sandbox } from './cli-process.js';
+import { NOT_FOUND, NO_TEAM, SUBSCRIPTION_REQUIRED, TOKEN_LIMIT, UNAUTHENTICATED, missingAbility } from '../helpers/contract.js';
 
 /**
  * `scoreboard serve` and the operator commands on one SQLite file (WAL): every effect of a CLI
@@ -14,11 +15,6 @@ interface CreatedUser {
   team: { id: number } | null;
   token: string;
 }
-
-const envelope = (error: string, message: string) => ({ error, message });
-const SUBSCRIPTION_REQUIRED = envelope('Subscription Required', 'An active subscription is required to access the API.');
-const UNAUTHENTICATED = envelope('Unauthenticated', 'Authentication required.');
-const NOT_FOUND = envelope('Not Found', 'The requested resource was not found.');
 
 describe('scoreboard serve with the CLI writing to the same database', { timeout: 90_000 }, () => {
   let sandbox: Sandbox;
@@ -121,7 +117,7 @@ describe('scoreboard serve with the CLI writing to the same database', { timeout
     expect((await api(server, 'GET', '/api/v1/projects', created.token)).status).toBe(200);
     const post = await api(server, 'POST', '/api/v1/projects', created.token, NEW_PROJECT);
     expect(post.status).toBe(403);
-    expect(post.body).toEqual(envelope('Forbidden', "This token does not have the required 'write' ability."));
+    expect(post.body).toEqual(missingAbility('write'));
     const tokens = await api(server, 'GET', '/api/v1/tokens', created.token);
     expect(tokens.body.data[0].abilities).toEqual(['read']);
   });
@@ -131,7 +127,7 @@ describe('scoreboard serve with the CLI writing to the same database', { timeout
     expect(created.team).toBeNull();
     const post = await api(server, 'POST', '/api/v1/projects', created.token, NEW_PROJECT);
     expect(post.status).toBe(403);
-    expect(post.body).toEqual(envelope('Forbidden', 'You must belong to a team to create projects.'));
+    expect(post.body).toEqual(NO_TEAM);
   });
 
   it('teams:create makes a new, empty current team; users:switch-team goes back', async () => {
@@ -214,7 +210,7 @@ describe('scoreboard serve with the CLI writing to the same database', { timeout
     for (let i = 0; i < 9; i += 1) await ok(sandbox, 'tokens:create', '--email', created.user.email);
     const post = await api(server, 'POST', '/api/v1/tokens', created.token, { name: 'eleventh', abilities: ['read'] });
     expect(post.status).toBe(403);
-    expect(post.body).toEqual(envelope('Forbidden', 'You can have a maximum of 10 API tokens.'));
+    expect(post.body).toEqual(TOKEN_LIMIT);
   });
 
   it('CLI writes and server writes running at the same time all succeed (WAL + busy timeout)', async () => {

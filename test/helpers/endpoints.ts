@@ -1,15 +1,33 @@
 import type { Ability } from '../../src/auth/abilities.js';
-import type { RequestOptions, TestContext, TestUser } from '../helpers/test-app.js';
+import type { RequestOptions, TestContext, TestUser } from './test-app.js';
 
 export interface EndpointCase {
+  /** As in api-v1, e.g. `GET /projects/{project}`. */
   name: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Below /api/v1, with `:project` or `:token` for the path resource. */
+  path: string;
   ability: Ability;
   /** Project endpoints need an active subscription (D7). */
   subscription: boolean;
   success: number;
   /** Builds a valid request for `user` (creating what the path needs), without the token. */
   prepare(ctx: TestContext, user: TestUser): Promise<Omit<RequestOptions, 'token'>>;
+  /** A body the endpoint accepts, for requests built on an existing project and token. */
+  body?: unknown;
+  /** A body (or query) that fails validation with 422 once every earlier check passes. */
+  invalidBody?: unknown;
+  invalidQuery?: string;
 }
+
+/** A project id that is a well-formed UUID v7 but names no project. */
+export const MISSING_PROJECT = '0190a8f4-7c1d-7a4b-9f2e-3c5d6e7f8a9b';
+/** A token id that belongs to nobody. */
+export const MISSING_TOKEN = '999999';
+
+const projectBody = { name: 'Checked', framework_version: '12' };
+/** Fails validation on both fields of a project. */
+export const INVALID_PROJECT_BODY = { name: '', framework_version: '8' };
 
 const projectOf = async (ctx: TestContext, user: TestUser) => (await ctx.given.project(user, { name: 'Target' })).project.id;
 
@@ -17,6 +35,9 @@ const projectOf = async (ctx: TestContext, user: TestUser) => (await ctx.given.p
 export const ENDPOINTS: EndpointCase[] = [
   {
     name: 'GET /projects',
+    method: 'GET',
+    path: '/projects',
+    invalidQuery: '?page=0',
     ability: 'read',
     subscription: true,
     success: 200,
@@ -24,6 +45,10 @@ export const ENDPOINTS: EndpointCase[] = [
   },
   {
     name: 'POST /projects',
+    method: 'POST',
+    path: '/projects',
+    body: projectBody,
+    invalidBody: INVALID_PROJECT_BODY,
     ability: 'write',
     subscription: true,
     success: 201,
@@ -31,6 +56,8 @@ export const ENDPOINTS: EndpointCase[] = [
   },
   {
     name: 'GET /projects/{project}',
+    method: 'GET',
+    path: '/projects/:project',
     ability: 'read',
     subscription: true,
     success: 200,
@@ -38,6 +65,10 @@ export const ENDPOINTS: EndpointCase[] = [
   },
   {
     name: 'PUT /projects/{project}',
+    method: 'PUT',
+    path: '/projects/:project',
+    body: projectBody,
+    invalidBody: INVALID_PROJECT_BODY,
     ability: 'write',
     subscription: true,
     success: 200,
@@ -49,6 +80,8 @@ export const ENDPOINTS: EndpointCase[] = [
   },
   {
     name: 'DELETE /projects/{project}',
+    method: 'DELETE',
+    path: '/projects/:project',
     ability: 'write',
     subscription: true,
     success: 200,
@@ -56,6 +89,8 @@ export const ENDPOINTS: EndpointCase[] = [
   },
   {
     name: 'POST /projects/{project}/regenerate-token',
+    method: 'POST',
+    path: '/projects/:project/regenerate-token',
     ability: 'write',
     subscription: true,
     success: 200,
@@ -63,6 +98,8 @@ export const ENDPOINTS: EndpointCase[] = [
   },
   {
     name: 'POST /projects/{project}/archive',
+    method: 'POST',
+    path: '/projects/:project/archive',
     ability: 'write',
     subscription: true,
     success: 200,
@@ -70,6 +107,8 @@ export const ENDPOINTS: EndpointCase[] = [
   },
   {
     name: 'POST /projects/{project}/unarchive',
+    method: 'POST',
+    path: '/projects/:project/unarchive',
     ability: 'write',
     subscription: true,
     success: 200,
@@ -81,6 +120,8 @@ export const ENDPOINTS: EndpointCase[] = [
   },
   {
     name: 'GET /tokens',
+    method: 'GET',
+    path: '/tokens',
     ability: 'read',
     subscription: false,
     success: 200,
@@ -88,6 +129,10 @@ export const ENDPOINTS: EndpointCase[] = [
   },
   {
     name: 'POST /tokens',
+    method: 'POST',
+    path: '/tokens',
+    body: { name: 'ci', abilities: ['read'] },
+    invalidBody: { name: 'ci', abilities: [] },
     ability: 'admin',
     subscription: false,
     success: 201,
@@ -95,6 +140,8 @@ export const ENDPOINTS: EndpointCase[] = [
   },
   {
     name: 'DELETE /tokens/{token}',
+    method: 'DELETE',
+    path: '/tokens/:token',
     ability: 'admin',
     subscription: false,
     success: 200,

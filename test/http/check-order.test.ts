@@ -6,10 +6,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Ability } from '../../src/auth/abilities.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import {
-  MISSING_PROJECT,
-  MISSING_TOKEN,
   NO_TEAM,
   NOT_FOUND,
   SUBSCRIPTION_REQUIRED,
@@ -20,42 +17,9 @@ import {
   expectErrorLike,
   expectTooManyRequests,
   missingAbility,
-} from './expect-http.js';
-
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-
-interface Endpoint {
-  method: Method;
-  /** With `:project` or `:token` for the path resource. */
-  path: string;
-  ability: Ability;
-  /** D7: project endpoints need an active subscription. */
-  subscription: boolean;
-  success: number;
-  /** A body the endpoint accepts. */
-  body?: unknown;
-  /** A body (or query) that fails validation with 422 once every earlier check passes. */
-  invalidBody?: unknown;
-  invalidQuery?: string;
-}
-
-const projectBody = { name: 'Checked', framework_version: '12' };
-const invalidProjectBody = { name: '', framework_version: '8' };
-
-// api-v1.md section 4 (9 endpoints) plus D17's archive/unarchive.
-const endpoints: Endpoint[] = [
-  { method: 'GET', path: '/projects', ability: 'read', subscription: true, success: 200, invalidQuery: '?page=0' },
-  { method: 'POST', path: '/projects', ability: 'write', subscription: true, success: 201, body: projectBody, invalidBody: invalidProjectBody },
-  { method: 'GET', path: '/projects/:project', ability: 'read', subscription: true, success: 200 },
-  { method: 'PUT', path: '/projects/:project', ability: 'write', subscription: true, success: 200, body: projectBody, invalidBody: invalidProjectBody },
-  { method: 'DELETE', path: '/projects/:project', ability: 'write', subscription: true, success: 200 },
-  { method: 'POST', path: '/projects/:project/regenerate-token', ability: 'write', subscription: true, success: 200 },
-  { method: 'POST', path: '/projects/:project/archive', ability: 'write', subscription: true, success: 200 },
-  { method: 'POST', path: '/projects/:project/unarchive', ability: 'write', subscription: true, success: 200 },
-  { method: 'GET', path: '/tokens', ability: 'read', subscription: false, success: 200 },
-  { method: 'POST', path: '/tokens', ability: 'admin', subscription: false, success: 201, body: { name: 'ci', abilities: ['read'] }, invalidBody: { name: 'ci', abilities: [] } },
-  { method: 'DELETE', path: '/tokens/:token', ability: 'admin', subscription: false, success: 200 },
-];
+} from '../helpers/contract.js';
+import { ENDPOINTS, INVALID_PROJECT_BODY, MISSING_PROJECT, MISSING_TOKEN, type EndpointCase as Endpoint } from '../helpers/endpoints.js';
+import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 const MALFORMED_JSON = '{"name": ';
 const hasPathResource = (e: Endpoint) => e.path.includes(':');
@@ -93,7 +57,7 @@ function urlOf(endpoint: Endpoint, world: World, options: { missing?: boolean; q
 
 const label = (e: Endpoint) => `${e.method} /api/v1${e.path}`;
 
-describe.each(endpoints.map((e) => [label(e), e] as const))('D4 order of checks: %s', (_name, endpoint) => {
+describe.each(ENDPOINTS.map((e) => [label(e), e] as const))('D4 order of checks: %s', (_name, endpoint) => {
   let ctx: TestContext;
   let world: World;
   beforeEach(async () => {
@@ -258,7 +222,7 @@ describe('D4 order of checks: 403s of state', () => {
 
   it('answers the no-team 403 before validating the body of POST /projects (D4.8 before D4.9)', async () => {
     const teamless = await ctx.given.user({ withTeam: false });
-    const response = await ctx.request({ method: 'POST', url: '/api/v1/projects', token: teamless.token, body: invalidProjectBody });
+    const response = await ctx.request({ method: 'POST', url: '/api/v1/projects', token: teamless.token, body: INVALID_PROJECT_BODY });
     expectApiHeaders(response);
     expectError(response, 403, NO_TEAM);
   });

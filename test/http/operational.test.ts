@@ -3,7 +3,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
-import { JSON_UTF8, expectNoInternals } from './expect-http.js';
+import { JSON_UTF8, expectNoInternals } from '../helpers/contract.js';
 
 let ctx: TestContext;
 beforeEach(async () => {

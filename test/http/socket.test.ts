@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { JSON_UTF8, UNAUTHENTICATED } from './expect-http.js';
+import { JSON_UTF8, PROJECT_API_TOKEN, UNAUTHENTICATED } from '../helpers/contract.js';
 
 let ctx: TestContext;
 let user: TestUser;
@@ -35,7 +35,7 @@ describe('over a real socket', () => {
     expect(response.headers.get('retry-after')).toBeNull();
     const body = (await response.json()) as { project: { name: string; framework_version: string }; api_token: string };
     expect(body.project).toMatchObject({ name: 'Wire', framework_version: '13' });
-    expect(body.api_token).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(body.api_token).toMatch(PROJECT_API_TOKEN);
   });
 
   it('lists projects with pagination links on the real host and port (D16)', async () => {

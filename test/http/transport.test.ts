@@ -1,7 +1,6 @@
 /**
  * D5 (transport), D3 (envelope, no internals) and D2 (JSON, UTC timestamps) across /api/v1.
  */
-import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
@@ -12,7 +11,8 @@ import {
   expectError,
   expectErrorLike,
   expectNoInternals,
-} from './expect-http.js';
+  sha256,
+} from '../helpers/contract.js';
 
 let ctx: TestContext;
 let user: TestUser;
@@ -280,7 +280,7 @@ describe('D5: unknown body fields are ignored, never stored', () => {
 
     const row = await ctx.db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ team_id: user.teamId, archived_at: null, created_at: ctx.clock.now().toISOString() });
-    expect(row.api_token_hash).toBe(createHash('sha256').update(api_token).digest('hex'));
+    expect(row.api_token_hash).toBe(sha256(api_token));
     expect(await ctx.db.selectFrom('projects').select('id').where('id', '=', junk.id).executeTakeFirst()).toBeUndefined();
   });
 

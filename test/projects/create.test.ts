@@ -1,18 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import {
-  CLOCK_START,
-  CREATED_MESSAGE,
-  EMPTY_SETTINGS,
-  NO_TEAM,
-  PROJECT_API_TOKEN,
-  expectJson,
-  expectProjectShape,
-  expectValidationError,
-  projectRow,
-  sha256,
-} from './project-expectations.js';
+import { NO_TEAM, PROJECT_API_TOKEN, PROJECT_CREATED, expectJson, expectValidationError, sha256 } from '../helpers/contract.js';
+import { CLOCK_START, EMPTY_SETTINGS, expectProjectShape, projectRow } from './project-expectations.js';
 
 describe('POST /api/v1/projects', () => {
   let ctx: TestContext;
@@ -38,7 +28,7 @@ describe('POST /api/v1/projects', () => {
       expectJson(response);
       const body = response.json();
       expect(Object.keys(body).sort()).toEqual(['api_token', 'message', 'project']);
-      expect(body.message).toBe(CREATED_MESSAGE);
+      expect(body.message).toBe(PROJECT_CREATED);
       expect(body.api_token).toMatch(PROJECT_API_TOKEN);
       const project = expectProjectShape(body.project);
       expect(project).toEqual({

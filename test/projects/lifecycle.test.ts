@@ -2,16 +2,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import {
-  CLOCK_START,
-  DELETED_MESSAGE,
+  API_TOKEN_REGENERATED,
   PROJECT_API_TOKEN,
-  REGENERATED_MESSAGE,
+  PROJECT_DELETED,
   expectJson,
   expectNotFound,
-  expectProjectShape,
-  projectRow,
+  missingAbility,
   sha256,
-} from './project-expectations.js';
+} from '../helpers/contract.js';
+import { CLOCK_START, expectProjectShape, projectRow } from './project-expectations.js';
 
 describe('project lifecycle: delete, regenerate-token, archive (D10, D17, D18)', () => {
   let ctx: TestContext;
@@ -42,7 +41,7 @@ describe('project lifecycle: delete, regenerate-token, archive (D10, D17, D18)',
       const response = await ctx.request({ method: 'DELETE', url: `/api/v1/projects/${projectId}`, token: user.token });
       expect(response.statusCode).toBe(200);
       expectJson(response);
-      expect(response.json()).toEqual({ message: DELETED_MESSAGE });
+      expect(response.json()).toEqual({ message: PROJECT_DELETED });
 
       expect(await projectRow(ctx, projectId)).toBeUndefined();
       expect(await ctx.db.selectFrom('reports').select('project_id').where('project_id', '=', projectId).execute()).toEqual([]);
@@ -70,7 +69,7 @@ describe('project lifecycle: delete, regenerate-token, archive (D10, D17, D18)',
       expectJson(response);
       const body = response.json();
       expect(Object.keys(body).sort()).toEqual(['api_token', 'message']);
-      expect(body.message).toBe(REGENERATED_MESSAGE);
+      expect(body.message).toBe(API_TOKEN_REGENERATED);
       expect(body.api_token).toMatch(PROJECT_API_TOKEN);
       expect(body.api_token).not.toBe(apiToken);
     });
@@ -162,7 +161,7 @@ describe('project lifecycle: delete, regenerate-token, archive (D10, D17, D18)',
       for (const action of ['archive', 'unarchive']) {
         const denied = await post(action, readToken);
         expect(denied.statusCode).toBe(403);
-        expect(denied.json()).toEqual({ error: 'Forbidden', message: "This token does not have the required 'write' ability." });
+        expect(denied.json()).toEqual(missingAbility('write'));
       }
       expect((await projectRow(ctx, projectId))?.archived_at).toBeNull();
       expect((await post('archive', writeToken)).statusCode).toBe(200);

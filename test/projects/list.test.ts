@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { expectJson, expectProjectShape, expectValidationError } from './project-expectations.js';
+import { expectJson, expectValidationError } from '../helpers/contract.js';
+import { expectProjectShape } from './project-expectations.js';
 
 // inject() sends `Host: localhost:80`; D16 builds links from the request's scheme and host.
 const INJECT_BASE = 'http://localhost:80/api/v1/projects';

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TeamRole } from '../../src/db/schema.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { expectNotFound, projectRow } from './project-expectations.js';
+import { expectNotFound } from '../helpers/contract.js';
+import { projectRow } from './project-expectations.js';
 
 type Endpoint = { name: string; method: 'GET' | 'PUT' | 'DELETE' | 'POST'; path: (id: string) => string; body?: unknown };
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { CLOCK_START, EMPTY_SETTINGS, expectJson, expectProjectShape, expectValidationError, projectRow } from './project-expectations.js';
+import { expectJson, expectValidationError } from '../helpers/contract.js';
+import { CLOCK_START, EMPTY_SETTINGS, expectProjectShape, projectRow } from './project-expectations.js';
 
 describe('PUT /api/v1/projects/{project}', () => {
   let ctx: TestContext;

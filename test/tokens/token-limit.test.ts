@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { expectError, TOKEN_LIMIT } from '../auth/support.js';
+import { TOKEN_LIMIT, expectError } from '../helpers/contract.js';
 
 // api-v1 section 8 rule 4 and D9: at most 10 personal access tokens per user, expired ones included.
 describe('POST /api/v1/tokens: the 10-token limit', () => {

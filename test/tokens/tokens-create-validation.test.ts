@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { expectValidationError } from '../auth/support.js';
+import { expectValidationError } from '../helpers/contract.js';
 
 // api-v1 4 POST /tokens, D3 (422 shape), D12 (trimming, strict types).
 describe('POST /api/v1/tokens validation', () => {

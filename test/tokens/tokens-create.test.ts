@@ -1,8 +1,7 @@
 import { crc32 } from 'node:zlib';
-import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { expectValidationError, TOKEN_CREATED, TOKEN_SHAPE } from '../auth/support.js';
+import { JSON_UTF8, PERSONAL_ACCESS_TOKEN, TOKEN_CREATED, expectValidationError, sha256 } from '../helpers/contract.js';
 
 describe('POST /api/v1/tokens', () => {
   let ctx: TestContext;
@@ -20,7 +19,7 @@ describe('POST /api/v1/tokens', () => {
     const response = await create({ name: 'Deploy bot', abilities: ['read', 'write'] });
 
     expect(response.statusCode).toBe(201);
-    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(response.headers['content-type']).toBe(JSON_UTF8);
     const body = response.json();
     expect(Object.keys(body).sort()).toEqual(['message', 'plain_text_token', 'token']);
     expect(body.message).toBe(TOKEN_CREATED);
@@ -34,7 +33,7 @@ describe('POST /api/v1/tokens', () => {
     });
     const row = await ctx.db.selectFrom('personal_access_tokens').selectAll().where('id', '=', body.token.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ user_id: user.id, name: 'Deploy bot', expires_at: null, last_used_at: null });
-    expect(row.token_hash).toBe(createHash('sha256').update(body.plain_text_token).digest('hex'));
+    expect(row.token_hash).toBe(sha256(body.plain_text_token));
   });
 
   it('issues a plain text of the D9 shape whose last 8 characters are the CRC32 of the body', async () => {
@@ -42,7 +41,7 @@ describe('POST /api/v1/tokens', () => {
     expect(response.statusCode).toBe(201);
     const plain: string = response.json().plain_text_token;
     expect(plain).toHaveLength(56);
-    const match = TOKEN_SHAPE.exec(plain);
+    const match = PERSONAL_ACCESS_TOKEN.exec(plain);
     expect(match).not.toBeNull();
     expect(match![2]).toBe(crc32(match![1]!).toString(16).padStart(8, '0'));
   });

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+import { JSON_UTF8 } from '../helpers/contract.js';
 
 const METADATA_KEYS = ['abilities', 'created_at', 'expires_at', 'id', 'last_used_at', 'name'];
 
@@ -18,7 +19,7 @@ describe('GET /api/v1/tokens', () => {
     const response = await ctx.request({ method: 'GET', url: '/api/v1/tokens', token: user.token });
 
     expect(response.statusCode).toBe(200);
-    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(response.headers['content-type']).toBe(JSON_UTF8);
     const body = response.json();
     expect(Object.keys(body)).toEqual(['data']);
     expect(body.data).toHaveLength(2);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { expectError, NOT_FOUND, TOKEN_REVOKED, UNAUTHENTICATED } from '../auth/support.js';
+import { NOT_FOUND, TOKEN_REVOKED, UNAUTHENTICATED, expectError, missingAbility } from '../helpers/contract.js';
 
 // api-v1 4 DELETE /tokens/{token}, D9, D18.
 describe('DELETE /api/v1/tokens/{token}', () => {
@@ -83,10 +83,7 @@ describe('DELETE /api/v1/tokens/{token}', () => {
   it('requires the admin ability (D6)', async () => {
     const writer = await ctx.given.token(user, { name: 'writer', abilities: ['write'] });
     const id = await tokenIdOf(user, 'writer');
-    expectError(await revoke(id, writer), 403, {
-      error: 'Forbidden',
-      message: "This token does not have the required 'admin' ability.",
-    });
+    expectError(await revoke(id, writer), 403, missingAbility('admin'));
     expect((await listAs(writer)).statusCode).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { expectError, SUBSCRIPTION_REQUIRED, TOKEN_REVOKED } from '../auth/support.js';
+import { SUBSCRIPTION_REQUIRED, TOKEN_REVOKED, expectError } from '../helpers/contract.js';
 
 // D7: /api/v1/tokens needs no subscription, so a lapsed user can still see and revoke a leaked token.
 describe('token endpoints without an active subscription (D7)', () => {
