@@ -68,23 +68,11 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
       // Long path ids must reach our routes and get D11's 404 (with D8's headers), not Fastify's 414.
       maxParamLength: 8192,
     },
-    // A URL the router cannot even decode (`/api/v1/projects/%zz`) still gets the D3 envelope.
+    // A URL the router cannot decode (`/api/v1/projects/%zz`) skips every hook; answer it like the rest.
     frameworkErrors: (error, request, reply) => {
       void answerUndecodableUrl(error, request, reply);
     },
   };
-  // D4 steps 1-2 for /api/v1; set once the v1 scope is built, also used for undecodable URLs.
-  let countApiRequest: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined;
-  async function answerUndecodableUrl(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) {
-    try {
-      if (request.url.startsWith('/api/v1/') && countApiRequest) await countApiRequest(request, reply);
-    } catch (limitError) {
-      if (limitError instanceof ApiError) return sendApiError(reply, limitError);
-      throw limitError;
-    }
-    return sendApiError(reply, error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? notFound() : badRequest('The request URL is not valid.'));
-  }
-
   const app = (
     deps.logger
       ? Fastify({ ...options, loggerInstance: deps.logger })
@@ -101,31 +89,40 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandler(app);
   app.decorateRequest('caller', null);
+  app.removeContentTypeParser('text/plain'); // D5: the API reads JSON bodies only; anything else is a 415.
   if (!deps.db) app.addHook('onClose', async () => db.destroy());
 
-  app.removeContentTypeParser('text/plain'); // D5: the API reads JSON bodies only; anything else is a 415.
+  // D4 steps 1 and 2, for every request under /api/v1, known route or not.
+  const identifyCaller = createCallerIdentifier({ tokens: createTokensRepository(db), clock });
+  const applyRateLimit = await createApiRateLimiter(app, deps.rateLimitStore ?? memoryStoreOn(clock));
+  const countApiRequest = async (request: FastifyRequest, reply: FastifyReply) => {
+    request.caller = await identifyCaller(request);
+    await applyRateLimit(request, reply);
+  };
 
   const allowedMethods = trackRouteMethods(app);
-  const answerUnknownRoute = async (request: { url: string }) => {
+  const answerUnknownRoute = async (request: FastifyRequest) => {
     const allowed = allowedMethods(request.url.split('?')[0]!);
     throw allowed.length > 0 ? methodNotAllowed(allowed) : notFound();
   };
+  async function answerUndecodableUrl(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) {
+    try {
+      if (request.url.startsWith('/api/v1/')) await countApiRequest(request, reply);
+    } catch (limitError) {
+      if (limitError instanceof ApiError) return sendApiError(reply, limitError);
+      throw limitError;
+    }
+    return sendApiError(reply, error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? notFound() : badRequest('The request URL is not valid.'));
+  }
 
   registerOperationalRoutes(app, { db });
 
   const tokensService = createTokensService({ db, clock });
   const projectsService = createProjectsService({ db, clock });
-  const identifyCaller = createCallerIdentifier({ tokens: createTokensRepository(db), clock });
-
   await app.register(
     async (v1: App) => {
-      const applyRateLimit = await createApiRateLimiter(v1, deps.rateLimitStore ?? memoryStoreOn(clock));
-      countApiRequest = async (request, reply) => {
-        request.caller = await identifyCaller(request);
-        await applyRateLimit(request, reply);
-      };
       v1.addHook('onRequest', async (request, reply) => {
-        await countApiRequest!(request, reply);
+        await countApiRequest(request, reply);
         enforceRouteAccess(request);
       });
       v1.addHook('preValidation', normalizeJsonBody);
