@@ -2,9 +2,16 @@ import type { FastifyRequest } from 'fastify';
 import { badRequest } from './api-error.js';
 
 /**
+ * No v1 body goes deeper than two levels (`settings.fail_on`, `abilities.0`). The limit keeps a
+ * hostile 1 MiB body of nested brackets from exhausting the stack of any recursive walk over it.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/**
  * Runs before schema validation on routes that take a body.
  * - A JSON value that is not an object (`[]`, `"x"`, `null`) is a malformed body: 400 (D5).
  * - No body at all is validated as `{}`, so missing fields read as "required" (422).
+ * - A body nested deeper than MAX_JSON_DEPTH is refused: 400.
  * - D12: strings are trimmed and a string empty after trimming counts as absent.
  */
 export async function normalizeJsonBody(request: FastifyRequest): Promise<void> {
@@ -16,7 +23,17 @@ export async function normalizeJsonBody(request: FastifyRequest): Promise<void> 
   if (request.body === null || typeof request.body !== 'object' || Array.isArray(request.body)) {
     throw badRequest('The request body must be a JSON object.');
   }
+  if (isNestedDeeperThan(request.body, MAX_JSON_DEPTH)) {
+    throw badRequest(`The request body may not be nested more than ${MAX_JSON_DEPTH} levels deep.`);
+  }
   request.body = trimStrings(request.body);
+}
+
+/** Recursion bounded by `levels`, whatever the input. */
+function isNestedDeeperThan(value: unknown, levels: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (levels === 0) return true;
+  return Object.values(value).some((item) => isNestedDeeperThan(item, levels - 1));
 }
 
 function trimStrings(value: unknown): unknown {

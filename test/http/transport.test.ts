@@ -83,6 +83,25 @@ describe('D5: bodies that are JSON but unusable get 400', () => {
     });
   }
 
+  it('answers 400, not a 500 from a blown stack, for a body nested hundreds of thousands of levels deep', async () => {
+    const deepArrays = `{"name":${'['.repeat(400_000)}${']'.repeat(400_000)},"framework_version":"11"}`;
+    const deepObjects = `{"name":"Shop","framework_version":"11","x":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}`;
+    for (const body of [deepArrays, deepObjects]) {
+      for (const { method, url } of bodyEndpoints()) {
+        const response = await call({ method, url, body, headers: { 'content-type': 'application/json' } });
+        expectApiHeaders(response);
+        expectErrorLike(response, 400, 'Bad Request', /nested more than 32 levels/);
+      }
+    }
+    expect(await projectCount()).toBe(1);
+  });
+
+  it('accepts bodies nested up to 32 levels in ignored fields', async () => {
+    const body = `{"name":"Shop","framework_version":"11","x":${'['.repeat(31)}${']'.repeat(31)}}`;
+    const response = await call({ method: 'POST', url: '/api/v1/projects', body, headers: { 'content-type': 'application/json' } });
+    expect(response.statusCode).toBe(201);
+  });
+
   it('answers 400 for an empty body sent as application/json', async () => {
     for (const { method, url } of bodyEndpoints()) {
       const response = await call({ method, url, body: '', headers: { 'content-type': 'application/json' } });
