@@ -100,6 +100,13 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     await applyRateLimit(request, reply);
   };
 
+  // D6: every /api/v1 route states the ability it needs; a route that forgets fails at start-up.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/api/v1/') && route.config?.ability === undefined) {
+      throw new Error(`${String(route.method)} ${route.url} must declare the ability it requires (config.ability)`);
+    }
+  });
+
   const allowedMethods = trackRouteMethods(app);
   const answerUnknownRoute = async (request: FastifyRequest) => {
     const allowed = allowedMethods(request.url.split('?')[0]!);
