@@ -4,8 +4,3 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => new Date() };
-
-/** D2: timestamps leave the service as UTC ISO 8601 with milliseconds and a `Z`. */
-export function toTimestamp(date: Date): string {
-  return date.toISOString();
-}

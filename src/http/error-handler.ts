@@ -55,7 +55,7 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   }
   if (isDatabaseUnavailable(error)) return serviceUnavailable();
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    // Any other client error Fastify raises (e.g. a forbidden __proto__ key) is a bad body.
+    // Any other client error Fastify's body parser raises is a body we could not read.
     return badRequest('The request body could not be read.');
   }
   return serverError();

@@ -1,4 +1,4 @@
-import { Type, type TSchema, type TUnsafe } from 'typebox';
+import { Type, type TUnsafe } from 'typebox';
 
 /**
  * Wire shapes shared by every feature. Nullable values are written as JSON Schema type arrays
@@ -12,8 +12,6 @@ export function Nullable<T>(type: 'string' | 'integer' | 'number', options: Reco
 export const NullableString = (options: Record<string, unknown> = {}) => Nullable<string>('string', options);
 
 /** D2: UTC ISO 8601 with milliseconds and `Z`. */
-export const Timestamp = (description?: string) =>
-  Type.String({ format: 'date-time', ...(description ? { description } : {}), examples: ['2026-11-21T10:00:00.000Z'] });
 export const NullableTimestamp = (description?: string) =>
   NullableString({ format: 'date-time', ...(description ? { description } : {}), examples: ['2026-11-21T10:00:00.000Z'] });
 
@@ -26,28 +24,4 @@ export const ErrorResponse = Type.Object(
   { $id: 'ErrorResponse' },
 );
 
-export const ValidationErrorResponse = Type.Object(
-  {
-    error: Type.Literal('Validation Failed'),
-    message: Type.String({ examples: ['The name field is required.'] }),
-    errors: Type.Record(Type.String(), Type.Array(Type.String()), {
-      description: 'Field messages keyed by the dotted input path (`settings.fail_on`, `abilities.1`).',
-    }),
-  },
-  { $id: 'ValidationErrorResponse' },
-);
-
-export const RateLimitErrorResponse = Type.Object(
-  {
-    error: Type.Literal('Too Many Requests'),
-    message: Type.String(),
-    retry_after: Type.Integer({ minimum: 1, description: 'Seconds until the window resets; equals Retry-After.' }),
-  },
-  { $id: 'RateLimitErrorResponse' },
-);
-
 export const MessageResponse = Type.Object({ message: Type.String() });
-
-export function withDescription<T extends TSchema>(schema: T, description: string): T {
-  return { ...schema, description } as T;
-}

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
-import { validationFailed, type FieldErrors } from './api-error.js';
+import type { FieldErrors } from './api-error.js';
 
 /**
  * Validator compiler shared by the server, the tests and every route.
@@ -43,10 +43,6 @@ export function toFieldErrors(errors: readonly (ErrorObject | FastifySchemaValid
     if (!list.includes(message)) list.push(message);
   }
   return fieldErrors;
-}
-
-export function schemaValidationError(errors: readonly FastifySchemaValidationError[]) {
-  return validationFailed(toFieldErrors(errors));
 }
 
 const typeNames: Record<string, string> = {
