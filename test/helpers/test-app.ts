@@ -33,6 +33,8 @@ export interface TestContext {
   config: Config;
   /** The SQLite file behind the app. */
   databaseFile: string;
+  /** Every SQL statement the app and the factories have run, in order (for query-count checks). */
+  queries: string[];
   given: ReturnType<typeof factories>;
   /** `app.inject` with an optional bearer token and JSON body. */
   request(options: RequestOptions): Promise<LightMyRequestResponse>;
@@ -59,7 +61,8 @@ export async function buildTestApp(
   const dir = mkdtempSync(join(tmpdir(), 'scoreboard-test-'));
   const databaseFile = join(dir, 'scoreboard.db');
   const config = loadConfig({ DATABASE_URL: `sqlite:${databaseFile}`, LOG_LEVEL: 'silent', ...options.env });
-  const db = createDatabase(config.databaseUrl);
+  const queries: string[] = [];
+  const db = createDatabase(config.databaseUrl, { onQuery: (event) => queries.push(event.query.sql) });
   await migrateToLatest(db);
   const clock = new FakeClock();
   const app = await createApp(config, { db, clock, ...options.deps });
@@ -71,6 +74,7 @@ export async function buildTestApp(
     clock,
     config,
     databaseFile,
+    queries,
     given: factories(db, clock),
     request: (opts) => send(app, opts),
     async close() {
