@@ -27,6 +27,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function createProjectsService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
   const projects = createProjectsRepository(db);
+  const accounts = createAccountsRepository(db);
   const now = () => clock.now().toISOString();
 
   return {
@@ -52,7 +53,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock }) {
     /** D4 step 8: a user without a current team (of which they are a member) cannot create projects. */
     async requireCurrentTeam(caller: Caller): Promise<number> {
       const teamId = caller.currentTeamId;
-      if (teamId === null || !(await createAccountsRepository(db).findRole(teamId, caller.userId))) throw noTeam();
+      if (teamId === null || !(await accounts.findRole(teamId, caller.userId))) throw noTeam();
       return teamId;
     },
 
