@@ -18,12 +18,20 @@ import { normalizeJsonBody } from './http/json-body.js';
 import { trackRouteMethods } from './http/method-not-allowed.js';
 import { registerOperationalRoutes } from './http/operational.routes.js';
 import { validatorCompiler } from './http/validation.js';
+import { clientApiRoutes } from './client-api/client-api.routes.js';
+import { createProjectIdentifier } from './client-api/identify-project.js';
+import { createFailuresService } from './failures/failures.service.js';
+import { failuresRoutes } from './failures/failures.routes.js';
+import { createProjectsRepository } from './projects/projects.repository.js';
 import { createProjectsService } from './projects/projects.service.js';
 import { projectsRoutes } from './projects/projects.routes.js';
-import { createApiRateLimiter } from './rate-limit/api-rate-limit.js';
+import { clientIp, createApiRateLimiter, createLimiter, registerRateLimiting } from './rate-limit/api-rate-limit.js';
+import { ANONYMOUS_IP_LIMIT } from './rate-limit/limits.js';
 import { memoryStoreOn } from './rate-limit/memory-store.js';
 import { createTokensRepository } from './tokens/tokens.repository.js';
 import { createTokensService } from './tokens/tokens.service.js';
+import { createReportsService } from './reports/reports.service.js';
+import { reportsRoutes } from './reports/reports.routes.js';
 import { tokensRoutes } from './tokens/tokens.routes.js';
 import './auth/caller.js';
 
@@ -94,15 +102,17 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
 
   // D4 steps 1 and 2, for every request under /api/v1, known route or not.
   const identifyCaller = createCallerIdentifier({ tokens: createTokensRepository(db), clock });
-  const applyRateLimit = await createApiRateLimiter(app, deps.rateLimitStore ?? memoryStoreOn(clock));
+  await registerRateLimiting(app, deps.rateLimitStore ?? memoryStoreOn(clock));
+  const applyRateLimit = createApiRateLimiter(app);
   const countApiRequest = async (request: FastifyRequest, reply: FastifyReply) => {
     request.caller = await identifyCaller(request);
     await applyRateLimit(request, reply);
   };
 
   // D6: every /api/v1 route states the ability it needs; a route that forgets fails at start-up.
+  // (The older clients' upload path, `POST /api/v1/reports`, is a client-package route instead.)
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/api/v1/') && route.config?.ability === undefined) {
+    if (route.url.startsWith('/api/v1/') && route.config?.ability === undefined && route.config?.clientApi === undefined) {
       throw new Error(`${String(route.method)} ${route.url} must declare the ability it requires (config.ability)`);
     }
   });
@@ -126,8 +136,12 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
 
   const tokensService = createTokensService({ db, clock });
   const projectsService = createProjectsService({ db, clock });
+  const reportsService = createReportsService({ db, clock });
+  const failuresService = createFailuresService({ db, clock });
   await app.register(
     async (v1: App) => {
+      v1.decorateRequest('project', null);
+      v1.decorateRequest('report', null);
       v1.addHook('onRequest', async (request, reply) => {
         await countApiRequest(request, reply);
         enforceRouteAccess(request);
@@ -137,9 +151,27 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
       v1.setNotFoundHandler(answerUnknownRoute);
       await v1.register(tokensRoutes, { tokensService });
       await v1.register(projectsRoutes, { projectsService, config });
+      await v1.register(reportsRoutes, { reportsService, projectsService, config });
+      await v1.register(failuresRoutes, { failuresService, projectsService, config });
     },
     { prefix: '/api/v1' },
   );
+
+  // The client package's endpoints (CLIENT-WIRE.md), authenticated by the project API token.
+  await app.register(clientApiRoutes, {
+    prefix: '/api',
+    identifyProject: createProjectIdentifier(createProjectsRepository(db)),
+    applyRateLimit: createLimiter(app, {
+      key: (request) => {
+        const project = request.clientProject;
+        const group = request.routeOptions.config.clientApi?.rateGroup ?? 'reads';
+        return project ? `project-${group}:${project.id}` : `client-ip:${clientIp(request)}`;
+      },
+      max: (request) => (request.clientProject ? config.uploadRateLimit : ANONYMOUS_IP_LIMIT),
+    }),
+    reportsService,
+    failuresService,
+  });
 
   app.setNotFoundHandler(answerUnknownRoute);
   return app;

@@ -21,6 +21,8 @@ const EnvSchema = Type.Object({
     { default: 'info' },
   ),
   NODE_ENV: Type.String({ default: 'development' }),
+  // CLIENT-WIRE.md: report uploads are limited per project, 60 a minute unless configured.
+  UPLOAD_RATE_LIMIT: Type.Integer({ minimum: 1, default: 60 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -37,6 +39,8 @@ export interface Config {
   readonly trustProxy: TrustProxy;
   readonly logLevel: string;
   readonly isProduction: boolean;
+  /** Client-package requests per project and minute (CLIENT-WIRE.md). */
+  readonly uploadRateLimit: number;
 }
 
 export class ConfigError extends Error {}
@@ -62,6 +66,7 @@ export function loadConfig(
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     logLevel: parsed.LOG_LEVEL,
     isProduction: parsed.NODE_ENV === 'production',
+    uploadRateLimit: parsed.UPLOAD_RATE_LIMIT,
   });
 }
 

@@ -13,6 +13,7 @@ export interface Database {
   personal_access_tokens: PersonalAccessTokensTable;
   projects: ProjectsTable;
   reports: ReportsTable;
+  run_failures: RunFailuresTable;
 }
 
 export interface UsersTable {
@@ -109,4 +110,26 @@ export interface ReportsTable {
   results: string;
   /** JSON object: run context sent by the client (git, CI, environment). */
   metadata: string;
+  pro_package_version: string | null;
+  /** JSON: the client's own summary, as sent; never used for the summary columns. */
+  client_summary: string | null;
+  /** JSON object: the client's effective configuration, as sent. */
+  configuration: string | null;
+}
+
+/** A run that aborted before completion, as `POST /api/reports/failure` reports it. */
+export interface RunFailuresTable {
+  id: Generated<number>;
+  uuid: string;
+  project_id: string;
+  failure_reason: string | null;
+  failure_label: string | null;
+  error_message: string | null;
+  triggered_by: string | null;
+  framework_version: string | null;
+  package_version: string | null;
+  occurred_at: string;
+  /** JSON object: run context sent by the client. */
+  metadata: string;
+  created_at: string;
 }

@@ -9,7 +9,13 @@ export class ApiError extends Error {
     readonly status: number,
     readonly title: string,
     message: string,
-    readonly extra: { fieldErrors?: FieldErrors; retryAfter?: number; headers?: Record<string, string> } = {},
+    readonly extra: {
+      fieldErrors?: FieldErrors;
+      retryAfter?: number;
+      headers?: Record<string, string>;
+      /** Further fields of the body (the client package's `/api/token/verify` adds `valid: false`). */
+      body?: Record<string, unknown>;
+    } = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -18,7 +24,8 @@ export class ApiError extends Error {
 
 // D3: titles and fixed messages.
 export const badRequest = (message: string) => new ApiError(400, 'Bad Request', message);
-export const unauthenticated = () => new ApiError(401, 'Unauthenticated', 'Authentication required.');
+export const unauthenticated = (body?: Record<string, unknown>) =>
+  new ApiError(401, 'Unauthenticated', 'Authentication required.', body ? { body } : {});
 export const missingAbility = (ability: string) =>
   new ApiError(403, 'Forbidden', `This token does not have the required '${ability}' ability.`);
 export const subscriptionRequired = () =>
@@ -31,10 +38,19 @@ export const methodNotAllowed = (allowed: string[]) =>
   new ApiError(405, 'Method Not Allowed', `The method is not allowed for this resource. Allowed: ${allowed.join(', ')}.`, {
     headers: { allow: allowed.join(', ') },
   });
+/** D17 / CLIENT-WIRE.md: an archived project accepts no uploads. */
+export const projectArchived = () =>
+  new ApiError(409, 'Conflict', 'This project is archived and does not accept reports. Unarchive it first.');
 export const payloadTooLarge = (limitBytes: number) =>
   new ApiError(413, 'Payload Too Large', `The request body may not be larger than ${formatBytes(limitBytes)}.`);
 export const unsupportedMediaType = () =>
   new ApiError(415, 'Unsupported Media Type', 'The request body must be JSON, sent with Content-Type: application/json.');
+export const unsupportedContentEncoding = (encoding: string) =>
+  new ApiError(
+    415,
+    'Unsupported Media Type',
+    `The Content-Encoding "${encoding.slice(0, 40)}" is not supported. Send the body uncompressed or with Content-Encoding: gzip.`,
+  );
 export const tooManyRequests = (retryAfter: number) =>
   new ApiError(429, 'Too Many Requests', 'Rate limit exceeded. Please wait before making more requests.', {
     retryAfter,

@@ -8,6 +8,7 @@ import {
   unsupportedMediaType,
   validationFailed,
 } from './api-error.js';
+import { isClientApiRequest } from '../client-api/client-request.js';
 import { toFieldErrors } from './validation.js';
 
 /**
@@ -25,9 +26,13 @@ export function registerErrorHandler(app: FastifyInstance): void {
 }
 
 export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
-  const body: Record<string, unknown> = { error: error.title, message: error.message };
+  // CLIENT-WIRE.md: the client package reads `success` and `message` from every answer.
+  const body: Record<string, unknown> = isClientApiRequest(reply.request) ? { success: false } : {};
+  body.error = error.title;
+  body.message = error.message;
   if (error.extra.fieldErrors) body.errors = error.extra.fieldErrors;
   if (error.extra.retryAfter !== undefined) body.retry_after = error.extra.retryAfter;
+  if (error.extra.body) Object.assign(body, error.extra.body);
   if (error.extra.headers) reply.headers(error.extra.headers);
   return reply.code(error.status).type('application/json; charset=utf-8').send(body);
 }
@@ -46,6 +51,9 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
       return badRequest('The request body is empty, but Content-Type says it is JSON.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return badRequest('The Content-Length header does not match the request body.');
+  }
+  if (error.code?.startsWith('Z_')) {
+    return badRequest('The request body could not be decompressed: it is not valid gzip data.');
   }
   if (error.name === 'SyntaxError' && /forbidden prototype property/.test(error.message)) {
     return badRequest('The request body may not contain "__proto__" or "constructor.prototype" keys.');

@@ -2,8 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import { badRequest } from './api-error.js';
 
 /**
- * No v1 body goes deeper than two levels (`settings.fail_on`, `abilities.0`). The limit keeps a
- * hostile 1 MiB body of nested brackets from exhausting the stack of any recursive walk over it.
+ * No v1 body goes deeper than two levels (`settings.fail_on`, `abilities.0`), a report upload about
+ * six (`results.0.issues.0.code_snippet.lines`) plus what an analyzer puts in its issue metadata.
+ * The limit keeps a hostile body of nested brackets from exhausting the stack of any recursive walk.
  */
 export const MAX_JSON_DEPTH = 32;
 
@@ -12,9 +13,8 @@ export const MAX_JSON_DEPTH = 32;
  * - A JSON value that is not an object (`[]`, `"x"`, `null`) is a malformed body: 400 (D5).
  * - No body at all is validated as `{}`, so missing fields read as "required" (422).
  * - A body nested deeper than MAX_JSON_DEPTH is refused: 400.
- * - D12: strings are trimmed and a string empty after trimming counts as absent.
  */
-export async function normalizeJsonBody(request: FastifyRequest): Promise<void> {
+export async function requireJsonObjectBody(request: FastifyRequest): Promise<void> {
   if (!request.routeOptions.schema?.body) return;
   if (request.body === undefined) {
     request.body = {};
@@ -26,6 +26,15 @@ export async function normalizeJsonBody(request: FastifyRequest): Promise<void> 
   if (isNestedDeeperThan(request.body, MAX_JSON_DEPTH)) {
     throw badRequest(`The request body may not be nested more than ${MAX_JSON_DEPTH} levels deep.`);
   }
+}
+
+/**
+ * `requireJsonObjectBody`, then D12 for /api/v1 bodies: strings are trimmed and a string empty after
+ * trimming counts as absent. (Uploads are stored as sent: their code snippets keep their spaces.)
+ */
+export async function normalizeJsonBody(request: FastifyRequest): Promise<void> {
+  if (!request.routeOptions.schema?.body) return;
+  await requireJsonObjectBody(request);
   request.body = trimStrings(request.body);
 }
 

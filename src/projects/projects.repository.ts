@@ -84,6 +84,12 @@ export function createProjectsRepository(db: Db) {
       return { ...splitLatestReport(rest as unknown as JoinedRow), role };
     },
 
+    /** The project a client package authenticates as (D10); the token is compared through its hash. */
+    async findByApiTokenHash(hash: string): Promise<ProjectWithLatestReport | undefined> {
+      const row = await selectWithLatestReport().where('p.api_token_hash', '=', hash).executeTakeFirst();
+      return row ? splitLatestReport(row as unknown as JoinedRow) : undefined;
+    },
+
     async insert(project: Selectable<ProjectsTable>): Promise<void> {
       await db.insertInto('projects').values(project).execute();
     },

@@ -1,6 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { callerOf, type App } from '../http/app-types.js';
+import { publicUrl } from '../http/public-url.js';
 import { MessageResponse } from '../http/schemas.js';
 import {
   CreateProjectBody,
@@ -12,19 +12,14 @@ import {
   RegenerateTokenResponse,
   UpdateProjectBody,
 } from './projects.schemas.js';
-import { toProject, type ProjectAction, type ProjectsService, type ResolvedProject } from './projects.service.js';
+import type { ProjectAction } from './permissions.js';
+import { projectOf, resolveProjectParam } from './project-param.js';
+import { toProject, type ProjectsService } from './projects.service.js';
 
 // D18: fixed success messages.
 const CREATED = 'Project created successfully. Save the API token — it will only be shown once.';
 const DELETED = 'Project deleted successfully.';
 const REGENERATED = 'API token regenerated. Save the new token — it will only be shown once.';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The `{project}` of the URL, resolved for the caller before the body is validated (D4 step 7). */
-    project: ResolvedProject | null;
-  }
-}
 
 /** Every project route needs an active subscription (D7). */
 const read = { ability: 'read', subscription: true } as const;
@@ -32,14 +27,7 @@ const write = { ability: 'write', subscription: true } as const;
 
 export async function projectsRoutes(app: App, deps: { projectsService: ProjectsService; config: Config }) {
   const { projectsService: projects, config } = deps;
-  app.decorateRequest('project', null);
-
-  /** preValidation step that answers 404 before any 422, per D4. */
-  const resolve = (action: ProjectAction) => async (request: FastifyRequest) => {
-    const { project } = request.params as { project: string };
-    request.project = await projects.resolveProject(callerOf(request), project, action);
-  };
-  const projectOf = (request: FastifyRequest): ResolvedProject => request.project!;
+  const resolve = (action: ProjectAction) => resolveProjectParam(projects, action);
 
   const tags = ['projects'];
 
@@ -48,8 +36,7 @@ export async function projectsRoutes(app: App, deps: { projectsService: Projects
     schema: { tags, summary: "List the current team's projects", querystring: ProjectListQuery, response: { 200: ProjectListResponse } },
     handler: async (request) => {
       // D16: links are absolute, built from PUBLIC_URL or else from the request's scheme and host.
-      const base = config.publicUrl ?? `${request.protocol}://${request.host}`;
-      return projects.listProjects(callerOf(request), request.query.page ?? 1, `${base}/api/v1/projects`);
+      return projects.listProjects(callerOf(request), request.query.page ?? 1, publicUrl(config, request, '/api/v1/projects'));
     },
   });
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { PageQuery, Paginated } from '../http/pagination.js';
 import { NullableString, NullableTimestamp } from '../http/schemas.js';
 import { ReportSummary } from '../reports/reports.schemas.js';
 import { ProjectSettings, ProjectSettingsInput } from './settings.js';
@@ -68,28 +69,9 @@ export const RegenerateTokenResponse = Type.Object({
   message: Type.String(),
 });
 
-export const ProjectListQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-});
+export const ProjectListQuery = PageQuery;
 
-export const ProjectListResponse = Type.Object({
-  data: Type.Array(Project),
-  links: Type.Object({
-    first: Type.String(),
-    last: Type.String(),
-    prev: NullableString(),
-    next: NullableString(),
-  }),
-  meta: Type.Object({
-    current_page: Type.Integer(),
-    per_page: Type.Integer(),
-    total: Type.Integer(),
-    last_page: Type.Integer(),
-    from: Type.Unsafe<number | null>({ type: ['integer', 'null'] }),
-    to: Type.Unsafe<number | null>({ type: ['integer', 'null'] }),
-    path: Type.String(),
-  }),
-});
+export const ProjectListResponse = Paginated(Project);
 
 export const ProjectParams = Type.Object({
   project: Type.String({ format: 'uuid', description: 'Project id (UUID). Anything else is a 404 (D11).' }),

@@ -3,26 +3,19 @@ import type { Caller } from '../auth/caller.js';
 import type { Clock } from '../clock.js';
 import { createAccountsRepository } from '../accounts/accounts.repository.js';
 import type { Db } from '../db/database.js';
-import type { TeamRole } from '../db/schema.js';
+import { createFailuresRepository } from '../failures/failures.repository.js';
 import { noTeam, notFound } from '../http/api-error.js';
 import { createReportsRepository } from '../reports/reports.repository.js';
-import { paginationEnvelope, pageOffset, PAGE_SIZE } from './pagination.js';
+import { paginationEnvelope, pageOffset, PAGE_SIZE } from '../http/pagination.js';
+import { mayPerform, UUID_PATTERN, type ProjectAction } from './permissions.js';
 import { generateProjectApiToken } from './project-api-token.js';
 import { createProjectsRepository, type ProjectWithLatestReport } from './projects.repository.js';
 import type { CreateProjectBody, Project, UpdateProjectBody } from './projects.schemas.js';
 import { DEFAULT_SETTINGS, mergeSettings, parseStoredSettings } from './settings.js';
 
-/** D15: which team roles may do what to a project; anyone else gets a 404 as if it did not exist. */
-const ROLES_FOR: Record<ProjectAction, readonly TeamRole[]> = {
-  view: ['owner', 'admin', 'member', 'readonly'],
-  update: ['owner', 'admin', 'member'],
-  delete: ['owner', 'admin'],
-};
-export type ProjectAction = 'view' | 'update' | 'delete';
+export type { ProjectAction };
 
 export type ResolvedProject = ProjectWithLatestReport;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createProjectsService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
@@ -33,9 +26,9 @@ export function createProjectsService(deps: { db: Db; clock: Clock }) {
   return {
     /** D4 step 7 / D11 / D15: the project, if the caller may perform `action` on it; else 404. */
     async resolveProject(caller: Caller, projectParam: string, action: ProjectAction): Promise<ResolvedProject> {
-      if (!UUID.test(projectParam)) throw notFound();
+      if (!UUID_PATTERN.test(projectParam)) throw notFound();
       const found = await projects.findForMember(projectParam.toLowerCase(), caller.userId);
-      if (!found || !ROLES_FOR[action].includes(found.role)) throw notFound();
+      if (!found || !mayPerform(found.role, action)) throw notFound();
       const { role: _role, ...project } = found;
       return project;
     },
@@ -93,10 +86,11 @@ export function createProjectsService(deps: { db: Db; clock: Clock }) {
       return toProject({ ...project, ...changes });
     },
 
-    /** The project and all its reports go together, or not at all. */
+    /** The project, its reports and its failed runs go together, or not at all. */
     async deleteProject(project: ResolvedProject): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await createReportsRepository(trx).deleteForProject(project.id);
+        await createFailuresRepository(trx).deleteForProject(project.id);
         await createProjectsRepository(trx).delete(project.id);
       });
     },

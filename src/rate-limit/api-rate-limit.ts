@@ -3,26 +3,44 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { tooManyRequests } from '../http/api-error.js';
 import { ANONYMOUS_IP_LIMIT, RATE_WINDOW_MS, userRequestLimit } from './limits.js';
 
-/**
- * D8 for `/api/v1`: a request from an identified caller counts against the user (all their tokens
- * share one budget, sized by plan); anything else counts against the client IP. Runs after the
- * caller is identified and before the 401 (D4 steps 1-3), so we call the library's limiter
- * ourselves instead of letting it add its own hook at a fixed place in the lifecycle.
- */
-export async function createApiRateLimiter(app: FastifyInstance, store: FastifyRateLimitStoreCtor) {
-  await app.register(rateLimit, { global: false, store });
-  const limit = app.createRateLimit({
-    timeWindow: RATE_WINDOW_MS,
-    keyGenerator: (request) => (request.caller ? `user:${request.caller.userId}` : `ip:${normalizeIP(request.ip)}`),
-    max: (request) => (request.caller ? userRequestLimit(request.caller.activePlan) : ANONYMOUS_IP_LIMIT),
-  });
+export type ApplyRateLimit = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
-  return async function applyApiRateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+/**
+ * Registers @fastify/rate-limit without its own hook: D4 puts the count after the caller is
+ * identified and before the 401, so our hooks call the limiters built by `createLimiter` at that step.
+ */
+export async function registerRateLimiting(app: FastifyInstance, store: FastifyRateLimitStoreCtor): Promise<void> {
+  await app.register(rateLimit, { global: false, store });
+}
+
+/**
+ * One fixed-window limiter (D8): counts the request under `key`, sets X-RateLimit-Limit and
+ * X-RateLimit-Remaining on the reply whatever the outcome, and throws 429 with Retry-After when over.
+ */
+export function createLimiter(
+  app: FastifyInstance,
+  rule: { key: (request: FastifyRequest) => string; max: (request: FastifyRequest) => number },
+): ApplyRateLimit {
+  const limit = app.createRateLimit({ timeWindow: RATE_WINDOW_MS, keyGenerator: rule.key, max: rule.max });
+  return async function applyRateLimit(request, reply) {
     const result = await limit(request);
     if (result.isAllowed) return;
-    // D8: every /api/v1 answer carries these, whatever its status.
     reply.header('x-ratelimit-limit', result.max);
     reply.header('x-ratelimit-remaining', result.remaining);
     if (result.isExceeded) throw tooManyRequests(Math.max(1, result.ttlInSeconds));
   };
+}
+
+/** The client IP of D8: the socket's peer, unless TRUST_PROXY lets Fastify read X-Forwarded-For. */
+export const clientIp = (request: FastifyRequest) => normalizeIP(request.ip);
+
+/**
+ * D8 for `/api/v1`: a request from an identified caller counts against the user (all their tokens
+ * share one budget, sized by plan); anything else counts against the client IP.
+ */
+export function createApiRateLimiter(app: FastifyInstance): ApplyRateLimit {
+  return createLimiter(app, {
+    key: (request) => (request.caller ? `user:${request.caller.userId}` : `ip:${clientIp(request)}`),
+    max: (request) => (request.caller ? userRequestLimit(request.caller.activePlan) : ANONYMOUS_IP_LIMIT),
+  });
 }

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
-import type { ReportsTable } from '../db/schema.js';
+import { countAll } from '../db/dialect.js';
+import type { ReportsTable, TeamRole } from '../db/schema.js';
 import type { ReportSummary } from './reports.schemas.js';
 
 export type NewReport = Omit<Selectable<ReportsTable>, 'id'>;
@@ -29,6 +30,8 @@ export const reportSummaryColumns = [
   'analyzed_at',
   'created_at',
 ] as const;
+
+export type ReportRow = Selectable<ReportsTable>;
 
 export type ReportSummaryRow = Pick<Selectable<ReportsTable>, (typeof reportSummaryColumns)[number]>;
 
@@ -66,6 +69,40 @@ export function createReportsRepository(db: Db) {
     async insert(report: NewReport): Promise<number> {
       const row = await db.insertInto('reports').values(report).returning('id').executeTakeFirstOrThrow();
       return row.id;
+    },
+
+    async countForProject(projectId: string): Promise<number> {
+      const row = await db
+        .selectFrom('reports')
+        .select(countAll.as('count'))
+        .where('project_id', '=', projectId)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
+    /** D19's order: newest analyzed_at first, ties highest id; the first entry is latest_report. */
+    async listForProject(projectId: string, page: { limit: number; offset: number }): Promise<ReportSummaryRow[]> {
+      return db
+        .selectFrom('reports')
+        .select(reportSummaryColumns)
+        .where('project_id', '=', projectId)
+        .orderBy('analyzed_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute();
+    },
+
+    /** The report with the caller's role in its project's team; undefined when the caller is no member (D15). */
+    async findForMember(uuid: string, userId: number): Promise<(ReportRow & { role: TeamRole }) | undefined> {
+      return db
+        .selectFrom('reports as r')
+        .innerJoin('projects as p', 'p.id', 'r.project_id')
+        .innerJoin('team_members as m', (join) => join.onRef('m.team_id', '=', 'p.team_id').on('m.user_id', '=', userId))
+        .selectAll('r')
+        .select('m.role')
+        .where('r.uuid', '=', uuid)
+        .executeTakeFirst();
     },
 
     async delete(id: number): Promise<void> {

@@ -1,31 +1,139 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { Caller } from '../auth/caller.js';
+import type { ReportUploadInput } from '../client-api/upload.schemas.js';
+import { asObject, normalizeResults } from '../client-api/normalize-upload.js';
+import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
-import { createReportsRepository, type NewReport } from './reports.repository.js';
+import { isForeignKeyViolation } from '../db/errors.js';
+import { notFound, unauthenticated } from '../http/api-error.js';
+import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../http/pagination.js';
+import { mayPerform, UUID_PATTERN, type ProjectAction } from '../projects/permissions.js';
+import { parseStoredSettings } from '../projects/settings.js';
+import { applyQualityGate, type GateOutcome } from './quality-gate.js';
+import { toReportDetail } from './report-detail.js';
+import {
+  createReportsRepository,
+  toReportSummary,
+  type NewReport,
+  type ReportRow,
+} from './reports.repository.js';
+import type { ReportDetail, ReportSummary } from './reports.schemas.js';
+import { summarizeResults } from './summarize.js';
+
+/** The project an upload is for, as the project API token identified it. */
+export interface UploadTarget {
+  id: string;
+  /** The stored settings JSON (D14), for the quality gate. */
+  settings: string;
+}
 
 /**
- * Report storage. Uploads from the client package arrive in a later issue; the storage rules that
- * `latest_report` depends on (D19) live here already so every writer goes through them.
+ * Reports: receiving uploads, reading and deleting them. Every write to `reports` goes through here
+ * so that the project's latest-report pointer (D19) changes in the same transaction.
  */
-export function createReportsService(deps: { db: Db }) {
-  return {
-    /** Stores one report and moves the project's latest-report pointer, all or nothing. */
-    async storeReport(report: NewReport): Promise<number> {
-      return deps.db.transaction().execute(async (trx) => {
-        const reports = createReportsRepository(trx);
-        const id = await reports.insert(report);
-        await reports.refreshLatest(report.project_id);
+export function createReportsService(deps: { db: Db; clock: Clock }) {
+  const { db } = deps;
+  const now = () => deps.clock.now().toISOString();
+  const reports = createReportsRepository(db);
+
+  /** Stores one report and moves the project's latest-report pointer, all or nothing. */
+  async function storeReport(report: NewReport): Promise<number> {
+    try {
+      return await db.transaction().execute(async (trx) => {
+        const inTransaction = createReportsRepository(trx);
+        const id = await inTransaction.insert(report);
+        await inTransaction.refreshLatest(report.project_id);
         return id;
       });
+    } catch (error) {
+      // The project was deleted between authentication and this write: its token is gone too.
+      if (isForeignKeyViolation(error)) throw unauthenticated();
+      throw error;
+    }
+  }
+
+  return {
+    storeReport,
+
+    /**
+     * CLIENT-WIRE.md "What the service does with a report": normalise the PHP encodings, recompute
+     * the summary from the results (the client's `summary` is kept only as sent), store, and apply
+     * the project's quality gate to what was stored.
+     */
+    async receiveUpload(project: UploadTarget, upload: ReportUploadInput): Promise<{ report: ReportSummary; gate: GateOutcome }> {
+      const results = normalizeResults(upload.results);
+      const counts = summarizeResults(results);
+      const receivedAt = now();
+      const row: NewReport = {
+        uuid: uuidv7(),
+        project_id: project.id,
+        score: counts.score,
+        total: counts.total,
+        passed: counts.passed,
+        failed: counts.failed,
+        warnings: counts.warnings,
+        skipped: counts.skipped,
+        errors: counts.errors,
+        total_issues: counts.total_issues,
+        issues_critical: counts.issues_by_severity.critical,
+        issues_high: counts.issues_by_severity.high,
+        issues_medium: counts.issues_by_severity.medium,
+        issues_low: counts.issues_by_severity.low,
+        issues_info: counts.issues_by_severity.info,
+        // The client calls it laravel_version; framework_version is accepted as an alias.
+        framework_version: upload.laravel_version ?? upload.framework_version ?? null,
+        package_version: upload.package_version ?? null,
+        pro_package_version: upload.pro_package_version ?? null,
+        // The client sends the sum of the analyzers' times; older ones may not.
+        total_execution_time: upload.total_execution_time ?? sumExecutionTimes(results),
+        triggered_by: upload.triggered_by ?? null,
+        // D2: stored in UTC; a client that sends no time is taken to have analysed just now.
+        analyzed_at: upload.analyzed_at ? new Date(upload.analyzed_at).toISOString() : receivedAt,
+        created_at: receivedAt,
+        results: JSON.stringify(results),
+        metadata: JSON.stringify(asObject(upload.metadata)),
+        client_summary: upload.summary === undefined ? null : JSON.stringify(upload.summary),
+        configuration: upload.configuration === undefined ? null : JSON.stringify(asObject(upload.configuration)),
+      };
+      const id = await storeReport(row);
+      const gate = applyQualityGate(parseStoredSettings(project.settings), { score: counts.score, results });
+      return { report: toReportSummary({ ...row, id }), gate };
+    },
+
+    /** Paginated like D16, newest analyzed_at first (the order of D19). */
+    async listReports(projectId: string, page: number, path: string) {
+      const total = await reports.countForProject(projectId);
+      const offset = pageOffset(page);
+      const rows = offset >= total ? [] : await reports.listForProject(projectId, { limit: PAGE_SIZE, offset });
+      return { data: rows.map(toReportSummary), ...paginationEnvelope({ path, page, total, count: rows.length }) };
+    },
+
+    /** D15 through the parent project: the report, if the caller may perform `action` on its project; else 404. */
+    async resolveReport(caller: Caller, reportParam: string, action: ProjectAction): Promise<ReportRow> {
+      if (!UUID_PATTERN.test(reportParam)) throw notFound();
+      const found = await reports.findForMember(reportParam.toLowerCase(), caller.userId);
+      if (!found || !mayPerform(found.role, action)) throw notFound();
+      const { role: _role, ...report } = found;
+      return report;
+    },
+
+    detail(report: ReportRow): ReportDetail {
+      return toReportDetail(report);
     },
 
     /** Deleting the latest report makes the next one latest (D19). */
     async deleteReport(report: { id: number; project_id: string }): Promise<void> {
-      await deps.db.transaction().execute(async (trx) => {
-        const reports = createReportsRepository(trx);
-        await reports.delete(report.id);
-        await reports.refreshLatest(report.project_id);
+      await db.transaction().execute(async (trx) => {
+        const inTransaction = createReportsRepository(trx);
+        await inTransaction.delete(report.id);
+        await inTransaction.refreshLatest(report.project_id);
       });
     },
   };
 }
 
 export type ReportsService = ReturnType<typeof createReportsService>;
+
+function sumExecutionTimes(results: readonly { execution_time: number }[]): number {
+  return results.reduce((sum, result) => sum + result.execution_time, 0);
+}

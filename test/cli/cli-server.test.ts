@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrations } from '../../src/db/migrations/index.js';
 import { api, createSandbox, ok, okJson, startServer, type RunningServer, type Sandbox } from './cli-process.js';
 import { NOT_FOUND, NO_TEAM, SUBSCRIPTION_REQUIRED, TOKEN_LIMIT, UNAUTHENTICATED, missingAbility } from '../helpers/contract.js';
 
@@ -42,8 +43,8 @@ describe('scoreboard serve with the CLI writing to the same database', { timeout
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const sqlite = sandbox.sqlite();
     try {
-      const applied = sqlite.prepare('SELECT name FROM kysely_migration').all();
-      expect(applied).toEqual([{ name: '0001-initial' }]);
+      const applied = sqlite.prepare('SELECT name FROM kysely_migration ORDER BY name').all() as { name: string }[];
+      expect(applied.map((row) => row.name)).toEqual(Object.keys(migrations).sort());
     } finally {
       sqlite.close();
     }

@@ -22,6 +22,8 @@ export interface EndpointCase {
 
 /** A project id that is a well-formed UUID v7 but names no project. */
 export const MISSING_PROJECT = '0190a8f4-7c1d-7a4b-9f2e-3c5d6e7f8a9b';
+/** A report id that is a well-formed UUID v7 but names no report. */
+export const MISSING_REPORT = '0190a8f4-7c1d-7a4b-9f2e-3c5d6e7f8a9c';
 /** A token id that belongs to nobody. */
 export const MISSING_TOKEN = '999999';
 
@@ -31,7 +33,12 @@ export const INVALID_PROJECT_BODY = { name: '', framework_version: '8' };
 
 const projectOf = async (ctx: TestContext, user: TestUser) => (await ctx.given.project(user, { name: 'Target' })).project.id;
 
-/** api-v1 section 4 (9 endpoints) plus D17 archive/unarchive, each with a request that succeeds. */
+const reportOf = async (ctx: TestContext, user: TestUser) => (await ctx.given.report(await projectOf(ctx, user))).uuid;
+
+/**
+ * api-v1 section 4 (9 endpoints), D17 archive/unarchive and the report endpoints (the reports
+ * issue), each with a request that succeeds.
+ */
 export const ENDPOINTS: EndpointCase[] = [
   {
     name: 'GET /projects',
@@ -117,6 +124,44 @@ export const ENDPOINTS: EndpointCase[] = [
       await ctx.db.updateTable('projects').set({ archived_at: ctx.clock.now().toISOString() }).where('id', '=', id).execute();
       return { method: 'POST', url: `/api/v1/projects/${id}/unarchive` };
     },
+  },
+  {
+    name: 'GET /projects/{project}/reports',
+    method: 'GET',
+    path: '/projects/:project/reports',
+    invalidQuery: '?page=0',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/reports` }),
+  },
+  {
+    name: 'GET /projects/{project}/failures',
+    method: 'GET',
+    path: '/projects/:project/failures',
+    invalidQuery: '?page=abc',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/failures` }),
+  },
+  {
+    name: 'GET /reports/{report}',
+    method: 'GET',
+    path: '/reports/:report',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/reports/${await reportOf(ctx, user)}` }),
+  },
+  {
+    name: 'DELETE /reports/{report}',
+    method: 'DELETE',
+    path: '/reports/:report',
+    ability: 'write',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'DELETE', url: `/api/v1/reports/${await reportOf(ctx, user)}` }),
   },
   {
     name: 'GET /tokens',

@@ -106,7 +106,7 @@ export async function send(app: App, options: RequestOptions): Promise<LightMyRe
 function factories(db: Db, clock: FakeClock) {
   const accounts = createAccountsService({ db, clock });
   const projects = createProjectsService({ db, clock });
-  const reports = createReportsService({ db });
+  const reports = createReportsService({ db, clock });
   let sequence = 0;
 
   return {
@@ -186,6 +186,9 @@ function factories(db: Db, clock: FakeClock) {
         created_at: at,
         results: '[]',
         metadata: '{}',
+        pro_package_version: null,
+        client_summary: null,
+        configuration: null,
         ...overrides,
       });
       return { id, uuid };

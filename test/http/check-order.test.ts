@@ -18,7 +18,7 @@ import {
   expectTooManyRequests,
   missingAbility,
 } from '../helpers/contract.js';
-import { ENDPOINTS, INVALID_PROJECT_BODY, MISSING_PROJECT, MISSING_TOKEN, type EndpointCase as Endpoint } from '../helpers/endpoints.js';
+import { ENDPOINTS, INVALID_PROJECT_BODY, MISSING_PROJECT, MISSING_REPORT, MISSING_TOKEN, type EndpointCase as Endpoint } from '../helpers/endpoints.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 const MALFORMED_JSON = '{"name": ';
@@ -31,6 +31,8 @@ const abilitiesBelow: Record<Ability, Ability[]> = { read: [], write: ['read'], 
 interface World {
   user: TestUser;
   projectId: string;
+  /** A report of that project, for the report endpoints. */
+  reportUuid: string;
   /** A second token of `user`, for DELETE /tokens/{token}. */
   spareTokenId: number;
 }
@@ -38,6 +40,7 @@ interface World {
 async function makeWorld(ctx: TestContext, plan: 'solo' | null = 'solo'): Promise<World> {
   const user = await ctx.given.user({ plan });
   const { project } = await ctx.given.project(user, { name: 'Existing' });
+  const report = await ctx.given.report(project.id);
   await ctx.given.token(user, { name: 'spare' });
   const spare = await ctx.db
     .selectFrom('personal_access_tokens')
@@ -45,12 +48,13 @@ async function makeWorld(ctx: TestContext, plan: 'solo' | null = 'solo'): Promis
     .where('user_id', '=', user.id)
     .where('name', '=', 'spare')
     .executeTakeFirstOrThrow();
-  return { user, projectId: project.id, spareTokenId: spare.id };
+  return { user, projectId: project.id, reportUuid: report.uuid, spareTokenId: spare.id };
 }
 
 function urlOf(endpoint: Endpoint, world: World, options: { missing?: boolean; query?: string } = {}): string {
   const path = endpoint.path
     .replace(':project', options.missing ? MISSING_PROJECT : world.projectId)
+    .replace(':report', options.missing ? MISSING_REPORT : world.reportUuid)
     .replace(':token', options.missing ? MISSING_TOKEN : String(world.spareTokenId));
   return `/api/v1${path}${options.query ?? ''}`;
 }

@@ -141,9 +141,16 @@ describe('D5: unknown paths get 404, unsupported methods 405', () => {
   });
 
   it('answers an unknown path outside /api/v1 with the exact 404 envelope', async () => {
-    for (const url of ['/nope', '/api/v2/projects', '/']) {
+    for (const url of ['/nope', '/']) {
       expectError(await call({ method: 'GET', url }), 404, NOT_FOUND);
     }
+  });
+
+  it('answers an unknown path under /api outside /api/v1 for the client package: with success false', async () => {
+    // CLIENT-WIRE.md: the client package reads `success` and `message` from every /api answer.
+    const response = await call({ method: 'GET', url: '/api/v2/projects' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ success: false, ...NOT_FOUND });
   });
 
   const cases = [

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as initial from './0001-initial.js';
+import * as uploads from './0002-uploads.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -8,4 +9,5 @@ import * as initial from './0001-initial.js';
  */
 export const migrations: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-uploads': uploads,
 };

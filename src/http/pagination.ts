@@ -1,4 +1,7 @@
-/** D16: the project list's page size. */
+import { Type, type TSchema } from 'typebox';
+import { NullableString } from './schemas.js';
+
+/** D16: the page size of every list (projects, reports, failed runs). */
 export const PAGE_SIZE = 20;
 
 export interface PageLinks {
@@ -48,3 +51,29 @@ export function paginationEnvelope(args: { path: string; page: number; total: nu
   };
   return { links, meta };
 }
+
+/** D16: `page` is an integer >= 1 (else 422). */
+export const PageQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+});
+
+/** The D16 envelope around a page of `item`. */
+export const Paginated = <T extends TSchema>(item: T) =>
+  Type.Object({
+    data: Type.Array(item),
+    links: Type.Object({
+      first: Type.String(),
+      last: Type.String(),
+      prev: NullableString(),
+      next: NullableString(),
+    }),
+    meta: Type.Object({
+      current_page: Type.Integer(),
+      per_page: Type.Integer(),
+      total: Type.Integer(),
+      last_page: Type.Integer(),
+      from: Type.Unsafe<number | null>({ type: ['integer', 'null'] }),
+      to: Type.Unsafe<number | null>({ type: ['integer', 'null'] }),
+      path: Type.String(),
+    }),
+  });

@@ -1,0 +1,41 @@
+import { pipeline, Transform, type Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import type { FastifyRequest } from 'fastify';
+import { unsupportedContentEncoding } from '../http/api-error.js';
+
+/**
+ * A preParsing step: bodies sent with `Content-Encoding: gzip` are decompressed before the JSON
+ * parser reads them, and the route's body limit applies to the decompressed size (CLIENT-WIRE.md).
+ * The decompressed bytes are counted here too, so a gzip bomb is cut off as soon as it passes the
+ * limit instead of being inflated to the end.
+ */
+export async function decompressGzipBody(request: FastifyRequest, _reply: unknown, payload: Readable): Promise<Readable> {
+  const encoding = (request.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (encoding === '' || encoding === 'identity') return payload;
+  if (encoding !== 'gzip' && encoding !== 'x-gzip') throw unsupportedContentEncoding(encoding);
+
+  const limit = request.routeOptions.bodyLimit ?? Number.POSITIVE_INFINITY;
+  let decompressed = 0;
+  const limitDecompressed = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      decompressed += chunk.length;
+      if (decompressed > limit) callback(bodyTooLarge());
+      else callback(null, chunk);
+    },
+  });
+  // Fastify compares this with Content-Length (the compressed size) once the body has been read.
+  const counted = limitDecompressed as Transform & { receivedEncodedLength: number };
+  counted.receivedEncodedLength = 0;
+  payload.on('data', (chunk: Buffer) => {
+    counted.receivedEncodedLength += chunk.length;
+  });
+  pipeline(payload, createGunzip(), limitDecompressed, () => {
+    // Errors reach Fastify through the returned stream; nothing else to do here.
+  });
+  return limitDecompressed;
+}
+
+/** Mapped to 413 by the error handler, like Fastify's own body limit. */
+function bodyTooLarge(): Error {
+  return Object.assign(new Error('Request body is too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 });
+}

@@ -1,0 +1,67 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { FailureUploadInput } from '../client-api/upload.schemas.js';
+import { asObject } from '../client-api/normalize-upload.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/database.js';
+import { isForeignKeyViolation } from '../db/errors.js';
+import { unauthenticated } from '../http/api-error.js';
+import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../http/pagination.js';
+import { createFailuresRepository, type RunFailureRow } from './failures.repository.js';
+import type { RunFailure } from './failures.schemas.js';
+
+/** Failed runs (`POST /api/reports/failure`): recorded against the project, listed newest first. */
+export function createFailuresService(deps: { db: Db; clock: Clock }) {
+  const failures = createFailuresRepository(deps.db);
+
+  return {
+    async recordFailure(projectId: string, input: FailureUploadInput): Promise<RunFailure> {
+      const receivedAt = deps.clock.now().toISOString();
+      const row = {
+        uuid: uuidv7(),
+        project_id: projectId,
+        failure_reason: input.failure_reason ?? null,
+        failure_label: input.failure_label ?? null,
+        error_message: input.error_message ?? null,
+        triggered_by: input.triggered_by ?? null,
+        framework_version: input.laravel_version ?? input.framework_version ?? null,
+        package_version: input.package_version ?? null,
+        occurred_at: input.occurred_at ? new Date(input.occurred_at).toISOString() : receivedAt,
+        metadata: JSON.stringify(asObject(input.metadata)),
+        created_at: receivedAt,
+      };
+      try {
+        const id = await failures.insert(row);
+        return toRunFailure({ ...row, id });
+      } catch (error) {
+        // The project was deleted since its token was checked: the token is gone with it.
+        if (isForeignKeyViolation(error)) throw unauthenticated();
+        throw error;
+      }
+    },
+
+    async listFailures(projectId: string, page: number, path: string) {
+      const total = await failures.countForProject(projectId);
+      const offset = pageOffset(page);
+      const rows = offset >= total ? [] : await failures.listForProject(projectId, { limit: PAGE_SIZE, offset });
+      return { data: rows.map(toRunFailure), ...paginationEnvelope({ path, page, total, count: rows.length }) };
+    },
+  };
+}
+
+export type FailuresService = ReturnType<typeof createFailuresService>;
+
+function toRunFailure(row: RunFailureRow): RunFailure {
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    failure_reason: row.failure_reason,
+    failure_label: row.failure_label,
+    error_message: row.error_message,
+    triggered_by: row.triggered_by,
+    framework_version: row.framework_version,
+    package_version: row.package_version,
+    occurred_at: row.occurred_at,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    created_at: row.created_at,
+  };
+}

@@ -1,0 +1,20 @@
+import type { TeamRole } from '../db/schema.js';
+
+export type ProjectAction = 'view' | 'update' | 'delete';
+
+/**
+ * D15: which team roles may do what to a project and to what it holds (its reports and failed
+ * runs); anyone else gets a 404, as if it did not exist.
+ */
+const ROLES_FOR: Record<ProjectAction, readonly TeamRole[]> = {
+  view: ['owner', 'admin', 'member', 'readonly'],
+  update: ['owner', 'admin', 'member'],
+  delete: ['owner', 'admin'],
+};
+
+export function mayPerform(role: TeamRole, action: ProjectAction): boolean {
+  return ROLES_FOR[action].includes(role);
+}
+
+/** D11: ids in URLs are UUIDs; anything else names nothing (404). */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,0 +1,49 @@
+import type { Severity } from '../client-api/upload.schemas.js';
+import type { ProjectSettings } from '../projects/settings.js';
+import { SEVERITY_ORDER, type StoredResult } from './report-results.js';
+
+export interface GateOutcome {
+  passed: boolean;
+  fail_on: ProjectSettings['fail_on'];
+  fail_threshold: ProjectSettings['fail_threshold'];
+  /** Why the gate failed, one sentence per rule that failed; empty when it passed. */
+  reasons: string[];
+}
+
+/**
+ * The project's quality gate (settings D14) applied to a stored report:
+ * - `fail_on` fails when any *failed* analyzer has an issue at or above that severity
+ *   (`never` and null never fail on severity);
+ * - `fail_threshold` fails when the score is below it (a score equal to it passes).
+ */
+export function applyQualityGate(
+  settings: Pick<ProjectSettings, 'fail_on' | 'fail_threshold'>,
+  report: { score: number; results: readonly StoredResult[] },
+): GateOutcome {
+  const reasons: string[] = [];
+  const { fail_on, fail_threshold } = settings;
+
+  if (fail_on !== null && fail_on !== 'never') {
+    const blocking = severitiesAtOrAbove(fail_on as Severity);
+    const offending = report.results.filter(
+      (result) => result.status === 'failed' && result.issues.some((issue) => blocking.has(issue.severity)),
+    );
+    if (offending.length > 0) {
+      const count = offending.reduce((n, r) => n + r.issues.filter((i) => blocking.has(i.severity)).length, 0);
+      const names = offending.map((r) => r.analyzer_id).join(', ');
+      reasons.push(
+        `${count} ${count === 1 ? 'issue' : 'issues'} at or above ${fail_on} severity in failed analyzers: ${names}.`,
+      );
+    }
+  }
+
+  if (fail_threshold !== null && report.score < fail_threshold) {
+    reasons.push(`Score ${report.score} is below the threshold of ${fail_threshold}.`);
+  }
+
+  return { passed: reasons.length === 0, fail_on, fail_threshold, reasons };
+}
+
+function severitiesAtOrAbove(threshold: Severity): Set<Severity> {
+  return new Set(SEVERITY_ORDER.slice(0, SEVERITY_ORDER.indexOf(threshold) + 1));
+}

@@ -1,0 +1,52 @@
+import { describeAnalyzer } from './analyzer-catalogue.js';
+import type { StoredIssue, StoredResult } from './report-results.js';
+import { toReportSummary, type ReportRow } from './reports.repository.js';
+import type { ReportDetail } from './reports.schemas.js';
+
+/**
+ * `GET /api/v1/reports/{report}`: the summary fields, the run's context and every result with its
+ * analyzer's name and category (from the result's own metadata, else the catalogue).
+ */
+export function toReportDetail(row: ReportRow): ReportDetail {
+  const results = JSON.parse(row.results) as StoredResult[];
+  const suppressed = { inline: 0, config: 0, baseline: 0, total: 0 };
+  for (const result of results) {
+    for (const issue of result.suppressed_issues) {
+      const type = issue.suppression.type;
+      if (type === 'inline' || type === 'config' || type === 'baseline') suppressed[type] += 1;
+      suppressed.total += 1;
+    }
+  }
+  return {
+    ...toReportSummary(row),
+    project_id: row.project_id,
+    pro_package_version: row.pro_package_version,
+    suppressed_issues: suppressed,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    configuration: row.configuration === null ? {} : (JSON.parse(row.configuration) as Record<string, unknown>),
+    results: results.map((result) => {
+      const analyzer = describeAnalyzer(result);
+      return {
+        analyzer_id: result.analyzer_id,
+        analyzer_name: analyzer.name,
+        category: analyzer.category,
+        status: result.status,
+        message: result.message,
+        execution_time: result.execution_time,
+        issues: result.issues.map(toIssue),
+        suppressed_issues: result.suppressed_issues.map((issue) => ({ ...toIssue(issue), suppression: issue.suppression })),
+      };
+    }),
+  };
+}
+
+function toIssue(issue: StoredIssue) {
+  return {
+    message: issue.message,
+    severity: issue.severity,
+    location: issue.location,
+    recommendation: issue.recommendation,
+    ...(issue.code_snippet && { code_snippet: issue.code_snippet }),
+    ...(issue.metadata && { metadata: issue.metadata }),
+  };
+}

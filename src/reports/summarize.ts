@@ -1,0 +1,54 @@
+import type { Severity } from '../client-api/upload.schemas.js';
+import type { StoredResult } from './report-results.js';
+
+export interface ReportCounts {
+  score: number;
+  total: number;
+  passed: number;
+  failed: number;
+  warnings: number;
+  skipped: number;
+  errors: number;
+  total_issues: number;
+  issues_by_severity: Record<Severity, number>;
+}
+
+/**
+ * The summary of a report, recomputed from its results: the results are the truth, the client's
+ * own `summary` is never trusted (CLIENT-WIRE.md). Suppressed issues are not issues.
+ */
+export function summarizeResults(results: readonly StoredResult[]): ReportCounts {
+  const counts: ReportCounts = {
+    score: 0,
+    total: results.length,
+    passed: 0,
+    failed: 0,
+    warnings: 0,
+    skipped: 0,
+    errors: 0,
+    total_issues: 0,
+    issues_by_severity: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
+  };
+  for (const result of results) {
+    switch (result.status) {
+      case 'passed': counts.passed += 1; break;
+      case 'failed': counts.failed += 1; break;
+      case 'warning': counts.warnings += 1; break;
+      case 'skipped': counts.skipped += 1; break;
+      case 'error': counts.errors += 1; break;
+    }
+    for (const issue of result.issues) counts.issues_by_severity[issue.severity] += 1;
+    counts.total_issues += result.issues.length;
+  }
+  counts.score = score(counts.passed, counts.total, counts.skipped);
+  return counts;
+}
+
+/**
+ * The client's formula: round(100 * passed / (total - skipped)), and 100 when nothing ran.
+ * PHP's round() rounds halves away from zero; for these non-negative values Math.round agrees.
+ */
+export function score(passed: number, total: number, skipped: number): number {
+  const ran = total - skipped;
+  return ran === 0 ? 100 : Math.round((100 * passed) / ran);
+}
