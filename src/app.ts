@@ -25,8 +25,7 @@ import { failuresRoutes } from './failures/failures.routes.js';
 import { createProjectsRepository } from './projects/projects.repository.js';
 import { createProjectsService } from './projects/projects.service.js';
 import { projectsRoutes } from './projects/projects.routes.js';
-import { clientIp, createApiRateLimiter, createLimiter, registerRateLimiting } from './rate-limit/api-rate-limit.js';
-import { ANONYMOUS_IP_LIMIT } from './rate-limit/limits.js';
+import { createApiRateLimiter, createClientApiRateLimiter, registerRateLimiting } from './rate-limit/api-rate-limit.js';
 import { memoryStoreOn } from './rate-limit/memory-store.js';
 import { createTokensRepository } from './tokens/tokens.repository.js';
 import { createTokensService } from './tokens/tokens.service.js';
@@ -59,6 +58,9 @@ export interface AppDependencies {
  *   parsing        6 415, 413, 400 from Fastify's body parser, then non-object bodies (json-body.ts)
  *   preValidation  7 404 for the path resource, 8 403s of state (no team, token limit), per route
  *   validation     9 422 from the route's TypeBox schema; the handler adds rules a schema cannot say
+ *
+ * The client package's endpoints under /api (client-api/) follow the same steps with the project
+ * API token instead of a personal one; their order is written beside their routes.
  */
 export async function createApp(config: Config, deps: AppDependencies = {}): Promise<App> {
   const clock = deps.clock ?? systemClock;
@@ -161,14 +163,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   await app.register(clientApiRoutes, {
     prefix: '/api',
     identifyProject: createProjectIdentifier(createProjectsRepository(db)),
-    applyRateLimit: createLimiter(app, {
-      key: (request) => {
-        const project = request.clientProject;
-        const group = request.routeOptions.config.clientApi?.rateGroup ?? 'reads';
-        return project ? `project-${group}:${project.id}` : `client-ip:${clientIp(request)}`;
-      },
-      max: (request) => (request.clientProject ? config.uploadRateLimit : ANONYMOUS_IP_LIMIT),
-    }),
+    applyRateLimit: createClientApiRateLimiter(app, config.uploadRateLimit),
     reportsService,
     failuresService,
   });

@@ -28,6 +28,19 @@ export function normalizeResults(results: ResultInput[]): StoredResult[] {
   }));
 }
 
+/** The objects inside `configuration` that PHP sends as `[]` when empty (CLIENT-WIRE.md). */
+const CONFIGURATION_OBJECTS = ['categories', 'ignore_errors', 'environment_mapping'] as const;
+
+/** The client's configuration, with its empty objects sent as `[]` stored as `{}`. */
+export function normalizeConfiguration(configuration: Record<string, unknown> | [] | null | undefined): Record<string, unknown> {
+  const normalized = { ...asObject(configuration) };
+  for (const key of CONFIGURATION_OBJECTS) {
+    const value = normalized[key];
+    if (Array.isArray(value) && value.length === 0) normalized[key] = {};
+  }
+  return normalized;
+}
+
 /** `[]` (PHP's empty array), null or absent: an empty object. */
 export function asObject(value: Record<string, unknown> | [] | null | undefined): Record<string, unknown> {
   if (value === null || value === undefined || Array.isArray(value)) return {};

@@ -1,5 +1,6 @@
 import rateLimit, { normalizeIP, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import '../client-api/client-request.js';
 import { tooManyRequests } from '../http/api-error.js';
 import { ANONYMOUS_IP_LIMIT, RATE_WINDOW_MS, userRequestLimit } from './limits.js';
 
@@ -42,5 +43,21 @@ export function createApiRateLimiter(app: FastifyInstance): ApplyRateLimit {
   return createLimiter(app, {
     key: (request) => (request.caller ? `user:${request.caller.userId}` : `ip:${clientIp(request)}`),
     max: (request) => (request.caller ? userRequestLimit(request.caller.activePlan) : ANONYMOUS_IP_LIMIT),
+  });
+}
+
+/**
+ * CLIENT-WIRE.md for `/api`: a request with a valid project API token counts against that project,
+ * `perProject` a window for each group of calls (uploads, failure notices, reads); without one it
+ * counts against the client IP like D8's anonymous requests, in a bucket of its own.
+ */
+export function createClientApiRateLimiter(app: FastifyInstance, perProject: number): ApplyRateLimit {
+  return createLimiter(app, {
+    key: (request) => {
+      const project = request.clientProject;
+      if (project === null) return `client-ip:${clientIp(request)}`;
+      return `project-${request.routeOptions.config.clientApi?.rateGroup ?? 'reads'}:${project.id}`;
+    },
+    max: (request) => (request.clientProject ? perProject : ANONYMOUS_IP_LIMIT),
   });
 }

@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Caller } from '../auth/caller.js';
 import type { ReportUploadInput } from '../client-api/upload.schemas.js';
-import { asObject, normalizeResults } from '../client-api/normalize-upload.js';
+import { asObject, normalizeConfiguration, normalizeResults } from '../client-api/normalize-upload.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { isForeignKeyViolation } from '../db/errors.js';
@@ -93,7 +93,7 @@ export function createReportsService(deps: { db: Db; clock: Clock }) {
         results: JSON.stringify(results),
         metadata: JSON.stringify(asObject(upload.metadata)),
         client_summary: upload.summary === undefined ? null : JSON.stringify(upload.summary),
-        configuration: upload.configuration === undefined ? null : JSON.stringify(asObject(upload.configuration)),
+        configuration: upload.configuration === undefined ? null : JSON.stringify(normalizeConfiguration(upload.configuration)),
       };
       const id = await storeReport(row);
       const gate = applyQualityGate(parseStoredSettings(project.settings), { score: counts.score, results });
@@ -134,6 +134,7 @@ export function createReportsService(deps: { db: Db; clock: Clock }) {
 
 export type ReportsService = ReturnType<typeof createReportsService>;
 
+/** Rounded to microseconds, so 0.4 + 0.2 reads 0.6 and not 0.6000000000000001. */
 function sumExecutionTimes(results: readonly { execution_time: number }[]): number {
-  return results.reduce((sum, result) => sum + result.execution_time, 0);
+  return Math.round(results.reduce((sum, result) => sum + result.execution_time, 0) * 1e6) / 1e6;
 }

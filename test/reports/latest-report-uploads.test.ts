@@ -1,0 +1,178 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { REPORT_SUMMARY_KEYS, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
+
+// D19: latest_report is the report with the latest analyzed_at (ties: highest id), kept up to date
+// by uploads (CLIENT-WIRE.md: "It becomes the project's latest_report when its analyzed_at is the newest").
+describe('latest_report through uploads (D19)', () => {
+  let ctx: TestContext;
+  let user: TestUser;
+  let projectId: string;
+  let apiToken: string;
+  beforeEach(async () => {
+    ctx = await buildTestApp();
+    user = await ctx.given.user({ plan: 'enterprise' });
+    const created = await ctx.given.project(user);
+    projectId = created.project.id;
+    apiToken = created.apiToken;
+  });
+  afterEach(async () => ctx.close());
+
+  const latestOnShow = async (id = projectId) => {
+    const response = await ctx.request({ method: 'GET', url: `/api/v1/projects/${id}`, token: user.token });
+    expect(response.statusCode).toBe(200);
+    return response.json().data.latest_report as Record<string, any> | null;
+  };
+  const listProjects = () => ctx.request({ method: 'GET', url: '/api/v1/projects', token: user.token });
+  const latestInList = async (id = projectId) => {
+    const response = await listProjects();
+    expect(response.statusCode).toBe(200);
+    return (response.json().data as { id: string; latest_report: Record<string, any> | null }[]).find((p) => p.id === id)!
+      .latest_report;
+  };
+  /** The latest report as the client package reads its project (CLIENT-WIRE.md `GET /api/project`). */
+  const latestForClient = async (token = apiToken) => {
+    const response = await ctx.request({ method: 'GET', url: '/api/project', token });
+    expect(response.statusCode).toBe(200);
+    return response.json().data.latest_report as Record<string, any> | null;
+  };
+  const uploadAt = async (analyzedAt: string, token = apiToken) =>
+    (await uploadOk(ctx, token, uploadBody([result('csrf-protection', 'passed')], { analyzed_at: analyzedAt }))).report as Record<
+      string,
+      any
+    >;
+
+  it('the first upload becomes latest_report, equal to the summary the upload answered', async () => {
+    expect(await latestOnShow()).toBeNull();
+    const report = await uploadAt('2026-11-21T09:00:00+00:00');
+    expect(Object.keys(report).sort()).toEqual(REPORT_SUMMARY_KEYS);
+    expect(await latestOnShow()).toEqual(report);
+    expect(await latestInList()).toEqual(report);
+    expect(await latestForClient()).toEqual(report);
+  });
+
+  it('a newer analyzed_at uploaded later replaces latest_report', async () => {
+    await uploadAt('2026-11-21T09:00:00+00:00');
+    const newer = await uploadAt('2026-11-21T09:00:01+00:00');
+    expect(await latestOnShow()).toEqual(newer);
+    expect(await latestInList()).toEqual(newer);
+  });
+
+  it('an older analyzed_at uploaded later does not replace latest_report', async () => {
+    const latest = await uploadAt('2026-11-21T09:00:00+00:00');
+    ctx.clock.advance(3_600_000); // received an hour later...
+    const late = await uploadAt('2026-11-21T08:59:59+00:00'); // ...but analysed earlier
+    expect(late.id).toBeGreaterThan(latest.id);
+    expect(late.created_at > latest.created_at).toBe(true);
+    expect(await latestOnShow()).toEqual(latest);
+    expect(await latestInList()).toEqual(latest);
+    expect(await latestForClient()).toEqual(latest);
+  });
+
+  it('compares instants, not the text the client wrote (offsets)', async () => {
+    const latest = await uploadAt('2026-11-21T09:00:00+00:00');
+    // 10:30+02:00 is 08:30Z: earlier, although its text sorts later.
+    await uploadAt('2026-11-21T10:30:00+02:00');
+    expect((await latestOnShow())!.id).toBe(latest.id);
+    // 05:00-05:00 is 10:00Z: later, although its text sorts earlier.
+    const later = await uploadAt('2026-11-21T05:00:00-05:00');
+    expect((await latestOnShow())!.id).toBe(later.id);
+    expect(later.analyzed_at).toBe('2026-11-21T10:00:00.000Z');
+  });
+
+  it('with equal analyzed_at the later upload (higher id) wins', async () => {
+    const first = await uploadAt('2026-11-21T09:00:00+00:00');
+    const second = await uploadAt('2026-11-21T09:00:00+00:00');
+    expect(second.id).toBeGreaterThan(first.id);
+    expect((await latestOnShow())!.id).toBe(second.id);
+    // The same instant written with another offset is still a tie.
+    const third = await uploadAt('2026-11-21T11:00:00+02:00');
+    expect((await latestOnShow())!.id).toBe(third.id);
+  });
+
+  it('carries the counts recomputed from the results, not the client summary', async () => {
+    const body = uploadBody(
+      [
+        result('sql-injection', 'failed', ['critical', 'critical', 'medium']),
+        result('csrf-protection', 'passed'),
+        result('debug-mode', 'warning', ['low']),
+        result('phpstan', 'skipped'),
+      ],
+      {
+        summary: {
+          total: 99,
+          passed: 99,
+          failed: 0,
+          warnings: 0,
+          skipped: 0,
+          errors: 0,
+          total_issues: 0,
+          issues_by_severity: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
+          score: 100,
+        },
+      },
+    );
+    const answer = await uploadOk(ctx, apiToken, body);
+    const latest = await latestOnShow();
+    // 1 passed of 4 - 1 skipped: round(33.3) = 33.
+    expect(latest).toMatchObject({
+      id: answer.report.id,
+      score: 33,
+      total: 4,
+      passed: 1,
+      failed: 1,
+      warnings: 1,
+      skipped: 1,
+      errors: 0,
+      total_issues: 4,
+      issues_by_severity: { critical: 2, high: 0, medium: 1, low: 1, info: 0 },
+    });
+    expect(await latestInList()).toEqual(latest);
+  });
+
+  it("is per project: an upload to one project does not move another's latest_report", async () => {
+    const other = await ctx.given.project(user, { name: 'Other' });
+    const mine = await uploadAt('2026-11-20T09:00:00+00:00');
+    const theirs = await uploadAt('2030-01-01T00:00:00+00:00', other.apiToken);
+    expect((await latestOnShow())!.id).toBe(mine.id);
+    expect((await latestOnShow(other.project.id))!.id).toBe(theirs.id);
+    expect((await latestForClient(other.apiToken))!.id).toBe(theirs.id);
+  });
+
+  it('costs the same SQL statements to list 20 projects with one report each or with many each', async () => {
+    const projects = [{ id: projectId, token: apiToken }];
+    for (let i = 1; i < 20; i++) {
+      const created = await ctx.given.project(user, { name: `P${i}` });
+      projects.push({ id: created.project.id, token: created.apiToken });
+    }
+    const statementsFor = async (request: () => Promise<{ statusCode: number }>) => {
+      ctx.queries.length = 0;
+      const response = await request();
+      expect(response.statusCode).toBe(200);
+      return [...ctx.queries];
+    };
+
+    for (const { token } of projects) await uploadAt('2026-11-01T00:00:00+00:00', token);
+    const withOne = await statementsFor(listProjects);
+
+    // Five more uploads per project, the newest analysis in the middle, one older than the first.
+    const days = ['2026-11-03', '2026-10-01', '2026-11-20', '2026-11-05', '2026-11-02'];
+    const expectedLatest = new Map<string, number>();
+    for (const { id, token } of projects) {
+      for (const day of days) {
+        const report = await uploadAt(`${day}T00:00:00+00:00`, token);
+        if (day === '2026-11-20') expectedLatest.set(id, report.id);
+      }
+    }
+    ctx.clock.advance(60_000); // the personal token's last_used_at is written again, as on the first list
+    const withMany = await statementsFor(listProjects);
+
+    expect(withMany).toEqual(withOne);
+    expect(withOne.length).toBeGreaterThan(0);
+
+    const data = (await listProjects()).json().data as { id: string; latest_report: { id: number } }[];
+    expect(data).toHaveLength(20);
+    for (const project of data) expect(project.latest_report.id).toBe(expectedLatest.get(project.id));
+    expect(await ctx.db.selectFrom('reports').select('id').execute()).toHaveLength(20 * 6);
+  });
+});
