@@ -10,7 +10,7 @@ import { createCallerIdentifier } from './auth/identify-caller.js';
 import { enforceRouteAccess } from './auth/route-guard.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
-import { createDatabase, type Db } from './db/database.js';
+import { openDatabase, type Db } from './db/database.js';
 import { ApiError, badRequest, methodNotAllowed, notFound } from './http/api-error.js';
 import type { App } from './http/app-types.js';
 import { registerErrorHandler, sendApiError } from './http/error-handler.js';
@@ -27,6 +27,8 @@ import { createProjectsService } from './projects/projects.service.js';
 import { projectsRoutes } from './projects/projects.routes.js';
 import { createApiRateLimiter, createClientApiRateLimiter, registerRateLimiting } from './rate-limit/api-rate-limit.js';
 import { memoryStoreOn } from './rate-limit/memory-store.js';
+import { closeRedis, connectRedis, untilConnected } from './rate-limit/redis-client.js';
+import { redisStoreOn, type RateLimitBackendState } from './rate-limit/redis-store.js';
 import { createTokensRepository } from './tokens/tokens.repository.js';
 import { createTokensService } from './tokens/tokens.service.js';
 import { createReportsService } from './reports/reports.service.js';
@@ -41,7 +43,7 @@ export interface AppDependencies {
   /** An open database; when omitted one is opened from `config.databaseUrl` and closed with the app. */
   db?: Db;
   clock?: Clock;
-  /** Where rate-limit counters live; defaults to process memory on `clock`. */
+  /** Where rate-limit counters live; defaults to Redis when REDIS_URL is set, else process memory on `clock`. */
   rateLimitStore?: FastifyRateLimitStoreCtor;
   /** A logger instance (tests capture logs with it); defaults to pino at `config.logLevel`. */
   logger?: FastifyBaseLogger;
@@ -64,7 +66,7 @@ export interface AppDependencies {
  */
 export async function createApp(config: Config, deps: AppDependencies = {}): Promise<App> {
   const clock = deps.clock ?? systemClock;
-  const db = deps.db ?? createDatabase(config.databaseUrl);
+  const db = deps.db ?? openDatabase(config);
 
   const options: FastifyServerOptions = {
     // D8: off unless TRUST_PROXY says otherwise; Fastify also takes a hop count, which its types omit.
@@ -102,9 +104,11 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   app.removeContentTypeParser('text/plain'); // D5: the API reads JSON bodies only; anything else is a 415.
   if (!deps.db) app.addHook('onClose', async () => db.destroy());
 
+  const rateLimitState: RateLimitBackendState = { backend: 'memory', degradedSince: null };
+
   // D4 steps 1 and 2, for every request under /api/v1, known route or not.
   const identifyCaller = createCallerIdentifier({ tokens: createTokensRepository(db), clock });
-  await registerRateLimiting(app, deps.rateLimitStore ?? memoryStoreOn(clock));
+  await registerRateLimiting(app, await rateLimitStoreFor(app, config, deps, clock, rateLimitState));
   const applyRateLimit = createApiRateLimiter(app);
   const countApiRequest = async (request: FastifyRequest, reply: FastifyReply) => {
     request.caller = await identifyCaller(request);
@@ -134,7 +138,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     return sendApiError(reply, error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? notFound() : badRequest('The request URL is not valid.'));
   }
 
-  registerOperationalRoutes(app, { db });
+  registerOperationalRoutes(app, { db, rateLimitState });
 
   const tokensService = createTokensService({ db, clock });
   const projectsService = createProjectsService({ db, clock });
@@ -170,4 +174,21 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
 
   app.setNotFoundHandler(answerUnknownRoute);
   return app;
+}
+
+/** D8: counters in Redis when REDIS_URL is set (shared by every instance), else in this process. */
+async function rateLimitStoreFor(
+  app: App,
+  config: Config,
+  deps: AppDependencies,
+  clock: Clock,
+  state: RateLimitBackendState,
+): Promise<FastifyRateLimitStoreCtor> {
+  if (deps.rateLimitStore) return deps.rateLimitStore;
+  if (config.redisUrl === undefined) return memoryStoreOn(clock);
+  const redis = connectRedis(config.redisUrl);
+  app.addHook('onClose', async () => closeRedis(redis));
+  await untilConnected(redis, 2_000);
+  state.backend = 'redis';
+  return redisStoreOn({ redis, clock, keyPrefix: config.redisKeyPrefix, logger: app.log, state });
 }

@@ -13,7 +13,12 @@ const EnvSchema = Type.Object({
     pattern: '^(sqlite:.+|postgres(ql)?://.+)$',
     default: 'sqlite:./data/scoreboard.db',
   }),
+  // PostgreSQL only: connections per instance, and how long one statement may run.
+  DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
+  // Keys of the rate-limit counters; instances sharing counters must share the prefix.
+  REDIS_KEY_PREFIX: Type.String({ default: 'scoreboard:rl:' }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })),
   TRUST_PROXY: Type.Optional(Type.String()),
   LOG_LEVEL: Type.Union(
@@ -21,6 +26,8 @@ const EnvSchema = Type.Object({
     { default: 'info' },
   ),
   NODE_ENV: Type.String({ default: 'development' }),
+  // On SIGTERM/SIGINT, how long in-flight requests may take before the process exits anyway.
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   // CLIENT-WIRE.md: report uploads are limited per project, 60 a minute unless configured.
   UPLOAD_RATE_LIMIT: Type.Integer({ minimum: 1, default: 60 }),
 });
@@ -34,11 +41,15 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;
+  readonly databasePoolMax: number;
+  readonly databaseStatementTimeoutMs: number;
   readonly redisUrl: string | undefined;
+  readonly redisKeyPrefix: string;
   readonly publicUrl: string | undefined;
   readonly trustProxy: TrustProxy;
   readonly logLevel: string;
   readonly isProduction: boolean;
+  readonly shutdownTimeoutMs: number;
   /** Client-package requests per project and minute (CLIENT-WIRE.md). */
   readonly uploadRateLimit: number;
 }
@@ -61,12 +72,16 @@ export function loadConfig(
     port: parsed.PORT,
     host: parsed.HOST,
     databaseUrl: parsed.DATABASE_URL,
+    databasePoolMax: parsed.DATABASE_POOL_MAX,
+    databaseStatementTimeoutMs: parsed.DATABASE_STATEMENT_TIMEOUT_MS,
     redisUrl: parsed.REDIS_URL,
+    redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
     publicUrl: parsed.PUBLIC_URL?.replace(/\/+$/, ''),
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     logLevel: parsed.LOG_LEVEL,
     isProduction: parsed.NODE_ENV === 'production',
     uploadRateLimit: parsed.UPLOAD_RATE_LIMIT,
+    shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
   });
 }
 

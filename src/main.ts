@@ -1,21 +1,33 @@
 import { createApp } from './app.js';
 import type { Config } from './config.js';
-import { createDatabase, migrateToLatest } from './db/database.js';
+import { openDatabase, migrateToLatest } from './db/database.js';
 
-/** `scoreboard serve`: migrate, listen, and close gracefully on SIGTERM/SIGINT. */
+/**
+ * `scoreboard serve`: migrate, listen, and close gracefully on SIGTERM/SIGINT: stop accepting,
+ * let in-flight requests finish (within SHUTDOWN_TIMEOUT_MS), close the database pool and Redis
+ * (the app's onClose hooks), exit 0.
+ */
 export async function serve(config: Config): Promise<void> {
-  const db = createDatabase(config.databaseUrl);
+  const db = openDatabase(config);
   await migrateToLatest(db);
   const app = await createApp(config, { db });
   app.addHook('onClose', async () => db.destroy());
 
   let closing = false;
+  // While shutting down, answers close their connection, so a keep-alive client does not hold the
+  // server open after its last request (idle connections are closed by Fastify at once).
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     // Bounded: a stuck request must not keep the process alive forever.
-    const force = setTimeout(() => process.exit(1), 10_000);
+    const force = setTimeout(() => {
+      app.log.error('shutdown timed out with requests still in flight; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
     force.unref();
     app.close().then(
       () => process.exit(0),

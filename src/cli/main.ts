@@ -3,7 +3,7 @@ import { createAccountsService, OperatorError, PLANS, ROLES } from '../accounts/
 import { ABILITIES, type Ability } from '../auth/abilities.js';
 import { systemClock } from '../clock.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { createDatabase, migrateToLatest, type Db } from '../db/database.js';
+import { openDatabase, migrateToLatest, type Db } from '../db/database.js';
 import type { Plan, TeamRole } from '../db/schema.js';
 import { parseExpiry } from '../tokens/token-expiry.js';
 
@@ -149,7 +149,7 @@ function buildProgram(): Command {
 
 async function withDatabase(work: (db: Db, config: Config) => Promise<void>): Promise<void> {
   const config = loadConfig(process.env, { dotenv: true });
-  const db = createDatabase(config.databaseUrl);
+  const db = openDatabase(config);
   try {
     await work(db, config);
   } finally {

@@ -11,8 +11,11 @@ import {
   type Driver,
   type LogEvent,
   type SqliteDialectConfig,
+  sql,
 } from 'kysely';
 import pg from 'pg';
+import type { Config } from '../config.js';
+import { isPostgres } from './dialect.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { SqliteDatabase } from './sqlite-binding.js';
@@ -22,19 +25,41 @@ export type Db = Kysely<Database>;
 export interface DatabaseOptions {
   /** Called for every executed statement; used to count queries per request in tests and benchmarks. */
   onQuery?: (event: LogEvent) => void;
+  /** PostgreSQL: connections in this process's pool. */
+  poolMax?: number;
+  /** PostgreSQL: a statement running longer is cancelled (0: no limit). */
+  statementTimeoutMs?: number;
 }
 
 /** D21: `sqlite:./path.db`, `sqlite::memory:`, `postgres://…` or `postgresql://…`. */
 export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   const log = options.onQuery ? (event: LogEvent) => options.onQuery!(event) : undefined;
   if (/^postgres(ql)?:\/\//.test(url)) {
-    const pool = new pg.Pool({ connectionString: url });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolMax ?? 10,
+      statement_timeout: options.statementTimeoutMs ?? 10_000,
+      // A pool that cannot reach the server fails the request (503) instead of queueing it forever.
+      connectionTimeoutMillis: 5_000,
+      application_name: 'scoreboard',
+    });
+    // An idle connection the server drops (restart, failover) must not crash the process.
+    pool.on('error', () => {});
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
   }
   if (!url.startsWith('sqlite:')) {
     throw new Error(`Unsupported DATABASE_URL "${url}": expected sqlite:<file>, sqlite::memory: or postgres://…`);
   }
   return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: openSqlite(url.slice('sqlite:'.length)) }), log });
+}
+
+/** The database the configuration names (D21), with its pool settings. */
+export function openDatabase(config: Config, options: Pick<DatabaseOptions, 'onQuery'> = {}): Db {
+  return createDatabase(config.databaseUrl, {
+    ...options,
+    poolMax: config.databasePoolMax,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+  });
 }
 
 /**
@@ -74,12 +99,28 @@ function openSqlite(location: string): SqliteDatabase {
   return sqlite;
 }
 
+async function currentSchema(db: Db): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  return rows[0]!.schema;
+}
+
 /** Runs pending migrations; throws with the failing migration's error. */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    // On PostgreSQL, Kysely looks for its bookkeeping tables in every schema; name ours (the first
+    // of the search_path) so a database with several Scoreboard schemas migrates each on its own.
+    ...(isPostgres(db) && { migrationTableSchema: await currentSchema(db) }),
+  });
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest().catch((thrown: unknown) => ({ error: thrown, results: undefined }));
+    // That look through every schema fails when another schema is dropped meanwhile (PostgreSQL
+    // 3F000): nothing was migrated yet, so it is safe to look again.
+    if (error && (error as { code?: string }).code === '3F000' && attempt < 5) continue;
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  }
 }
 
 /** Runs `work` in a transaction, joining the caller's when there already is one. */

@@ -1,8 +1,9 @@
 import { Kysely, PostgresAdapter, sql, type ColumnDefinitionBuilder, type CreateTableBuilder } from 'kysely';
 
 /**
- * The one place where SQLite and PostgreSQL differ in our DDL: auto-incrementing integer keys
- * (`integer ... autoincrement` on SQLite, `serial` on PostgreSQL). Queries themselves stay neutral.
+ * The small adapter for where SQLite and PostgreSQL differ: auto-incrementing keys in the DDL
+ * (`integer ... autoincrement` on SQLite, `serial` on PostgreSQL), the type of `count(*)`, and row
+ * locks. Queries themselves stay neutral.
  */
 export function isPostgres(db: Kysely<any>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
@@ -19,3 +20,14 @@ export function addIdColumn<T extends string, C extends string>(
 
 /** `count(*)` is a bigint (a string through `pg`) on PostgreSQL and a number on SQLite. */
 export const countAll = sql<string | number>`count(*)`;
+
+/**
+ * Serialises the writers that read-then-write what hangs off one row (a user's 10-token limit, a
+ * project's latest-report pointer) for the rest of the transaction. SQLite's write transactions
+ * are already serial (BEGIN IMMEDIATE); PostgreSQL's READ COMMITTED is not, so the row is locked
+ * there, and the statements after the lock see what the previous holder committed.
+ */
+export async function lockForUpdate(trx: Kysely<any>, table: 'users' | 'projects', id: number | string): Promise<void> {
+  if (!isPostgres(trx)) return;
+  await trx.selectFrom(table).select('id').where('id', '=', id).forUpdate().execute();
+}

@@ -1,18 +1,27 @@
 import { sql } from 'kysely';
-import { Registry, collectDefaultMetrics, Counter, Histogram } from 'prom-client';
+import { Registry, collectDefaultMetrics, Counter, Gauge, Histogram } from 'prom-client';
 import type { Db } from '../db/database.js';
+import type { RateLimitBackendState } from '../rate-limit/redis-store.js';
 import { serviceUnavailable } from './api-error.js';
 import { Type } from 'typebox';
 import type { App } from './app-types.js';
 import { ErrorResponse } from './schemas.js';
 
 const Status = Type.Object({ status: Type.String({ examples: ['ok'] }) });
+const Readiness = Type.Object({
+  status: Type.String({ examples: ['ok'] }),
+  database: Type.String({ examples: ['ok'] }),
+  rate_limit_counters: Type.String({
+    examples: ['redis'],
+    description: '`memory`, `redis`, or `memory (redis unavailable)` while Redis fails and counters fall back to this instance',
+  }),
+});
 
 /**
  * D1: operational endpoints; no token, no rate limit. Called on the root instance (not registered as
  * an encapsulated plugin) so the metrics hook sees every request of the application.
  */
-export function registerOperationalRoutes(app: App, { db }: { db: Db }): void {
+export function registerOperationalRoutes(app: App, { db, rateLimitState }: { db: Db; rateLimitState: RateLimitBackendState }): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -29,6 +38,15 @@ export function registerOperationalRoutes(app: App, { db }: { db: Db }): void {
     registers: [registry],
   });
 
+  new Gauge({
+    name: 'scoreboard_rate_limit_fallback',
+    help: '1 while Redis is unavailable and rate-limit counters fall back to this instance\'s memory',
+    registers: [registry],
+    collect() {
+      this.set(rateLimitState.degradedSince === null ? 0 : 1);
+    },
+  });
+
   // Route patterns, not raw URLs, keep the label set bounded whatever ids clients send.
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -42,7 +60,11 @@ export function registerOperationalRoutes(app: App, { db }: { db: Db }): void {
   });
 
   app.get('/readyz', {
-    schema: { tags: ['operations'], summary: 'The database is reachable', response: { 200: Status, 503: ErrorResponse } },
+    schema: {
+      tags: ['operations'],
+      summary: 'The database is reachable (and where rate-limit counters live)',
+      response: { 200: Readiness, 503: ErrorResponse },
+    },
     handler: async (request) => {
       try {
         await sql`select 1`.execute(db);
@@ -50,7 +72,9 @@ export function registerOperationalRoutes(app: App, { db }: { db: Db }): void {
         request.log.warn({ err: error }, 'readiness check failed: database unreachable');
         throw serviceUnavailable();
       }
-      return { status: 'ok' };
+      // Redis down does not make the instance unready: the limiter fails open to memory (issue 4).
+      const counters = rateLimitState.backend === 'memory' ? 'memory' : rateLimitState.degradedSince === null ? 'redis' : 'memory (redis unavailable)';
+      return { status: 'ok', database: 'ok', rate_limit_counters: counters };
     },
   });
 

@@ -4,6 +4,7 @@ import type { ReportUploadInput } from '../client-api/upload.schemas.js';
 import { asObject, normalizeConfiguration, normalizeResults } from '../client-api/normalize-upload.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
+import { lockForUpdate } from '../db/dialect.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import { notFound, unauthenticated } from '../http/api-error.js';
 import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../http/pagination.js';
@@ -40,6 +41,7 @@ export function createReportsService(deps: { db: Db; clock: Clock }) {
   async function storeReport(report: NewReport): Promise<number> {
     try {
       return await db.transaction().execute(async (trx) => {
+        await lockForUpdate(trx, 'projects', report.project_id);
         const inTransaction = createReportsRepository(trx);
         const id = await inTransaction.insert(report);
         await inTransaction.refreshLatest(report.project_id);
@@ -124,6 +126,7 @@ export function createReportsService(deps: { db: Db; clock: Clock }) {
     /** Deleting the latest report makes the next one latest (D19). */
     async deleteReport(report: { id: number; project_id: string }): Promise<void> {
       await db.transaction().execute(async (trx) => {
+        await lockForUpdate(trx, 'projects', report.project_id);
         const inTransaction = createReportsRepository(trx);
         await inTransaction.delete(report.id);
         await inTransaction.refreshLatest(report.project_id);

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { lockForUpdate } from '../db/dialect.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { normalizeAbilities, parseStoredAbilities, type Ability } from '../auth/abilities.js';
 import { generatePersonalAccessToken } from '../auth/personal-access-token.js';
@@ -55,6 +56,7 @@ export function createTokensService(deps: { db: Db; clock: Clock }) {
       // Count and insert in one transaction, so two concurrent requests cannot both take the 10th slot.
       const row = await inTransaction(db, async (trx) => {
         const repository = createTokensRepository(trx);
+        await lockForUpdate(trx, 'users', userId);
         if (options.enforceLimit && (await repository.countForUser(userId)) >= MAX_TOKENS_PER_USER) {
           throw tokenLimitReached(MAX_TOKENS_PER_USER);
         }
