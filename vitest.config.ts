@@ -1,10 +1,40 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * One suite, two backends (issue 4): every test file runs on SQLite with in-memory rate-limit
+ * counters, and again on PostgreSQL with counters in Redis when TEST_DATABASE_URL and
+ * TEST_REDIS_URL name a server of each (test/helpers/test-backend.ts gives every app its own
+ * schema and key prefix). Without them the second run is skipped, and says so.
+ */
+const postgres = process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL;
+if (!postgres) {
+  console.warn(
+    '\n[scoreboard] PostgreSQL + Redis suite skipped: set TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test) ' +
+      'and TEST_REDIS_URL (e.g. redis://127.0.0.1:6379) to run it too. Running the SQLite suite only.\n',
+  );
+}
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Each test file builds its own app on its own SQLite file, so files run in parallel safely.
+    // Each test file builds its own app on its own store, so files run in parallel safely.
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    projects: [
+      { extends: true, test: { name: 'sqlite', env: { TEST_BACKEND: 'sqlite' } } },
+      ...(postgres
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'postgres',
+                env: { TEST_BACKEND: 'postgres' },
+                // Configuration parsing and .env reading do not touch a database: once is enough.
+                exclude: ['test/config/**', 'test/cli/dotenv.test.ts'],
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 import { sha256 } from '../helpers/contract.js';
@@ -11,11 +10,8 @@ describe('personal access tokens at rest (D9)', () => {
   });
   afterEach(async () => ctx.close());
 
-  /** Every byte SQLite has written so far: the main file and, in WAL mode, the write-ahead log. */
-  const storedBytes = (): string => {
-    const files = [ctx.databaseFile, `${ctx.databaseFile}-wal`].filter((file) => existsSync(file));
-    return files.map((file) => readFileSync(file).toString('latin1')).join('\n');
-  };
+  /** Every row of every table, and on SQLite every byte of the file and its write-ahead log. */
+  const storedBytes = (): Promise<string> => ctx.store.everythingStored();
 
   it('stores neither the plain text nor its 40-character body, only the SHA-256 hex', async () => {
     const user = await ctx.given.user(); // CLI path
@@ -33,7 +29,7 @@ describe('personal access tokens at rest (D9)', () => {
       expect((await ctx.request({ method: 'GET', url: '/api/v1/tokens', token })).statusCode).toBe(200);
     }
 
-    const bytes = storedBytes();
+    const bytes = await storedBytes();
     // The files really hold the token rows: each hash is there (so a plain text would be too).
     for (const plain of [user.token, viaFactory, viaHttp]) expect(bytes.includes(sha256(plain))).toBe(true);
     const plainTexts = { cli: user.token, factory: viaFactory, http: viaHttp };

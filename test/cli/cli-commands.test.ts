@@ -1,7 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/database.js';
 import { createSandbox, ok, okJson, type CliResult, type Sandbox } from './cli-process.js';
 import { PERSONAL_ACCESS_TOKEN, sha256 } from '../helpers/contract.js';
+import { onPostgres } from '../helpers/test-backend.js';
 
 /**
  * The operator command `scoreboard` (D20), run as a real child process. These tests look at its
@@ -32,8 +35,8 @@ function expectOneLineFailure(result: CliResult, mentions: RegExp): void {
 
 describe('scoreboard --help', { timeout: 60_000 }, () => {
   let sandbox: Sandbox;
-  beforeAll(() => {
-    sandbox = createSandbox();
+  beforeAll(async () => {
+    sandbox = await createSandbox();
   });
   afterAll(() => sandbox.cleanup());
 
@@ -41,35 +44,52 @@ describe('scoreboard --help', { timeout: 60_000 }, () => {
     const result = await sandbox.cli('--help');
     expect(result.code).toBe(0);
     for (const command of COMMANDS) expect(result.stdout).toContain(command);
-    expect(existsSync(sandbox.databaseFile)).toBe(false);
+    if (onPostgres) {
+      // No file to look for: the store's schema must still have no tables at all.
+      const tables = await sandbox.withDb(async (db) =>
+        sql<{ n: number | string }>`select count(*) as n from information_schema.tables where table_schema = current_schema()`.execute(db),
+      );
+      expect(Number(tables.rows[0]!.n)).toBe(0);
+    } else {
+      // SQLite: opening the database would have created the file.
+      expect(existsSync(sandbox.store.sqliteFile!)).toBe(false);
+    }
   });
 });
 
 describe('scoreboard migrate', { timeout: 60_000 }, () => {
   let sandbox: Sandbox;
-  beforeAll(() => {
-    sandbox = createSandbox();
+  beforeAll(async () => {
+    sandbox = await createSandbox();
   });
   afterAll(() => sandbox.cleanup());
 
-  it('migrates a fresh database file and is idempotent', async () => {
+  it('migrates a fresh database and is idempotent', async () => {
     const first = await sandbox.cli('migrate');
     expect(first.code).toBe(0);
-    expect(existsSync(sandbox.databaseFile)).toBe(true);
+    // SQLite only: the database is a file, which migrate creates.
+    if (!onPostgres) expect(existsSync(sandbox.store.sqliteFile!)).toBe(true);
 
-    const sqlite = sandbox.sqlite();
-    try {
-      const tables = sqlite
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
-        .all()
-        .map((row) => (row as { name: string }).name);
-      for (const table of ['users', 'teams', 'team_members', 'subscriptions', 'personal_access_tokens', 'projects', 'reports']) {
-        expect(tables).toContain(table);
+    // Every table exists (and is empty), on either backend.
+    const tables = ['users', 'teams', 'team_members', 'subscriptions', 'personal_access_tokens', 'projects', 'reports'] as const;
+    const rows = await sandbox.withDb(async (db) => {
+      const counts: Record<string, number> = {};
+      for (const table of tables) {
+        const row = await db.selectFrom(table).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+        counts[table] = Number(row.n);
       }
-      // The CLI and a running server share the file: it must be in WAL mode.
-      expect(sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
-    } finally {
-      sqlite.close();
+      return counts;
+    });
+    expect(rows).toEqual(Object.fromEntries(tables.map((table) => [table, 0])));
+
+    // SQLite only: the CLI and a running server share the file, so it must be in WAL mode.
+    if (!onPostgres) {
+      const sqlite = sandbox.sqlite();
+      try {
+        expect(sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
+      } finally {
+        sqlite.close();
+      }
     }
 
     const second = await sandbox.cli('migrate');
@@ -80,8 +100,8 @@ describe('scoreboard migrate', { timeout: 60_000 }, () => {
 
 describe('scoreboard users:create and tokens:create (database effects)', { timeout: 60_000 }, () => {
   let sandbox: Sandbox;
-  beforeAll(() => {
-    sandbox = createSandbox();
+  beforeAll(async () => {
+    sandbox = await createSandbox();
   });
   afterAll(() => sandbox.cleanup());
 
@@ -93,25 +113,26 @@ describe('scoreboard users:create and tokens:create (database effects)', { timeo
       token: expect.stringMatching(PERSONAL_ACCESS_TOKEN),
     });
 
-    const sqlite = sandbox.sqlite();
-    try {
-      const user = sqlite.prepare('SELECT * FROM users WHERE id = ?').get(created.user.id) as any;
+    await sandbox.withDb(async (db) => {
+      const user = await db.selectFrom('users').selectAll().where('id', '=', created.user.id).executeTakeFirst();
       expect(user).toMatchObject({ email: 'ada@example.com', name: 'Ada', current_team_id: created.team.id });
-      expect(sqlite.prepare('SELECT team_id, user_id, role FROM team_members WHERE user_id = ?').all(created.user.id)).toEqual([
-        { team_id: created.team.id, user_id: created.user.id, role: 'owner' },
-      ]);
-      expect(sqlite.prepare('SELECT plan, status, ends_at FROM subscriptions WHERE user_id = ?').all(created.user.id)).toEqual([
-        { plan: 'solo', status: 'active', ends_at: null },
-      ]);
-      const tokens = sqlite.prepare('SELECT token_hash, abilities, expires_at FROM personal_access_tokens WHERE user_id = ?').all(created.user.id) as any[];
+      expect(
+        await db.selectFrom('team_members').select(['team_id', 'user_id', 'role']).where('user_id', '=', created.user.id).execute(),
+      ).toEqual([{ team_id: created.team.id, user_id: created.user.id, role: 'owner' }]);
+      expect(
+        await db.selectFrom('subscriptions').select(['plan', 'status', 'ends_at']).where('user_id', '=', created.user.id).execute(),
+      ).toEqual([{ plan: 'solo', status: 'active', ends_at: null }]);
+      const tokens = await db
+        .selectFrom('personal_access_tokens')
+        .select(['token_hash', 'abilities', 'expires_at'])
+        .where('user_id', '=', created.user.id)
+        .execute();
       expect(tokens).toHaveLength(1);
       // D9: only the SHA-256 of the whole plain text is stored.
-      expect(tokens[0].token_hash).toBe(sha256(created.token));
-      expect(JSON.parse(tokens[0].abilities)).toEqual(['read', 'write', 'admin']);
-      expect(tokens[0].expires_at).toBeNull();
-    } finally {
-      sqlite.close();
-    }
+      expect(tokens[0]!.token_hash).toBe(sha256(created.token));
+      expect(JSON.parse(tokens[0]!.abilities)).toEqual(['read', 'write', 'admin']);
+      expect(tokens[0]!.expires_at).toBeNull();
+    });
   });
 
   it('prints the token in the human-readable output too', async () => {
@@ -122,45 +143,50 @@ describe('scoreboard users:create and tokens:create (database effects)', { timeo
   it('--plan none creates no subscription; --no-team creates no team and prints team null', async () => {
     const created = await okJson(sandbox, 'users:create', '--email', 'lone@example.com', '--plan', 'none', '--no-team', '--abilities', 'read');
     expect(created.team).toBeNull();
-    const sqlite = sandbox.sqlite();
-    try {
-      expect(sqlite.prepare('SELECT current_team_id FROM users WHERE id = ?').get(created.user.id)).toEqual({ current_team_id: null });
-      expect(sqlite.prepare('SELECT COUNT(*) AS n FROM team_members WHERE user_id = ?').get(created.user.id)).toEqual({ n: 0 });
-      expect(sqlite.prepare("SELECT COUNT(*) AS n FROM subscriptions WHERE user_id = ? AND status = 'active'").get(created.user.id)).toEqual({ n: 0 });
-      const token = sqlite.prepare('SELECT abilities FROM personal_access_tokens WHERE user_id = ?').get(created.user.id) as any;
+    await sandbox.withDb(async (db) => {
+      expect(await db.selectFrom('users').select('current_team_id').where('id', '=', created.user.id).executeTakeFirst()).toEqual({
+        current_team_id: null,
+      });
+      expect(await db.selectFrom('team_members').selectAll().where('user_id', '=', created.user.id).execute()).toEqual([]);
+      expect(
+        await db.selectFrom('subscriptions').selectAll().where('user_id', '=', created.user.id).where('status', '=', 'active').execute(),
+      ).toEqual([]);
+      const token = await db
+        .selectFrom('personal_access_tokens')
+        .select('abilities')
+        .where('user_id', '=', created.user.id)
+        .executeTakeFirstOrThrow();
       expect(JSON.parse(token.abilities)).toEqual(['read']);
-    } finally {
-      sqlite.close();
-    }
+    });
   });
 
   it('tokens:create --json prints {id, token} and stores the given name, abilities and a past expiry', async () => {
     await ok(sandbox, 'users:create', '--email', 'tok@example.com');
     const created = await okJson(sandbox, 'tokens:create', '--email', 'tok@example.com', '--name', 'deploy', '--abilities', 'read,write', '--expires-at', '2000-01-01');
     expect(created).toEqual({ id: expect.any(Number), token: expect.stringMatching(PERSONAL_ACCESS_TOKEN) });
-    const sqlite = sandbox.sqlite();
-    try {
-      const row = sqlite.prepare('SELECT name, abilities, expires_at, token_hash FROM personal_access_tokens WHERE id = ?').get(created.id) as any;
-      expect(row.name).toBe('deploy');
-      expect(JSON.parse(row.abilities)).toEqual(['read', 'write']);
-      expect(row.expires_at).toBe('2000-01-01T00:00:00.000Z'); // D9: date means 00:00:00 UTC
-      expect(row.token_hash).toBe(sha256(created.token));
-    } finally {
-      sqlite.close();
-    }
+    const row = await sandbox.withDb((db) =>
+      db
+        .selectFrom('personal_access_tokens')
+        .select(['name', 'abilities', 'expires_at', 'token_hash'])
+        .where('id', '=', created.id)
+        .executeTakeFirstOrThrow(),
+    );
+    expect(row.name).toBe('deploy');
+    expect(JSON.parse(row.abilities)).toEqual(['read', 'write']);
+    expect(row.expires_at).toBe('2000-01-01T00:00:00.000Z'); // D9: date means 00:00:00 UTC
+    expect(row.token_hash).toBe(sha256(created.token));
   });
 
-  it('never writes a printed plain-text token into the SQLite files (D9)', async () => {
+  it('never writes a printed plain-text token into the database (D9)', async () => {
     const user = await okJson(sandbox, 'users:create', '--email', 'secret@example.com');
     const extra = await okJson(sandbox, 'tokens:create', '--email', 'secret@example.com');
-    const files = [sandbox.databaseFile, `${sandbox.databaseFile}-wal`, `${sandbox.databaseFile}-shm`].filter(existsSync);
-    expect(files).toContain(sandbox.databaseFile);
-    for (const file of files) {
-      const content = readFileSync(file);
-      for (const token of [user.token, extra.token]) {
-        expect(content.includes(token), `${token} in ${file}`).toBe(false);
-        expect(content.includes(token.slice('service_'.length, 'service_'.length + 40)), `token body in ${file}`).toBe(false);
-      }
+    // Every row of every table (and on SQLite the bytes of the file and its WAL).
+    const stored = await sandbox.store.everythingStored();
+    for (const token of [user.token, extra.token]) {
+      // The token rows are really in there: their hashes are, so a plain text would be too.
+      expect(stored.includes(sha256(token)), `hash of ${token} stored`).toBe(true);
+      expect(stored.includes(token), `${token} stored`).toBe(false);
+      expect(stored.includes(token.slice('service_'.length, 'service_'.length + 40)), 'token body stored').toBe(false);
     }
   });
 });
@@ -169,39 +195,36 @@ describe('scoreboard users:create and tokens:create (database effects)', { timeo
 describe.concurrent('scoreboard errors: one line on stderr, non-zero exit, no change', { timeout: 60_000 }, () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
-    sandbox = createSandbox();
+    sandbox = await createSandbox();
     await ok(sandbox, 'users:create', '--email', 'owner@example.com', '--no-team');
     await ok(sandbox, 'users:create', '--email', 'other@example.com');
   });
   afterAll(() => sandbox.cleanup());
 
-  const count = (sql: string) => {
-    const sqlite = sandbox.sqlite();
-    try {
-      return (sqlite.prepare(sql).get() as { n: number }).n;
-    } finally {
-      sqlite.close();
-    }
-  };
+  /** How many rows the query returns (counted here: count(*) is a string on PostgreSQL). */
+  const count = (rows: (db: Db) => Promise<unknown[]>): Promise<number> => sandbox.withDb(async (db) => (await rows(db)).length);
 
   it('rejects a duplicate email (case-insensitively) and keeps one user', async () => {
     expectOneLineFailure(await sandbox.cli('users:create', '--email', 'Owner@Example.com'), /already exists/i);
-    expect(count("SELECT COUNT(*) AS n FROM users WHERE lower(email) = 'owner@example.com'")).toBe(1);
+    const owners = await count((db) =>
+      db.selectFrom('users').select('id').where(sql<string>`lower(email)`, '=', 'owner@example.com').execute(),
+    );
+    expect(owners).toBe(1);
   });
 
   it('rejects an unknown plan without creating the user', async () => {
     expectOneLineFailure(await sandbox.cli('users:create', '--email', 'gold@example.com', '--plan', 'gold'), /plan|gold/i);
-    expect(count("SELECT COUNT(*) AS n FROM users WHERE email = 'gold@example.com'")).toBe(0);
+    expect(await count((db) => db.selectFrom('users').select('id').where('email', '=', 'gold@example.com').execute())).toBe(0);
   });
 
   it('rejects an unknown ability without creating the user', async () => {
     expectOneLineFailure(await sandbox.cli('users:create', '--email', 'fly@example.com', '--abilities', 'read,fly'), /abilit/i);
-    expect(count("SELECT COUNT(*) AS n FROM users WHERE email = 'fly@example.com'")).toBe(0);
+    expect(await count((db) => db.selectFrom('users').select('id').where('email', '=', 'fly@example.com').execute())).toBe(0);
   });
 
   it('rejects an unknown flag', async () => {
     expectOneLineFailure(await sandbox.cli('users:create', '--email', 'flag@example.com', '--bogus'), /--bogus/);
-    expect(count("SELECT COUNT(*) AS n FROM users WHERE email = 'flag@example.com'")).toBe(0);
+    expect(await count((db) => db.selectFrom('users').select('id').where('email', '=', 'flag@example.com').execute())).toBe(0);
   });
 
   it('rejects a missing required option', async () => {
@@ -216,7 +239,7 @@ describe.concurrent('scoreboard errors: one line on stderr, non-zero exit, no ch
   });
 
   it('rejects an unknown user on every command that names one', async () => {
-    const before = count('SELECT COUNT(*) AS n FROM personal_access_tokens');
+    const before = await count((db) => db.selectFrom('personal_access_tokens').select('id').execute());
     const results = await Promise.all([
       sandbox.cli('tokens:create', '--email', 'nobody@example.com'),
       sandbox.cli('users:plan', '--email', 'nobody@example.com', '--plan', 'business'),
@@ -225,13 +248,13 @@ describe.concurrent('scoreboard errors: one line on stderr, non-zero exit, no ch
       sandbox.cli('users:switch-team', '--email', 'nobody@example.com', '--team', '1'),
     ]);
     for (const result of results) expectOneLineFailure(result, /nobody@example\.com/);
-    expect(count('SELECT COUNT(*) AS n FROM personal_access_tokens')).toBe(before);
-    expect(count("SELECT COUNT(*) AS n FROM teams WHERE name = 'X'")).toBe(0);
+    expect(await count((db) => db.selectFrom('personal_access_tokens').select('id').execute())).toBe(before);
+    expect(await count((db) => db.selectFrom('teams').select('id').where('name', '=', 'X').execute())).toBe(0);
   });
 
   it('rejects an unknown role', async () => {
     expectOneLineFailure(await sandbox.cli('teams:add-member', '--team', '1', '--email', 'owner@example.com', '--role', 'king'), /role|king/i);
-    expect(count('SELECT COUNT(*) AS n FROM team_members WHERE team_id = 1')).toBe(1);
+    expect(await count((db) => db.selectFrom('team_members').select('user_id').where('team_id', '=', 1).execute())).toBe(1);
   });
 
   it('rejects a non-numeric team id', async () => {
@@ -246,12 +269,15 @@ describe.concurrent('scoreboard errors: one line on stderr, non-zero exit, no ch
   it('rejects switching to a team the user is not a member of, keeping the current team', async () => {
     // other@example.com owns team 1 (owner@example.com was created with --no-team).
     expectOneLineFailure(await sandbox.cli('users:switch-team', '--email', 'owner@example.com', '--team', '1'), /member/i);
-    expect(count("SELECT COUNT(*) AS n FROM users WHERE email = 'owner@example.com' AND current_team_id IS NULL")).toBe(1);
+    const stillWithoutTeam = await count((db) =>
+      db.selectFrom('users').select('id').where('email', '=', 'owner@example.com').where('current_team_id', 'is', null).execute(),
+    );
+    expect(stillWithoutTeam).toBe(1);
   });
 
   it('rejects adding a member to a team that does not exist', async () => {
     expectOneLineFailure(await sandbox.cli('teams:add-member', '--team', '999', '--email', 'owner@example.com', '--role', 'member'), /999/);
-    expect(count('SELECT COUNT(*) AS n FROM team_members WHERE team_id = 999')).toBe(0);
+    expect(await count((db) => db.selectFrom('team_members').select('user_id').where('team_id', '=', 999).execute())).toBe(0);
   });
 
   it('rejects an unparseable --expires-at', async () => {

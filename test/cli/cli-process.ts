@@ -3,12 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Db } from '../../src/db/database.js';
 import { SqliteDatabase } from '../../src/db/sqlite-binding.js';
+import { createTestStore, type TestStore } from '../helpers/test-backend.js';
 
 /**
  * Helpers that run the real `scoreboard` command (bin/scoreboard.js -> dist/) as a child process,
- * against a SQLite file in a temp dir. The cwd is that temp dir, so no `.env` of the checkout is
- * read, and the environment is minimal, so nothing of the test runner's environment leaks in.
+ * against the test backend's store (a SQLite file in a temp dir, or a PostgreSQL schema and a Redis
+ * prefix). The cwd is that temp dir, so no `.env` of the checkout is read, and the environment is
+ * minimal, so nothing of the test runner's environment leaks in.
  */
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const BIN = join(ROOT, 'bin', 'scoreboard.js');
@@ -17,13 +20,15 @@ const RUN_TIMEOUT_MS = 30_000;
 
 export interface Sandbox {
   dir: string;
-  databaseFile: string;
+  store: TestStore;
   env: Record<string, string>;
   /** Runs `scoreboard <args>` and resolves when it exits. */
   cli(...args: string[]): Promise<CliResult>;
-  /** Opens the SQLite file directly (the same file the CLI and the server use). */
+  /** Runs `work` on a new connection to the database the CLI and the server use. */
+  withDb<T>(work: (db: Db) => Promise<T>): Promise<T>;
+  /** Opens the SQLite file directly, on the sqlite backend only (file-level checks such as WAL mode). */
   sqlite(): SqliteDatabase;
-  cleanup(): void;
+  cleanup(): Promise<void>;
 }
 
 export interface CliResult {
@@ -33,21 +38,33 @@ export interface CliResult {
   stderr: string;
 }
 
-export function createSandbox(): Sandbox {
+export async function createSandbox(): Promise<Sandbox> {
   const dir = mkdtempSync(join(tmpdir(), 'scoreboard-cli-'));
-  const databaseFile = join(dir, 'scoreboard.db');
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATABASE_URL: `sqlite:${databaseFile}` };
+  const store = await createTestStore(dir);
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATABASE_POOL_MAX: '4', ...store.env };
   return {
     dir,
-    databaseFile,
+    store,
     env,
     cli: (...args) => runNode([BIN, ...args], { cwd: dir, env }),
+    async withDb(work) {
+      const db = store.open();
+      try {
+        return await work(db);
+      } finally {
+        await db.destroy();
+      }
+    },
     sqlite: () => {
-      const db = new SqliteDatabase(databaseFile);
+      if (store.sqliteFile === null) throw new Error('sandbox.sqlite() is for the sqlite backend only');
+      const db = new SqliteDatabase(store.sqliteFile);
       db.pragma('busy_timeout = 5000');
       return db;
     },
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    async cleanup() {
+      await store.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 

@@ -6,8 +6,11 @@ import { BIN, createSandbox, runNode, type Sandbox } from './cli-process.js';
 /** D21: configuration comes from the environment and from a `.env` file in the working directory. */
 describe('configuration from .env (D21)', { timeout: 60_000 }, () => {
   let sandbox: Sandbox;
-  beforeEach(() => {
-    sandbox = createSandbox();
+  // SQLite only (vitest.config.ts excludes this file from the postgres project): it checks files.
+  let databaseFile: string;
+  beforeEach(async () => {
+    sandbox = await createSandbox();
+    databaseFile = sandbox.store.sqliteFile!;
   });
   afterEach(() => sandbox.cleanup());
 
@@ -23,14 +26,14 @@ describe('configuration from .env (D21)', { timeout: 60_000 }, () => {
 
   it('lets the process environment override .env', async () => {
     writeFileSync(join(sandbox.dir, '.env'), 'DATABASE_URL=sqlite:./from-dotenv.db\n');
-    const result = await scoreboard({ DATABASE_URL: `sqlite:${sandbox.databaseFile}` }, 'migrate');
+    const result = await scoreboard({ DATABASE_URL: `sqlite:${databaseFile}` }, 'migrate');
     expect(result.code).toBe(0);
-    expect(existsSync(sandbox.databaseFile)).toBe(true);
+    expect(existsSync(databaseFile)).toBe(true);
     expect(existsSync(join(sandbox.dir, 'from-dotenv.db'))).toBe(false);
   });
 
   it('stops start-up naming the variable when .env holds a bad value', async () => {
-    writeFileSync(join(sandbox.dir, '.env'), `DATABASE_URL=sqlite:${sandbox.databaseFile}\nPORT=not-a-port\n`);
+    writeFileSync(join(sandbox.dir, '.env'), `DATABASE_URL=sqlite:${databaseFile}\nPORT=not-a-port\n`);
     const result = await scoreboard({}, 'serve');
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/PORT/);

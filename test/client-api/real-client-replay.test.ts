@@ -377,7 +377,7 @@ describe('the published client package against the real server over TCP', { time
   let personalToken: string;
 
   beforeAll(async () => {
-    sandbox = createSandbox();
+    sandbox = await createSandbox();
     server = await startServer(sandbox);
     const created = await okJson<{ token: string }>(sandbox, 'users:create', '--email', 'client@example.com', '--name', 'Client');
     personalToken = created.token;
@@ -385,7 +385,7 @@ describe('the published client package against the real server over TCP', { time
 
   afterAll(async () => {
     await server?.stop();
-    sandbox?.cleanup();
+    await sandbox?.cleanup();
   });
 
   let sequence = 0;

@@ -20,6 +20,11 @@ describe('loadConfig defaults (D21)', () => {
       publicUrl: undefined,
       trustProxy: false,
       logLevel: 'info',
+      databasePoolMax: 10,
+      databaseStatementTimeoutMs: 10_000,
+      redisKeyPrefix: 'scoreboard:rl:',
+      uploadRateLimit: 60,
+      shutdownTimeoutMs: 10_000,
     });
   });
 
@@ -43,8 +48,18 @@ describe('loadConfig overrides (D21)', () => {
       PUBLIC_URL: 'https://scores.example.com',
       TRUST_PROXY: 'true',
       LOG_LEVEL: 'debug',
+      DATABASE_POOL_MAX: '25',
+      DATABASE_STATEMENT_TIMEOUT_MS: '5000',
+      REDIS_KEY_PREFIX: 'eu1:rl:',
+      UPLOAD_RATE_LIMIT: '120',
+      SHUTDOWN_TIMEOUT_MS: '30000',
     });
     expect(config).toMatchObject({
+      databasePoolMax: 25,
+      databaseStatementTimeoutMs: 5000,
+      redisKeyPrefix: 'eu1:rl:',
+      uploadRateLimit: 120,
+      shutdownTimeoutMs: 30_000,
       port: 8080,
       host: '0.0.0.0',
       databaseUrl: 'postgres://scoreboard:secret@db:5432/scoreboard',
@@ -95,6 +110,11 @@ describe('loadConfig rejects bad values, naming the variable (D21)', () => {
     ['PUBLIC_URL', 'ftp://scores.example.com'],
     ['REDIS_URL', 'http://cache:6379'],
     ['TRUST_PROXY', 'garbage!'],
+    ['DATABASE_POOL_MAX', '0'],
+    ['DATABASE_POOL_MAX', 'many'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '-1'],
+    ['UPLOAD_RATE_LIMIT', '0'],
+    ['SHUTDOWN_TIMEOUT_MS', 'soon'],
   ])('throws for %s=%s', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });

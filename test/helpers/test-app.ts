@@ -8,7 +8,7 @@ import { createAccountsRepository } from '../../src/accounts/accounts.repository
 import type { Ability } from '../../src/auth/abilities.js';
 import { createApp, type AppDependencies } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createDatabase, migrateToLatest, type Db } from '../../src/db/database.js';
+import { migrateToLatest, openDatabase, type Db } from '../../src/db/database.js';
 import type { Plan, TeamRole } from '../../src/db/schema.js';
 import type { App } from '../../src/http/app-types.js';
 import { createProjectsService } from '../../src/projects/projects.service.js';
@@ -16,6 +16,7 @@ import type { CreateProjectBody, Project } from '../../src/projects/projects.sch
 import { createReportsService } from '../../src/reports/reports.service.js';
 import type { NewReport } from '../../src/reports/reports.repository.js';
 import { FakeClock } from './fake-clock.js';
+import { createTestStore, type TestStore } from './test-backend.js';
 
 export interface TestUser {
   id: number;
@@ -31,8 +32,8 @@ export interface TestContext {
   db: Db;
   clock: FakeClock;
   config: Config;
-  /** The SQLite file behind the app. */
-  databaseFile: string;
+  /** Where the app keeps its data (a SQLite file, or a PostgreSQL schema and Redis prefix). */
+  store: TestStore;
   /** Every SQL statement the app and the factories have run, in order (for query-count checks). */
   queries: string[];
   given: ReturnType<typeof factories>;
@@ -53,33 +54,44 @@ export interface RequestOptions {
 }
 
 /**
- * A real app on a fresh, migrated SQLite file in a temp dir, with a fake clock. Nothing is mocked.
+ * A real app on a fresh, migrated store (SQLite file, or PostgreSQL schema + Redis prefix, see
+ * test-backend.ts), with a fake clock. Nothing is mocked.
  */
 export async function buildTestApp(
   options: { env?: Record<string, string>; deps?: Omit<AppDependencies, 'db' | 'clock'> } = {},
 ): Promise<TestContext> {
   const dir = mkdtempSync(join(tmpdir(), 'scoreboard-test-'));
-  const databaseFile = join(dir, 'scoreboard.db');
-  const config = loadConfig({ DATABASE_URL: `sqlite:${databaseFile}`, LOG_LEVEL: 'silent', ...options.env });
+  const store = await createTestStore(dir);
+  const config = loadConfig({ ...store.env, DATABASE_POOL_MAX: '4', LOG_LEVEL: 'silent', ...options.env });
   const queries: string[] = [];
-  const db = createDatabase(config.databaseUrl, { onQuery: (event) => queries.push(event.query.sql) });
-  await migrateToLatest(db);
+  const db = openDatabase(config, { onQuery: (event) => queries.push(event.query.sql) });
   const clock = new FakeClock();
-  const app = await createApp(config, { db, clock, ...options.deps });
-  await app.ready();
+  let app: App;
+  try {
+    await migrateToLatest(db);
+    app = await createApp(config, { db, clock, ...options.deps });
+    await app.ready();
+  } catch (error) {
+    // A setup that fails leaves no schema, key or file behind.
+    await db.destroy();
+    await store.drop();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
 
   return {
     app,
     db,
     clock,
     config,
-    databaseFile,
+    store,
     queries,
     given: factories(db, clock),
     request: (opts) => send(app, opts),
     async close() {
       await app.close();
       await db.destroy();
+      await store.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -34,11 +34,15 @@ describe('GET /healthz (D1)', () => {
 });
 
 describe('GET /readyz (D1)', () => {
-  it('answers 200 {status: "ok"} while the database is reachable', async () => {
+  it('answers 200 {status: "ok"} while the database is reachable, naming where rate-limit counters live', async () => {
     const response = await ctx.request({ method: 'GET', url: '/readyz' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe(JSON_UTF8);
-    expect(response.json()).toEqual({ status: 'ok' });
+    expect(response.json()).toEqual({
+      status: 'ok',
+      database: 'ok',
+      rate_limit_counters: ctx.config.redisUrl === undefined ? 'memory' : 'redis',
+    });
     expectNoRateLimitHeaders(response);
   });
 

@@ -1,6 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { sql } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import { createReportsRepository, type NewReport } from '../../src/reports/reports.repository.js';
 import { REPORT_SUMMARY_KEYS, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { onPostgres } from '../helpers/test-backend.js';
 
 // D19: latest_report is the report with the latest analyzed_at (ties: highest id), kept up to date
 // by uploads (CLIENT-WIRE.md: "It becomes the project's latest_report when its analyzed_at is the newest").
@@ -49,6 +53,42 @@ describe('latest_report through uploads (D19)', () => {
     expect(await latestOnShow()).toEqual(report);
     expect(await latestInList()).toEqual(report);
     expect(await latestForClient()).toEqual(report);
+  });
+
+  it('keeps the newest analyzed_at as latest_report when many uploads arrive at once', async () => {
+    const times = Array.from({ length: 12 }, (_, i) => `2026-11-21T09:00:${String((i * 7) % 12).padStart(2, '0')}+00:00`);
+    const reports = await Promise.all(times.map((at) => uploadAt(at)));
+    const newest = reports.find((report) => report.analyzed_at === '2026-11-21T09:00:11.000Z')!;
+    expect(await latestOnShow()).toEqual(newest);
+    const list = await ctx.request({ method: 'GET', url: `/api/v1/projects/${projectId}/reports`, token: user.token });
+    expect(list.json().meta.total).toBe(12);
+  });
+
+  // PostgreSQL runs transactions side by side under READ COMMITTED: an older upload whose statements
+  // started before a newer upload committed must still leave the newer one latest. (SQLite's write
+  // transactions are serial, and its synchronous driver cannot hold one open while another waits.)
+  it.skipIf(!onPostgres)('an older upload that waits on a newer upload still in its transaction does not take latest_report', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let newerId = 0;
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    // A newer report and its pointer update, in a transaction kept open (its UPDATE holds the
+    // project's row until it commits).
+    const newer = ctx.db.transaction().execute(async (trx) => {
+      const reports = createReportsRepository(trx);
+      newerId = await reports.insert(reportRow(projectId, '2026-11-21T10:00:00.000Z'));
+      await reports.refreshLatest(projectId);
+      holding();
+      await released;
+    });
+    await held;
+    const older = uploadAt('2026-11-21T09:00:00+00:00');
+    await untilSomeoneWaitsOnALock(ctx);
+    release();
+    await newer;
+    await older;
+    expect((await latestOnShow())?.id).toBe(newerId);
   });
 
   it('a newer analyzed_at uploaded later replaces latest_report', async () => {
@@ -176,3 +216,46 @@ describe('latest_report through uploads (D19)', () => {
     expect(await ctx.db.selectFrom('reports').select('id').execute()).toHaveLength(20 * 6);
   });
 });
+
+function reportRow(projectId: string, analyzedAt: string): NewReport {
+  return {
+    uuid: uuidv7(),
+    project_id: projectId,
+    score: 100,
+    total: 1,
+    passed: 1,
+    failed: 0,
+    warnings: 0,
+    skipped: 0,
+    errors: 0,
+    total_issues: 0,
+    issues_critical: 0,
+    issues_high: 0,
+    issues_medium: 0,
+    issues_low: 0,
+    issues_info: 0,
+    framework_version: null,
+    package_version: null,
+    total_execution_time: 0,
+    triggered_by: null,
+    analyzed_at: analyzedAt,
+    created_at: analyzedAt,
+    results: '[]',
+    metadata: '{}',
+    pro_package_version: null,
+    client_summary: null,
+    configuration: null,
+  };
+}
+
+/** Polls PostgreSQL until some session of this service waits on a lock (the upload behind ours). */
+async function untilSomeoneWaitsOnALock(ctx: TestContext): Promise<void> {
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const { rows } = await sql<{ waiting: string }>`
+      select count(*) as waiting from pg_stat_activity
+      where application_name = 'scoreboard' and wait_event_type = 'Lock'`.execute(ctx.db);
+    if (Number(rows[0]!.waiting) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('the second upload never waited on the lock');
+}

@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { createDatabase, type Db } from '../../src/db/database.js';
+
+/**
+ * Which backend the suite runs on (vitest.config.ts sets TEST_BACKEND per project):
+ * - `sqlite`: a fresh SQLite file per app, rate-limit counters in memory;
+ * - `postgres`: a fresh schema per app on TEST_DATABASE_URL, counters in Redis at TEST_REDIS_URL
+ *   under a key prefix of its own; both are dropped again when the app closes, so runs (and
+ *   parallel test files) never see each other's data.
+ */
+export const BACKEND: 'sqlite' | 'postgres' = process.env.TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite';
+export const onPostgres = BACKEND === 'postgres';
+
+export interface TestStore {
+  /** The environment that points an app (in-process or a child process) at this store. */
+  env: Record<string, string>;
+  /** The SQLite file, on the sqlite backend. */
+  sqliteFile: string | null;
+  /** A new connection to the store's database (the caller destroys it). */
+  open(options?: Parameters<typeof createDatabase>[1]): Db;
+  /**
+   * Everything the store holds, as text: every row of every table, and on SQLite the raw bytes of
+   * the file and its WAL. Tests search it for secrets that must never be stored.
+   */
+  everythingStored(): Promise<string>;
+  drop(): Promise<void>;
+}
+
+const TABLES = ['users', 'teams', 'team_members', 'subscriptions', 'personal_access_tokens', 'projects', 'reports', 'run_failures'] as const;
+
+/** A fresh, empty store (not migrated) in `dir`. */
+export async function createTestStore(dir: string): Promise<TestStore> {
+  return onPostgres ? createPostgresStore() : createSqliteStore(dir);
+}
+
+function createSqliteStore(dir: string): TestStore {
+  const file = join(dir, 'scoreboard.db');
+  const env = { DATABASE_URL: `sqlite:${file}` };
+  const open = (options?: Parameters<typeof createDatabase>[1]) => createDatabase(env.DATABASE_URL, options);
+  return {
+    env,
+    sqliteFile: file,
+    open,
+    async everythingStored() {
+      const files = [file, `${file}-wal`].filter((path) => existsSync(path));
+      return (await dumpTables(open)) + files.map((path) => readFileSync(path).toString('latin1')).join('');
+    },
+    async drop() {
+      // The temp dir holding the file is removed by its owner.
+    },
+  };
+}
+
+async function createPostgresStore(): Promise<TestStore> {
+  const serverUrl = requiredEnv('TEST_DATABASE_URL');
+  const redisUrl = requiredEnv('TEST_REDIS_URL');
+  const schema = `test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await withAdmin(serverUrl, (client) => client.query(`CREATE SCHEMA ${schema}`));
+  // Every connection of the app (and of child processes given this URL) works inside the schema.
+  const separator = serverUrl.includes('?') ? '&' : '?';
+  const databaseUrl = `${serverUrl}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `${schema}:` };
+  const open = (options?: Parameters<typeof createDatabase>[1]) => createDatabase(databaseUrl, options);
+  return {
+    env,
+    sqliteFile: null,
+    open,
+    everythingStored: () => dumpTables(open),
+    async drop() {
+      await withAdmin(serverUrl, (client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+      await deleteRedisKeys(redisUrl, `${schema}:*`);
+    },
+  };
+}
+
+async function dumpTables(open: TestStore['open']): Promise<string> {
+  const db = open();
+  try {
+    const parts: string[] = [];
+    for (const table of TABLES) {
+      try {
+        parts.push(JSON.stringify(await db.selectFrom(table).selectAll().execute()));
+      } catch {
+        // Not migrated (yet): nothing stored there.
+      }
+    }
+    return parts.join('\n');
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function withAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function deleteRedisKeys(url: string, pattern: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`TEST_BACKEND=postgres needs ${name}`);
+  return value;
+}
