@@ -16,6 +16,7 @@ import type { App } from './http/app-types.js';
 import { registerErrorHandler, sendApiError } from './http/error-handler.js';
 import { normalizeJsonBody } from './http/json-body.js';
 import { trackRouteMethods } from './http/method-not-allowed.js';
+import { registerOpenApi } from './http/openapi.js';
 import { registerOperationalRoutes } from './http/operational.routes.js';
 import { validatorCompiler } from './http/validation.js';
 import { clientApiRoutes } from './client-api/client-api.routes.js';
@@ -118,7 +119,8 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   // D6: every /api/v1 route states the ability it needs; a route that forgets fails at start-up.
   // (The older clients' upload path, `POST /api/v1/reports`, is a client-package route instead.)
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/api/v1/') && route.config?.ability === undefined && route.config?.clientApi === undefined) {
+    const declared = route.config?.ability ?? route.config?.clientApi ?? route.config?.publicDocument;
+    if (route.url.startsWith('/api/v1/') && declared === undefined) {
       throw new Error(`${String(route.method)} ${route.url} must declare the ability it requires (config.ability)`);
     }
   });
@@ -138,6 +140,8 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     return sendApiError(reply, error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? notFound() : badRequest('The request URL is not valid.'));
   }
 
+  // Registered before every route: the OpenAPI document is collected from the routes as they are added.
+  await registerOpenApi(app, config);
   registerOperationalRoutes(app, { db, rateLimitState });
 
   const tokensService = createTokensService({ db, clock });

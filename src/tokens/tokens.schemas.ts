@@ -50,6 +50,8 @@ export const CreateTokenResponse = Type.Object({
 });
 
 export const TokenParams = Type.Object({
-  token: Type.String({ pattern: '^[1-9][0-9]*$', description: 'Integer id of a personal access token.' }),
+  // Documented as an integer; path parameters reach the route unvalidated (as text) so that anything
+  // else is a 404 (D9), which the token lookup decides.
+  token: Type.Unsafe<string>({ type: 'integer', minimum: 1, description: 'Integer id of a personal access token. Anything else is a 404 (D9).' }),
 });
 

@@ -16,6 +16,7 @@ import type { CreateProjectBody, Project } from '../../src/projects/projects.sch
 import { createReportsService } from '../../src/reports/reports.service.js';
 import type { NewReport } from '../../src/reports/reports.repository.js';
 import { FakeClock } from './fake-clock.js';
+import { ContractChecker } from './openapi-contract.js';
 import { createTestStore, type TestStore } from './test-backend.js';
 
 export interface TestUser {
@@ -37,6 +38,8 @@ export interface TestContext {
   /** Every SQL statement the app and the factories have run, in order (for query-count checks). */
   queries: string[];
   given: ReturnType<typeof factories>;
+  /** Checks every answer against the OpenAPI document (issue 5); violations fail `close()`. */
+  contract: ContractChecker;
   /** `app.inject` with an optional bearer token and JSON body. */
   request(options: RequestOptions): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
@@ -67,10 +70,17 @@ export async function buildTestApp(
   const db = openDatabase(config, { onQuery: (event) => queries.push(event.query.sql) });
   const clock = new FakeClock();
   let app: App;
+  let contract: ContractChecker | undefined;
   try {
     await migrateToLatest(db);
     app = await createApp(config, { db, clock, ...options.deps });
+    // Issue 5: every answer is checked against the OpenAPI document (read once the app is ready).
+    app.addHook('onSend', async (request, reply, payload) => {
+      contract?.check(request, reply, payload);
+      return payload;
+    });
     await app.ready();
+    contract = await ContractChecker.forApp(app);
   } catch (error) {
     // A setup that fails leaves no schema, key or file behind.
     await db.destroy();
@@ -88,11 +98,15 @@ export async function buildTestApp(
     queries,
     given: factories(db, clock),
     request: (opts) => send(app, opts),
+    contract: contract!,
     async close() {
       await app.close();
       await db.destroy();
       await store.drop();
       rmSync(dir, { recursive: true, force: true });
+      if (contract!.violations.length > 0) {
+        throw new Error(`responses that drift from the OpenAPI document:\n${contract!.violations.join('\n')}`);
+      }
     },
   };
 }

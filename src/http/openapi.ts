@@ -1,0 +1,220 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifySchema, RouteOptions } from 'fastify';
+import { Type, type TSchema } from 'typebox';
+import type { Config } from '../config.js';
+import type { App } from './app-types.js';
+
+/**
+ * The OpenAPI 3.1 document, generated from the routes: each route's own schemas (params, query,
+ * body, success response) plus, added here from what the route declares in its config, the
+ * answers every route of its kind can give — D3's error envelope per status, D8's rate-limit
+ * headers, the security scheme. One place describes the errors, so no route can forget one; the
+ * contract test checks every response of the test suite against this document.
+ */
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { type: 'integer', required: true, description: 'Requests allowed in the current 60-second window (D8).' },
+  'X-RateLimit-Remaining': { type: 'integer', required: true, description: 'Requests left in the current window.' },
+};
+const RETRY_AFTER_HEADER = {
+  'Retry-After': { type: 'integer', minimum: 1, required: true, description: 'Whole seconds until the window resets; equals `retry_after`.' },
+};
+/** When the database is down the caller cannot be identified, so the request may not have been counted. */
+const RATE_LIMIT_HEADERS_IF_COUNTED = Object.fromEntries(
+  Object.entries(RATE_LIMIT_HEADERS).map(([name, header]) => [name, { ...header, required: false }]),
+);
+
+/** D3: `{error, message}`; the client package's answers add `success: false` (CLIENT-WIRE.md). */
+function errorBody(options: {
+  client: boolean;
+  title: string;
+  description: string;
+  example: string;
+  extra?: Record<string, TSchema>;
+}) {
+  const { client, title, description, example, extra = {} } = options;
+  return Type.Object(
+    {
+      ...(client ? { success: Type.Literal(false) } : {}),
+      error: Type.Literal(title),
+      message: Type.String(),
+      ...extra,
+    },
+    {
+      additionalProperties: false,
+      description,
+      examples: [{ ...(client ? { success: false } : {}), error: title, message: example }],
+    },
+  );
+}
+
+const FieldErrors = Type.Record(Type.String(), Type.Array(Type.String(), { minItems: 1 }), {
+  description: 'Messages per dotted input path (`settings.fail_on`, `abilities.1`); `message` repeats the first.',
+  examples: [{ name: ['The name field is required.'] }],
+});
+
+type Kind = 'v1' | 'client';
+
+/** The error answers a route of `kind` can give, by status, given what it declares. */
+function errorResponses(route: { kind: Kind; config: RouteOptions['config']; schema: FastifySchema; url: string; method: string }) {
+  const client = route.kind === 'client';
+  const { schema, config } = route;
+  // Any method but GET/HEAD may carry a body, and its transport is checked before anything else (D4.6).
+  const hasBody = schema.body !== undefined || !['GET', 'HEAD'].includes(route.method);
+  const hasPathResource = /:[A-Za-z_]/.test(route.url);
+  const responses: Record<string, TSchema & { headers?: object }> = {};
+  const add = (status: number, body: TSchema, headers: object = RATE_LIMIT_HEADERS) => {
+    responses[status] = { ...body, headers };
+  };
+  const e = (title: string, description: string, example: string, extra?: Record<string, TSchema>) =>
+    errorBody({ client, title, description, example, extra });
+
+  if (hasBody) {
+    add(400, e('Bad Request', 'The body is not valid JSON, not a JSON object, or nested too deep.', 'The request body is not valid JSON.'));
+    add(413, e('Payload Too Large', 'The body is over the limit.', `The request body may not be larger than ${client ? '10' : '1'} MiB.`));
+    add(415, e('Unsupported Media Type', 'The body is not JSON (or uses an unsupported Content-Encoding).', 'The request body must be JSON, sent with Content-Type: application/json.'));
+  }
+  const verify = config?.clientApi?.unauthenticatedBody !== undefined;
+  add(
+    401,
+    e('Unauthenticated', 'The token is missing, malformed, unknown, revoked or expired.', 'Authentication required.', verify ? { valid: Type.Literal(false) } : undefined),
+  );
+  if (route.kind === 'v1') {
+    const reasons = [
+      config?.subscription ? '`Subscription Required`: the user has no active subscription (D7)' : null,
+      `\`Forbidden\`: the token lacks the '${config?.ability}' ability (D6)`,
+      route.method === 'POST' && route.url === '/api/v1/projects' ? '`Forbidden`: the user belongs to no team' : null,
+      route.method === 'POST' && route.url === '/api/v1/tokens' ? '`Forbidden`: the user already has 10 tokens' : null,
+    ].filter((reason) => reason !== null);
+    responses[403] = {
+      ...Type.Object(
+        { error: Type.Union([Type.Literal('Forbidden'), Type.Literal('Subscription Required')]), message: Type.String() },
+        {
+          additionalProperties: false,
+          description: reasons.join('; ') + '.',
+          examples: [{ error: 'Forbidden', message: `This token does not have the required '${config?.ability}' ability.` }],
+        },
+      ),
+      headers: RATE_LIMIT_HEADERS,
+    };
+  }
+  if (hasPathResource) {
+    add(404, e('Not Found', 'The resource does not exist, or the caller may not act on it (D15).', 'The requested resource was not found.'));
+  }
+  if (client && route.method === 'POST') {
+    add(409, e('Conflict', 'The project is archived (D17): it accepts no uploads.', 'This project is archived and does not accept reports. Unarchive it first.'));
+  }
+  if (hasBody || schema.querystring !== undefined) {
+    add(422, e('Validation Failed', 'Validation failed; `errors` lists every field.', 'The name field is required.', { errors: FieldErrors }));
+  }
+  add(
+    429,
+    e('Too Many Requests', 'Over the rate limit (D8; uploads: per project).', 'Rate limit exceeded. Please wait before making more requests.', {
+      retry_after: Type.Integer({ minimum: 1, description: 'Seconds until the window resets.' }),
+    }),
+    { ...RATE_LIMIT_HEADERS, ...RETRY_AFTER_HEADER },
+  );
+  add(500, e('Server Error', 'An unexpected error; never details.', 'Something went wrong on our side. Please try again later.'), RATE_LIMIT_HEADERS_IF_COUNTED);
+  add(
+    503,
+    e('Service Unavailable', 'A dependency (the database) is down.', 'The service is temporarily unavailable. Please try again later.'),
+    RATE_LIMIT_HEADERS_IF_COUNTED,
+  );
+  return responses;
+}
+
+export async function registerOpenApi(app: App, config: Config): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Scoreboard API',
+        version: '1.0.0',
+        description:
+          'Code-quality reports from the analysis client package. `/api/v1`: projects, reports and personal access ' +
+          'tokens, with `Authorization: Bearer service_…`. `/api`: the endpoints the client package calls, with the ' +
+          "project's API token. Errors are `{error, message}` (D3); every `/api` answer also carries `success`.",
+      },
+      ...(config.publicUrl ? { servers: [{ url: config.publicUrl }] } : {}),
+      components: {
+        securitySchemes: {
+          personalAccessToken: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'service_ + 40 letters/digits + 8 hex digits',
+            description: 'A personal access token (`service_…`), created with `scoreboard users:create` or `POST /api/v1/tokens`.',
+          },
+          projectToken: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: '40 letters/digits',
+            description: "A project's API token (`api_token`), shown when the project is created or its token regenerated.",
+          },
+        },
+      },
+      tags: [
+        { name: 'projects', description: 'Projects: the containers that receive reports' },
+        { name: 'reports', description: 'Reports and failed runs of a project' },
+        { name: 'tokens', description: 'Personal access tokens' },
+        { name: 'client package', description: 'What the analysis client package calls (project API token)' },
+        { name: 'operations', description: 'Health and readiness; no token' },
+      ],
+    },
+    // @fastify/swagger puts a header's `required` inside its schema; OpenAPI wants it on the header.
+    transformObject: (documentObject) => liftHeaderRequired((documentObject as { openapiObject: object }).openapiObject),
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    transform: ({ schema, url, route }) => {
+      const kind: Kind | null = route.config?.clientApi ? 'client' : route.config?.ability ? 'v1' : null;
+      if (kind === null || schema?.hide) return { schema, url };
+      const method = String(Array.isArray(route.method) ? route.method[0] : route.method);
+      const success = Object.fromEntries(
+        Object.entries((schema.response ?? {}) as Record<string, TSchema>).map(([status, body]) => [
+          status,
+          { ...body, 'x-response-description': schema.summary ?? 'Success', headers: RATE_LIMIT_HEADERS },
+        ]),
+      );
+      return {
+        schema: {
+          ...schema,
+          security: [kind === 'v1' ? { personalAccessToken: [] } : { projectToken: [] }],
+          response: { ...success, ...errorResponses({ kind, config: route.config, schema, url, method }) },
+        } as FastifySchema,
+        url,
+      };
+    },
+  });
+
+  app.get(OPENAPI_PATH, { schema: { hide: true }, config: { publicDocument: true } }, async () => app.swagger());
+
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // Load the same document as OPENAPI_PATH; every asset is served from the installed package.
+    uiConfig: { urls: [{ url: OPENAPI_PATH, name: 'Scoreboard API v1' }], deepLinking: true, persistAuthorization: false },
+  });
+}
+
+function liftHeaderRequired<T extends object>(document: T): T {
+  const paths = (document as { paths?: Record<string, Record<string, { responses?: Record<string, { headers?: object }> }>> }).paths ?? {};
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      for (const response of Object.values(operation.responses ?? {})) {
+        for (const header of Object.values((response.headers ?? {}) as Record<string, { required?: boolean; schema?: { required?: unknown } }>)) {
+          if (typeof header.schema?.required === 'boolean') {
+            header.required = header.schema.required;
+            delete header.schema.required;
+          }
+        }
+      }
+    }
+  }
+  return document;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A document anyone may read: no token, not rate limited (the OpenAPI document). */
+    publicDocument?: true;
+  }
+}

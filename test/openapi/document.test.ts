@@ -1,0 +1,117 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../helpers/endpoints.js';
+import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+
+/** The client package's endpoints (CLIENT-WIRE.md), as method and OpenAPI path. */
+const CLIENT_OPERATIONS = [
+  ['post', '/api/reports'],
+  ['post', '/api/v1/reports'],
+  ['post', '/api/reports/failure'],
+  ['get', '/api/token/verify'],
+  ['get', '/api/project'],
+] as const;
+
+const V1_OPERATIONS = ENDPOINTS.map((e) => [e.method.toLowerCase(), `/api/v1${e.path.replace(/:([a-z]+)/g, '{$1}')}`] as const);
+
+type Operation = {
+  tags: string[];
+  summary: string;
+  security: Record<string, string[]>[];
+  parameters?: { in: string; name: string; schema: { type: string; format?: string } }[];
+  responses: Record<string, { headers?: Record<string, { required?: boolean }>; content?: Record<string, { schema: any }> }>;
+};
+
+// Issue 5: GET /api/v1/openapi.json, generated from the route schemas.
+describe('GET /api/v1/openapi.json', () => {
+  let ctx: TestContext;
+  let document: { openapi: string; paths: Record<string, Record<string, Operation>>; components: any };
+  beforeEach(async () => {
+    ctx = await buildTestApp();
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' });
+    expect(response.statusCode).toBe(200);
+    document = response.json();
+  });
+  afterEach(async () => ctx.close());
+
+  const operation = (method: string, path: string): Operation => {
+    const found = document.paths[path]?.[method];
+    if (!found) throw new Error(`${method.toUpperCase()} ${path} is not in the document`);
+    return found;
+  };
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(document.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(structuredClone(document));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('needs no token and is not rate limited', async () => {
+    for (let i = 0; i < 15; i++) {
+      const response = await ctx.request({ method: 'GET', url: '/api/v1/openapi.json', remoteAddress: '203.0.113.5' });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+    }
+  });
+
+  it('covers every /api/v1 endpoint and every client-package endpoint, and nothing hidden', () => {
+    for (const [method, path] of [...V1_OPERATIONS, ...CLIENT_OPERATIONS]) operation(method, path);
+    const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((m) => `${m} ${path}`));
+    expect(documented.sort()).toEqual(
+      [...V1_OPERATIONS, ...CLIENT_OPERATIONS, ['get', '/healthz'], ['get', '/readyz']].map(([m, p]) => `${m} ${p}`).sort(),
+    );
+  });
+
+  it('secures /api/v1 with personal access tokens and /api with project tokens', () => {
+    const schemes = document.components.securitySchemes;
+    expect(schemes.personalAccessToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(schemes.projectToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const [method, path] of V1_OPERATIONS) expect(operation(method, path).security).toEqual([{ personalAccessToken: [] }]);
+    for (const [method, path] of CLIENT_OPERATIONS) expect(operation(method, path).security).toEqual([{ projectToken: [] }]);
+    expect(operation('get', '/healthz').security).toBeUndefined();
+  });
+
+  it('documents 401 and 429 (with retry_after and Retry-After) and the rate-limit headers on every endpoint', () => {
+    for (const [method, path] of [...V1_OPERATIONS, ...CLIENT_OPERATIONS]) {
+      const { responses } = operation(method, path);
+      expect(responses['401'], `${method} ${path}`).toBeDefined();
+      const tooMany = responses['429']!;
+      expect(tooMany.content!['application/json']!.schema.required).toContain('retry_after');
+      expect(tooMany.headers).toHaveProperty('Retry-After');
+      for (const [status, response] of Object.entries(responses)) {
+        if (status.startsWith('5')) continue;
+        expect(response.headers?.['X-RateLimit-Limit']?.required, `${method} ${path} ${status}`).toBe(true);
+        expect(response.headers?.['X-RateLimit-Remaining']?.required, `${method} ${path} ${status}`).toBe(true);
+      }
+    }
+  });
+
+  it('documents the D3 envelope, with the 422 errors map, and `success` on the client-package answers', () => {
+    const v1 = operation('put', '/api/v1/projects/{project}').responses;
+    expect(Object.keys(v1).sort()).toEqual(['200', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503']);
+    const invalid = v1['422']!.content!['application/json']!.schema;
+    expect(invalid.required).toEqual(['error', 'message', 'errors']);
+    expect(invalid.properties.errors.additionalProperties).toMatchObject({ type: 'array', items: { type: 'string' } });
+    // Examples are the real bodies (D3's fixed messages).
+    expect((v1['404']!.content!['application/json'] as any).example).toEqual({ error: 'Not Found', message: 'The requested resource was not found.' });
+
+    const upload = operation('post', '/api/reports').responses;
+    expect(Object.keys(upload).sort()).toEqual(['201', '400', '401', '409', '413', '415', '422', '429', '500', '503']);
+    expect(upload['409']!.content!['application/json']!.schema.required).toEqual(['success', 'error', 'message']);
+    expect(operation('get', '/api/token/verify').responses['401']!.content!['application/json']!.schema.required).toContain('valid');
+  });
+
+  it('types path and query parameters (UUID, integer) and tags operations by resource', () => {
+    const param = (method: string, path: string, name: string) => operation(method, path).parameters!.find((p) => p.name === name)!;
+    expect(param('get', '/api/v1/projects/{project}', 'project').schema).toMatchObject({ type: 'string', format: 'uuid' });
+    expect(param('get', '/api/v1/reports/{report}', 'report').schema).toMatchObject({ type: 'string', format: 'uuid' });
+    expect(param('delete', '/api/v1/tokens/{token}', 'token').schema).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(param('get', '/api/v1/projects', 'page')).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1 } });
+    expect(operation('get', '/api/v1/projects').tags).toEqual(['projects']);
+    expect(operation('get', '/api/v1/reports/{report}').tags).toEqual(['reports']);
+    expect(operation('get', '/api/v1/tokens').tags).toEqual(['tokens']);
+    expect(operation('post', '/api/reports').tags).toEqual(['client package']);
+  });
+});
