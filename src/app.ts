@@ -17,6 +17,7 @@ import { registerErrorHandler, sendApiError } from './http/error-handler.js';
 import { normalizeJsonBody } from './http/json-body.js';
 import { trackRouteMethods } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
+import type { StatementCounter } from './http/sql-statement-count.js';
 import { registerOperationalRoutes } from './http/operational.routes.js';
 import { validatorCompiler } from './http/validation.js';
 import { clientApiRoutes } from './client-api/client-api.routes.js';
@@ -48,6 +49,8 @@ export interface AppDependencies {
   rateLimitStore?: FastifyRateLimitStoreCtor;
   /** A logger instance (tests capture logs with it); defaults to pino at `config.logLevel`. */
   logger?: FastifyBaseLogger;
+  /** Reports each request's SQL statements in a header; `db` must report its queries to it. */
+  statementCounter?: StatementCounter;
 }
 
 /**
@@ -99,6 +102,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
         })
   ).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
+  deps.statementCounter?.register(app);
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandler(app);
   app.decorateRequest('caller', null);
@@ -110,7 +114,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   // D4 steps 1 and 2, for every request under /api/v1, known route or not.
   const identifyCaller = createCallerIdentifier({ tokens: createTokensRepository(db), clock });
   await registerRateLimiting(app, await rateLimitStoreFor(app, config, deps, clock, rateLimitState));
-  const applyRateLimit = createApiRateLimiter(app);
+  const applyRateLimit = createApiRateLimiter(app, config.rateLimitUserBase);
   const countApiRequest = async (request: FastifyRequest, reply: FastifyReply) => {
     request.caller = await identifyCaller(request);
     await applyRateLimit(request, reply);

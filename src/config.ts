@@ -28,6 +28,10 @@ const EnvSchema = Type.Object({
   NODE_ENV: Type.String({ default: 'development' }),
   // On SIGTERM/SIGINT, how long in-flight requests may take before the process exits anyway.
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  // D8's 120 requests a minute per user, before the plan's multiplier. Raise it only for load tests.
+  RATE_LIMIT_USER_BASE: Type.Integer({ minimum: 1, default: 120 }),
+  // Adds X-SQL-Statements (statements run for the request) to every answer: for the benchmark.
+  SQL_STATEMENT_HEADER: Type.Boolean({ default: false }),
   // CLIENT-WIRE.md: report uploads are limited per project, 60 a minute unless configured.
   UPLOAD_RATE_LIMIT: Type.Integer({ minimum: 1, default: 60 }),
 });
@@ -50,6 +54,8 @@ export interface Config {
   readonly logLevel: string;
   readonly isProduction: boolean;
   readonly shutdownTimeoutMs: number;
+  readonly rateLimitUserBase: number;
+  readonly sqlStatementHeader: boolean;
   /** Client-package requests per project and minute (CLIENT-WIRE.md). */
   readonly uploadRateLimit: number;
 }
@@ -82,6 +88,8 @@ export function loadConfig(
     isProduction: parsed.NODE_ENV === 'production',
     uploadRateLimit: parsed.UPLOAD_RATE_LIMIT,
     shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
+    rateLimitUserBase: parsed.RATE_LIMIT_USER_BASE,
+    sqlStatementHeader: parsed.SQL_STATEMENT_HEADER,
   });
 }
 

@@ -1,6 +1,7 @@
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase, migrateToLatest } from './db/database.js';
+import { createStatementCounter } from './http/sql-statement-count.js';
 
 /**
  * `scoreboard serve`: migrate, listen, and close gracefully on SIGTERM/SIGINT: stop accepting,
@@ -8,9 +9,10 @@ import { openDatabase, migrateToLatest } from './db/database.js';
  * (the app's onClose hooks), exit 0.
  */
 export async function serve(config: Config): Promise<void> {
-  const db = openDatabase(config);
+  const statementCounter = config.sqlStatementHeader ? createStatementCounter() : undefined;
+  const db = openDatabase(config, { onQuery: statementCounter?.onQuery });
   await migrateToLatest(db);
-  const app = await createApp(config, { db });
+  const app = await createApp(config, { db, statementCounter });
   app.addHook('onClose', async () => db.destroy());
 
   let closing = false;

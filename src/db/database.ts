@@ -50,7 +50,8 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   if (!url.startsWith('sqlite:')) {
     throw new Error(`Unsupported DATABASE_URL "${url}": expected sqlite:<file>, sqlite::memory: or postgres://…`);
   }
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: openSqlite(url.slice('sqlite:'.length)) }), log });
+  const database = withStatementCache(openSqlite(url.slice('sqlite:'.length)));
+  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }), log });
 }
 
 /** The database the configuration names (D21), with its pool settings. */
@@ -102,6 +103,35 @@ function openSqlite(location: string): SqliteDatabase {
 async function currentSchema(db: Db): Promise<string> {
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
   return rows[0]!.schema;
+}
+
+/** Statements kept per connection; our queries have far fewer distinct SQL texts than this. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares a statement for every query it runs; preparing was the largest single cost of
+ * a request in the benchmark's profile. The SQL text of a query is the same whatever its
+ * parameters, so each statement is prepared once and reused (least recently used ones dropped).
+ */
+function withStatementCache(sqlite: SqliteDatabase): SqliteDialectConfig['database'] {
+  const statements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
+  return {
+    close: () => {
+      statements.clear();
+      sqlite.close();
+    },
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (statement) {
+        statements.delete(text); // re-inserted below: Map order is recency
+      } else {
+        statement = sqlite.prepare(text);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      }
+      statements.set(text, statement);
+      return statement;
+    },
+  };
 }
 
 /** Runs pending migrations; throws with the failing migration's error. */

@@ -27,6 +27,8 @@ export interface UsersTable {
 export interface TeamsTable {
   id: Generated<number>;
   name: string;
+  /** Kept by every project insert and delete, in the same transaction (D16's `meta.total`). */
+  projects_count: Generated<number>;
   created_at: string;
 }
 

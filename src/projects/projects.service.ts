@@ -66,7 +66,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock }) {
         created_at: at,
         updated_at: at,
       };
-      await projects.insert({ ...row, api_token_hash: token.hash });
+      await db.transaction().execute(async (trx) => createProjectsRepository(trx).insert({ ...row, api_token_hash: token.hash }));
       return { project: toProject({ ...row, latest_report: null }), apiToken: token.plainText };
     },
 
@@ -91,7 +91,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock }) {
       await db.transaction().execute(async (trx) => {
         await createReportsRepository(trx).deleteForProject(project.id);
         await createFailuresRepository(trx).deleteForProject(project.id);
-        await createProjectsRepository(trx).delete(project.id);
+        await createProjectsRepository(trx).delete(project);
       });
     },
 

@@ -39,10 +39,10 @@ export const clientIp = (request: FastifyRequest) => normalizeIP(request.ip);
  * D8 for `/api/v1`: a request from an identified caller counts against the user (all their tokens
  * share one budget, sized by plan); anything else counts against the client IP.
  */
-export function createApiRateLimiter(app: FastifyInstance): ApplyRateLimit {
+export function createApiRateLimiter(app: FastifyInstance, userBase: number): ApplyRateLimit {
   return createLimiter(app, {
     key: (request) => (request.caller ? `user:${request.caller.userId}` : `ip:${clientIp(request)}`),
-    max: (request) => (request.caller ? userRequestLimit(request.caller.activePlan) : ANONYMOUS_IP_LIMIT),
+    max: (request) => (request.caller ? userRequestLimit(request.caller.activePlan, userBase) : ANONYMOUS_IP_LIMIT),
   });
 }
 

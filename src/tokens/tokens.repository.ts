@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
 import { countAll } from '../db/dialect.js';
+import { preparedQuery } from '../db/prepared-query.js';
 
 /** What the auth lookup needs, in one query: the token, its user and the user's subscription. */
 export interface TokenAuthRow {
@@ -26,26 +27,30 @@ export interface TokenRow {
 // The hash is used in WHERE clauses only and never selected (D9).
 const displayColumns = ['id', 'name', 'abilities', 'last_used_at', 'expires_at', 'created_at'] as const;
 
+// Every /api/v1 request runs this lookup: compiled once (db/prepared-query.ts).
+const findForAuth = preparedQuery((db: Db, tokenHash: string) =>
+  db
+    .selectFrom('personal_access_tokens as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .leftJoin('subscriptions as s', 's.user_id', 't.user_id')
+    .select([
+      't.id',
+      't.user_id',
+      't.abilities',
+      't.expires_at',
+      't.last_used_at',
+      'u.current_team_id',
+      's.plan',
+      's.status as subscription_status',
+      's.ends_at as subscription_ends_at',
+    ])
+    .where('t.token_hash', '=', tokenHash),
+);
+
 export function createTokensRepository(db: Db) {
   return {
     async findForAuth(tokenHash: string): Promise<TokenAuthRow | undefined> {
-      return db
-        .selectFrom('personal_access_tokens as t')
-        .innerJoin('users as u', 'u.id', 't.user_id')
-        .leftJoin('subscriptions as s', 's.user_id', 't.user_id')
-        .select([
-          't.id',
-          't.user_id',
-          't.abilities',
-          't.expires_at',
-          't.last_used_at',
-          'u.current_team_id',
-          's.plan',
-          's.status as subscription_status',
-          's.ends_at as subscription_ends_at',
-        ])
-        .where('t.token_hash', '=', tokenHash)
-        .executeTakeFirst();
+      return (await findForAuth(db, tokenHash))[0];
     },
 
     async touchLastUsed(id: number, at: string): Promise<void> {

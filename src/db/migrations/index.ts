@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as initial from './0001-initial.js';
 import * as uploads from './0002-uploads.js';
+import * as teamProjectCount from './0003-team-project-count.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -10,4 +11,5 @@ import * as uploads from './0002-uploads.js';
 export const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-uploads': uploads,
+  '0003-team-project-count': teamProjectCount,
 };
