@@ -3,6 +3,20 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { Config } from '../config.js';
+import {
+  badRequest,
+  missingAbility,
+  notFound,
+  payloadTooLarge,
+  projectArchived,
+  serverError,
+  serviceUnavailable,
+  tooManyRequests,
+  unauthenticated,
+  unsupportedMediaType,
+  validationFailed,
+  type ApiError,
+} from './api-error.js';
 import type { App } from './app-types.js';
 
 /**
@@ -26,26 +40,23 @@ const RATE_LIMIT_HEADERS_IF_COUNTED = Object.fromEntries(
   Object.entries(RATE_LIMIT_HEADERS).map(([name, header]) => [name, { ...header, required: false }]),
 );
 
-/** D3: `{error, message}`; the client package's answers add `success: false` (CLIENT-WIRE.md). */
-function errorBody(options: {
-  client: boolean;
-  title: string;
-  description: string;
-  example: string;
-  extra?: Record<string, TSchema>;
-}) {
-  const { client, title, description, example, extra = {} } = options;
+/**
+ * D3: `{error, message}`; the client package's answers add `success: false` (CLIENT-WIRE.md). The
+ * title and the example come from the error the service really throws (http/api-error.ts).
+ */
+function errorBody(options: { client: boolean; error: ApiError; description: string; extra?: Record<string, TSchema> }) {
+  const { client, error, description, extra = {} } = options;
   return Type.Object(
     {
       ...(client ? { success: Type.Literal(false) } : {}),
-      error: Type.Literal(title),
+      error: Type.Literal(error.title),
       message: Type.String(),
       ...extra,
     },
     {
       additionalProperties: false,
       description,
-      examples: [{ ...(client ? { success: false } : {}), error: title, message: example }],
+      examples: [{ ...(client ? { success: false } : {}), error: error.title, message: error.message }],
     },
   );
 }
@@ -58,7 +69,14 @@ const FieldErrors = Type.Record(Type.String(), Type.Array(Type.String(), { minIt
 type Kind = 'v1' | 'client';
 
 /** The error answers a route of `kind` can give, by status, given what it declares. */
-function errorResponses(route: { kind: Kind; config: RouteOptions['config']; schema: FastifySchema; url: string; method: string }) {
+function errorResponses(route: {
+  kind: Kind;
+  config: RouteOptions['config'];
+  schema: FastifySchema;
+  url: string;
+  method: string;
+  bodyLimit: number;
+}) {
   const client = route.kind === 'client';
   const { schema, config } = route;
   // Any method but GET/HEAD may carry a body, and its transport is checked before anything else (D4.6).
@@ -68,18 +86,17 @@ function errorResponses(route: { kind: Kind; config: RouteOptions['config']; sch
   const add = (status: number, body: TSchema, headers: object = RATE_LIMIT_HEADERS) => {
     responses[status] = { ...body, headers };
   };
-  const e = (title: string, description: string, example: string, extra?: Record<string, TSchema>) =>
-    errorBody({ client, title, description, example, extra });
+  const e = (error: ApiError, description: string, extra?: Record<string, TSchema>) => errorBody({ client, error, description, extra });
 
   if (hasBody) {
-    add(400, e('Bad Request', 'The body is not valid JSON, not a JSON object, or nested too deep.', 'The request body is not valid JSON.'));
-    add(413, e('Payload Too Large', 'The body is over the limit.', `The request body may not be larger than ${client ? '10' : '1'} MiB.`));
-    add(415, e('Unsupported Media Type', 'The body is not JSON (or uses an unsupported Content-Encoding).', 'The request body must be JSON, sent with Content-Type: application/json.'));
+    add(400, e(badRequest('The request body is not valid JSON.'), 'The body is not valid JSON, not a JSON object, or nested too deep.'));
+    add(413, e(payloadTooLarge(route.bodyLimit), 'The body is over the limit.'));
+    add(415, e(unsupportedMediaType(), 'The body is not JSON (or uses an unsupported Content-Encoding).'));
   }
   const verify = config?.clientApi?.unauthenticatedBody !== undefined;
   add(
     401,
-    e('Unauthenticated', 'The token is missing, malformed, unknown, revoked or expired.', 'Authentication required.', verify ? { valid: Type.Literal(false) } : undefined),
+    e(unauthenticated(), 'The token is missing, malformed, unknown, revoked or expired.', verify ? { valid: Type.Literal(false) } : undefined),
   );
   if (route.kind === 'v1') {
     const reasons = [
@@ -94,34 +111,30 @@ function errorResponses(route: { kind: Kind; config: RouteOptions['config']; sch
         {
           additionalProperties: false,
           description: reasons.join('; ') + '.',
-          examples: [{ error: 'Forbidden', message: `This token does not have the required '${config?.ability}' ability.` }],
+          examples: [{ error: 'Forbidden', message: missingAbility(config?.ability ?? 'read').message }],
         },
       ),
       headers: RATE_LIMIT_HEADERS,
     };
   }
   if (hasPathResource) {
-    add(404, e('Not Found', 'The resource does not exist, or the caller may not act on it (D15).', 'The requested resource was not found.'));
+    add(404, e(notFound(), 'The resource does not exist, or the caller may not act on it (D15).'));
   }
   if (client && route.method === 'POST') {
-    add(409, e('Conflict', 'The project is archived (D17): it accepts no uploads.', 'This project is archived and does not accept reports. Unarchive it first.'));
+    add(409, e(projectArchived(), 'The project is archived (D17): it accepts no uploads.'));
   }
   if (hasBody || schema.querystring !== undefined) {
-    add(422, e('Validation Failed', 'Validation failed; `errors` lists every field.', 'The name field is required.', { errors: FieldErrors }));
+    add(422, e(validationFailed({ name: ['The name field is required.'] }), 'Validation failed; `errors` lists every field.', { errors: FieldErrors }));
   }
   add(
     429,
-    e('Too Many Requests', 'Over the rate limit (D8; uploads: per project).', 'Rate limit exceeded. Please wait before making more requests.', {
+    e(tooManyRequests(60), 'Over the rate limit (D8; uploads: per project).', {
       retry_after: Type.Integer({ minimum: 1, description: 'Seconds until the window resets.' }),
     }),
     { ...RATE_LIMIT_HEADERS, ...RETRY_AFTER_HEADER },
   );
-  add(500, e('Server Error', 'An unexpected error; never details.', 'Something went wrong on our side. Please try again later.'), RATE_LIMIT_HEADERS_IF_COUNTED);
-  add(
-    503,
-    e('Service Unavailable', 'A dependency (the database) is down.', 'The service is temporarily unavailable. Please try again later.'),
-    RATE_LIMIT_HEADERS_IF_COUNTED,
-  );
+  add(500, e(serverError(), 'An unexpected error; never details.'), RATE_LIMIT_HEADERS_IF_COUNTED);
+  add(503, e(serviceUnavailable(), 'A dependency (the database) is down.'), RATE_LIMIT_HEADERS_IF_COUNTED);
   return responses;
 }
 
@@ -175,11 +188,13 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
           { ...body, 'x-response-description': schema.summary ?? 'Success', headers: RATE_LIMIT_HEADERS },
         ]),
       );
+      // The route's own body limit (uploads: 10 MiB), else the application's (D5: 1 MiB).
+      const bodyLimit = route.bodyLimit ?? app.initialConfig.bodyLimit ?? 1024 * 1024;
       return {
         schema: {
           ...schema,
           security: [kind === 'v1' ? { personalAccessToken: [] } : { projectToken: [] }],
-          response: { ...success, ...errorResponses({ kind, config: route.config, schema, url, method }) },
+          response: { ...success, ...errorResponses({ kind, config: route.config, schema, url, method, bodyLimit }) },
         } as FastifySchema,
         url,
       };

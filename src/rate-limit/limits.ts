@@ -4,7 +4,7 @@ import type { Plan } from '../db/schema.js';
 export const RATE_WINDOW_MS = 60_000;
 
 /** api-v1.md section 8: 120 requests a minute times the plan's multiplier. */
-export const BASE_USER_LIMIT = 120;
+const BASE_USER_LIMIT = 120;
 const PLAN_MULTIPLIER: Record<Plan, number> = { solo: 1, business: 3, enterprise: 10 };
 
 /** D8: requests without a valid token get this many per window per client IP. */

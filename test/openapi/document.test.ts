@@ -101,6 +101,10 @@ describe('GET /api/v1/openapi.json', () => {
     expect(Object.keys(upload).sort()).toEqual(['201', '400', '401', '409', '413', '415', '422', '429', '500', '503']);
     expect(upload['409']!.content!['application/json']!.schema.required).toEqual(['success', 'error', 'message']);
     expect(operation('get', '/api/token/verify').responses['401']!.content!['application/json']!.schema.required).toContain('valid');
+    // Each route's 413 names its own limit: 1 MiB on /api/v1 (D5), 10 MiB for uploads (CLIENT-WIRE.md).
+    const tooLarge = (responses: Operation['responses']) => (responses['413']!.content!['application/json'] as any).example.message;
+    expect(tooLarge(v1)).toBe('The request body may not be larger than 1 MiB.');
+    expect(tooLarge(upload)).toBe('The request body may not be larger than 10 MiB.');
   });
 
   it('types path and query parameters (UUID, integer) and tags operations by resource', () => {
