@@ -1,9 +1,11 @@
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Server } from 'node:http';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyReply,
   type FastifyRequest,
+  type FastifyHttpOptions,
   type FastifyServerOptions,
 } from 'fastify';
 import { createCallerIdentifier } from './auth/identify-caller.js';
@@ -12,13 +14,14 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/database.js';
 import { ApiError, badRequest, methodNotAllowed, notFound } from './http/api-error.js';
-import type { App } from './http/app-types.js';
+import type { App, RouteTableEntry } from './http/app-types.js';
 import { registerErrorHandler, sendApiError } from './http/error-handler.js';
 import { normalizeJsonBody } from './http/json-body.js';
 import { trackRouteMethods } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
 import type { StatementCounter } from './http/sql-statement-count.js';
 import { registerOperationalRoutes } from './http/operational.routes.js';
+import { API_SECURITY_HEADERS, registerSecurityHeaders } from './http/security-headers.js';
 import { validatorCompiler } from './http/validation.js';
 import { clientApiRoutes } from './client-api/client-api.routes.js';
 import { createProjectIdentifier } from './client-api/identify-project.js';
@@ -72,13 +75,20 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   const clock = deps.clock ?? systemClock;
   const db = deps.db ?? openDatabase(config);
 
-  const options: FastifyServerOptions = {
+  const options: FastifyHttpOptions<Server> = {
     // D8: off unless TRUST_PROXY says otherwise; Fastify also takes a hop count, which its types omit.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     bodyLimit: API_BODY_LIMIT,
-    // Slow clients may not hold a connection open forever.
-    requestTimeout: 30_000,
+    // Slow clients (slow-loris) may not hold a connection open forever: the headers and the whole
+    // request each have a deadline (config), and an idle socket is closed after a minute.
+    requestTimeout: config.httpRequestTimeoutMs,
     connectionTimeout: 60_000,
+    http: {
+      headersTimeout: config.httpHeadersTimeoutMs,
+      // Node checks those deadlines on this interval (30 s by default, which would let a slow client
+      // hold a socket for up to 30 s past its deadline).
+      connectionsCheckingInterval: Math.min(1_000, config.httpHeadersTimeoutMs),
+    },
     routerOptions: {
       ignoreTrailingSlash: true,
       // Long path ids must reach our routes and get D11's 404 (with D8's headers), not Fastify's 414.
@@ -105,6 +115,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   deps.statementCounter?.register(app);
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandler(app);
+  await registerSecurityHeaders(app);
   app.decorateRequest('caller', null);
   app.removeContentTypeParser('text/plain'); // D5: the API reads JSON bodies only; anything else is a 415.
   if (!deps.db) app.addHook('onClose', async () => db.destroy());
@@ -122,7 +133,11 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
 
   // D6: every /api/v1 route states the ability it needs; a route that forgets fails at start-up.
   // (The older clients' upload path, `POST /api/v1/reports`, is a client-package route instead.)
+  // Every route is also recorded in `app.routeTable`, which the security tests walk.
+  const routeTable: RouteTableEntry[] = [];
+  app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
+    routeTable.push({ method: route.method, url: route.url, config: route.config ?? {} });
     const declared = route.config?.ability ?? route.config?.clientApi ?? route.config?.publicDocument;
     if (route.url.startsWith('/api/v1/') && declared === undefined) {
       throw new Error(`${String(route.method)} ${route.url} must declare the ability it requires (config.ability)`);
@@ -135,6 +150,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     throw allowed.length > 0 ? methodNotAllowed(allowed) : notFound();
   };
   async function answerUndecodableUrl(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) {
+    reply.headers(API_SECURITY_HEADERS);
     try {
       if (request.url.startsWith('/api/v1/')) await countApiRequest(request, reply);
     } catch (limitError) {

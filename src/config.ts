@@ -26,6 +26,10 @@ const EnvSchema = Type.Object({
     { default: 'info' },
   ),
   NODE_ENV: Type.String({ default: 'development' }),
+  // Slow clients (slow-loris): the whole header block must arrive within HTTP_HEADERS_TIMEOUT_MS and the
+  // whole request, body included, within HTTP_REQUEST_TIMEOUT_MS; else Node answers 408 and closes.
+  HTTP_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 30_000 }),
   // On SIGTERM/SIGINT, how long in-flight requests may take before the process exits anyway.
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   // D8's 120 requests a minute per user, before the plan's multiplier. Raise it only for load tests.
@@ -54,6 +58,8 @@ export interface Config {
   readonly logLevel: string;
   readonly isProduction: boolean;
   readonly shutdownTimeoutMs: number;
+  readonly httpHeadersTimeoutMs: number;
+  readonly httpRequestTimeoutMs: number;
   readonly rateLimitUserBase: number;
   readonly sqlStatementHeader: boolean;
   /** Client-package requests per project and minute (CLIENT-WIRE.md). */
@@ -74,6 +80,10 @@ export function loadConfig(
   } catch (error) {
     throw new ConfigError(`Invalid configuration: ${(error as Error).message}`);
   }
+  if (parsed.HTTP_HEADERS_TIMEOUT_MS > parsed.HTTP_REQUEST_TIMEOUT_MS) {
+    // Node refuses to start otherwise; say it in the variables' names.
+    throw new ConfigError('Invalid configuration: env/HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS');
+  }
   return Object.freeze({
     port: parsed.PORT,
     host: parsed.HOST,
@@ -88,6 +98,8 @@ export function loadConfig(
     isProduction: parsed.NODE_ENV === 'production',
     uploadRateLimit: parsed.UPLOAD_RATE_LIMIT,
     shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
+    httpHeadersTimeoutMs: parsed.HTTP_HEADERS_TIMEOUT_MS,
+    httpRequestTimeoutMs: parsed.HTTP_REQUEST_TIMEOUT_MS,
     rateLimitUserBase: parsed.RATE_LIMIT_USER_BASE,
     sqlStatementHeader: parsed.SQL_STATEMENT_HEADER,
   });

@@ -1,6 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
   FastifyBaseLogger,
+  FastifyContextConfig,
+  HTTPMethods,
   FastifyInstance,
   FastifyRequest,
   RawReplyDefaultExpression,
@@ -25,7 +27,19 @@ export function callerOf(request: FastifyRequest): Caller {
   return request.caller;
 }
 
+/** One route as registered: what it answers and what its config declares (ability, client API...). */
+export interface RouteTableEntry {
+  readonly method: HTTPMethods | HTTPMethods[];
+  readonly url: string;
+  readonly config: FastifyContextConfig;
+}
+
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route the app registered, in order (HEAD routes included). */
+    routeTable: readonly RouteTableEntry[];
+  }
+
   /** OpenAPI annotations carried by route schemas. */
   interface FastifySchema {
     tags?: string[];

@@ -18,6 +18,7 @@ import {
   type ApiError,
 } from './api-error.js';
 import type { App } from './app-types.js';
+import { DOCS_CONTENT_SECURITY_POLICY } from './security-headers.js';
 
 /**
  * The OpenAPI 3.1 document, generated from the routes: each route's own schemas (params, query,
@@ -205,6 +206,8 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
 
   await app.register(swaggerUi, {
     routePrefix: '/docs',
+    // The page's own policy replaces the API's `default-src 'none'` on /docs and its assets.
+    staticCSP: DOCS_CONTENT_SECURITY_POLICY,
     // Load the same document as OPENAPI_PATH; every asset is served from the installed package.
     uiConfig: { urls: [{ url: OPENAPI_PATH, name: 'Scoreboard API v1' }], deepLinking: true, persistAuthorization: false },
   });

@@ -25,6 +25,8 @@ describe('loadConfig defaults (D21)', () => {
       redisKeyPrefix: 'scoreboard:rl:',
       uploadRateLimit: 60,
       shutdownTimeoutMs: 10_000,
+      httpHeadersTimeoutMs: 10_000,
+      httpRequestTimeoutMs: 30_000,
     });
   });
 
@@ -53,8 +55,12 @@ describe('loadConfig overrides (D21)', () => {
       REDIS_KEY_PREFIX: 'eu1:rl:',
       UPLOAD_RATE_LIMIT: '120',
       SHUTDOWN_TIMEOUT_MS: '30000',
+      HTTP_HEADERS_TIMEOUT_MS: '5000',
+      HTTP_REQUEST_TIMEOUT_MS: '120000',
     });
     expect(config).toMatchObject({
+      httpHeadersTimeoutMs: 5000,
+      httpRequestTimeoutMs: 120_000,
       databasePoolMax: 25,
       databaseStatementTimeoutMs: 5000,
       redisKeyPrefix: 'eu1:rl:',
@@ -68,6 +74,12 @@ describe('loadConfig overrides (D21)', () => {
       trustProxy: true,
       logLevel: 'debug',
     });
+  });
+
+  it('refuses a header deadline later than the whole request\'s (Node would not start)', () => {
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toThrow(
+      'env/HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS',
+    );
   });
 
   it.each([

@@ -42,6 +42,12 @@ describe.skipIf(!hasChromium)('GET /docs in headless Chromium', { timeout: 60_00
     const page = await browser.newPage();
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
+    // The page's Content-Security-Policy (issue 7) must allow everything the page needs: a blocked
+    // script, style or fetch shows up as a console error naming the policy.
+    const blockedByPolicy: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) blockedByPolicy.push(message.text());
+    });
     await page.goto(`${base}/docs`);
 
     // Swagger UI renders one block per operation once it has loaded the document.
@@ -67,5 +73,6 @@ describe.skipIf(!hasChromium)('GET /docs in headless Chromium', { timeout: 60_00
     expect(requested.length).toBeGreaterThan(0);
     expect(requested.filter((url) => !url.startsWith(base) && !url.startsWith('data:') && !url.startsWith('blob:'))).toEqual([]);
     expect(requested).toContain(`${base}/api/v1/openapi.json`);
+    expect(blockedByPolicy).toEqual([]);
   });
 });
