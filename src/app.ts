@@ -1,6 +1,7 @@
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Server } from 'node:http';
+import type { DestinationStream } from 'pino';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyReply,
@@ -20,6 +21,7 @@ import { normalizeJsonBody } from './http/json-body.js';
 import { trackRouteMethods } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
 import type { StatementCounter } from './http/sql-statement-count.js';
+import { loggerOptions } from './http/logging.js';
 import { registerOperationalRoutes } from './http/operational.routes.js';
 import { API_SECURITY_HEADERS, registerSecurityHeaders } from './http/security-headers.js';
 import { validatorCompiler } from './http/validation.js';
@@ -50,8 +52,10 @@ export interface AppDependencies {
   clock?: Clock;
   /** Where rate-limit counters live; defaults to Redis when REDIS_URL is set, else process memory on `clock`. */
   rateLimitStore?: FastifyRateLimitStoreCtor;
-  /** A logger instance (tests capture logs with it); defaults to pino at `config.logLevel`. */
+  /** A logger instance; defaults to the service's own pino logger (http/logging.ts) at `config.logLevel`. */
   logger?: FastifyBaseLogger;
+  /** Where the service's own logger writes (tests capture the log with it); defaults to stdout. */
+  logStream?: DestinationStream;
   /** Reports each request's SQL statements in a header; `db` must report its queries to it. */
   statementCounter?: StatementCounter;
 }
@@ -102,14 +106,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   const app = (
     deps.logger
       ? Fastify({ ...options, loggerInstance: deps.logger })
-      : Fastify({
-          ...options,
-          logger: {
-            level: config.logLevel,
-            // Secrets never reach the log (D9): the bearer value and any token in a body.
-            redact: ['req.headers.authorization', '*.plain_text_token', '*.api_token'],
-          },
-        })
+      : Fastify({ ...options, logger: loggerOptions(config.logLevel, deps.logStream) })
   ).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   deps.statementCounter?.register(app);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createDatabase, type Db } from '../../src/db/database.js';
+import type { Database } from '../../src/db/schema.js';
 
 /**
  * Which backend the suite runs on (vitest.config.ts sets TEST_BACKEND per project):
@@ -29,8 +30,6 @@ export interface TestStore {
   everythingStored(): Promise<string>;
   drop(): Promise<void>;
 }
-
-const TABLES = ['users', 'teams', 'team_members', 'subscriptions', 'personal_access_tokens', 'projects', 'reports', 'run_failures'] as const;
 
 /** A fresh, empty store (not migrated) in `dir`. */
 export async function createTestStore(dir: string): Promise<TestStore> {
@@ -69,7 +68,7 @@ async function createPostgresStore(): Promise<TestStore> {
     env,
     sqliteFile: null,
     open,
-    everythingStored: () => dumpTables(open),
+    everythingStored: () => dumpTables(open, schema),
     async drop() {
       await withAdmin(serverUrl, (client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
       await deleteRedisKeys(redisUrl, `${schema}:*`);
@@ -77,16 +76,20 @@ async function createPostgresStore(): Promise<TestStore> {
   };
 }
 
-async function dumpTables(open: TestStore['open']): Promise<string> {
+/**
+ * Every row of every table the store holds, found by introspection so a table added later is
+ * searched too (on PostgreSQL, the tables of this store's schema only).
+ */
+async function dumpTables(open: TestStore['open'], schema?: string): Promise<string> {
   const db = open();
   try {
+    const tables = (await db.introspection.getTables({ withInternalKyselyTables: true })).filter(
+      (table) => schema === undefined || table.schema === schema,
+    );
     const parts: string[] = [];
-    for (const table of TABLES) {
-      try {
-        parts.push(JSON.stringify(await db.selectFrom(table).selectAll().execute()));
-      } catch {
-        // Not migrated (yet): nothing stored there.
-      }
+    for (const table of tables) {
+      const rows = await db.selectFrom(table.name as keyof Database).selectAll().execute();
+      parts.push(`${table.name}: ${JSON.stringify(rows)}`);
     }
     return parts.join('\n');
   } finally {

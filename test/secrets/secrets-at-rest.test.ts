@@ -1,0 +1,57 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixtureText } from '../helpers/client-wire.js';
+import { sha256 } from '../helpers/contract.js';
+import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+
+/**
+ * Issue 7 / D9 / D10: plain-text tokens appear in no table of either database. Every kind of token
+ * is handed out through every path that makes one and then used, so every write it causes (last
+ * use, uploads, failure notices) has landed; then every row of every table of the store (found by
+ * introspection, so a new table is searched too) — and on SQLite the raw bytes of the file and its
+ * write-ahead log — is searched for each plain text and its parts.
+ */
+describe('plain-text tokens at rest, every table (D9, D10)', () => {
+  let ctx: TestContext;
+  beforeEach(async () => {
+    ctx = await buildTestApp();
+  });
+  afterEach(async () => ctx.close());
+
+  it('stores only SHA-256 hashes of personal access tokens and project API tokens', async () => {
+    const user = await ctx.given.user(); // the CLI's code path
+    const request = (method: 'GET' | 'POST', url: string, token: string, body?: unknown) =>
+      ctx.request({ method, url, token, body });
+
+    const pat = (await request('POST', '/api/v1/tokens', user.token, { name: 'CI', abilities: ['read', 'write'] })).json()
+      .plain_text_token as string;
+    const created = (await request('POST', '/api/v1/projects', pat, { name: 'Shop', framework_version: '11' })).json();
+    const projectId: string = created.project.id;
+    const firstProjectToken: string = created.api_token;
+    const { apiToken: factoryProjectToken } = await ctx.given.project(user, { name: 'Second' });
+    const rotatedProjectToken: string = (await request('POST', `/api/v1/projects/${projectId}/regenerate-token`, pat)).json()
+      .api_token;
+
+    // Use every live token, so last-use writes, uploads and failure notices are stored too.
+    expect((await request('GET', '/api/v1/tokens', user.token)).statusCode).toBe(200);
+    expect((await request('GET', '/api/v1/projects', pat)).statusCode).toBe(200);
+    expect((await request('POST', '/api/reports', rotatedProjectToken, fixtureText('report-small', projectId))).statusCode).toBe(201);
+    expect((await request('POST', '/api/reports/failure', rotatedProjectToken, fixtureText('failure', projectId))).statusCode).toBe(201);
+    expect((await request('GET', '/api/token/verify', factoryProjectToken)).statusCode).toBe(200);
+    // The token that was rotated away, presented again: refused, and not stored on the way.
+    expect((await request('GET', '/api/project', firstProjectToken)).statusCode).toBe(401);
+
+    const stored = await ctx.store.everythingStored();
+    // The search really covers the token rows and the projects: their hashes are there.
+    for (const token of [user.token, pat, factoryProjectToken, rotatedProjectToken]) expect(stored).toContain(sha256(token));
+    expect(stored).toContain('reports: [{'); // and the upload's table, with a row
+
+    const plainTexts = { cli: user.token, http: pat, project: firstProjectToken, factoryProject: factoryProjectToken, rotated: rotatedProjectToken };
+    for (const [source, plain] of Object.entries(plainTexts)) {
+      const body = plain.startsWith('service_') ? plain.slice(8, 48) : plain;
+      expect(stored.includes(plain), `${source} token stored in plain text`).toBe(false);
+      expect(stored.includes(body), `${source} token body stored`).toBe(false);
+      expect(stored.includes(body.slice(0, 20)), `${source} token's first half stored`).toBe(false);
+      expect(stored.includes(body.slice(20)), `${source} token's second half stored`).toBe(false);
+    }
+  });
+});

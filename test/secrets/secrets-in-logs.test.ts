@@ -1,0 +1,130 @@
+import { Writable } from 'node:stream';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { redactQuery } from '../../src/http/logging.js';
+import { api, createSandbox, okJson, startServer, type RunningServer, type Sandbox } from '../cli/cli-process.js';
+import { fixtureText } from '../helpers/client-wire.js';
+import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+
+/**
+ * Issue 7 / D9 / D10: no secret reaches the log — not the Authorization header, not a plain-text token
+ * the API hands out once (`plain_text_token`, `api_token`), not a token a client puts in a URL —
+ * whatever the log level. Checked on the service's own logger (the one `serve` builds, redaction
+ * included) by capturing its stream, and on the stdout of a real `scoreboard serve` process.
+ */
+
+/** Every form in which a secret could leak: whole, without the `service_` prefix, its 40-char body. */
+function fragmentsOf(secret: string): string[] {
+  const body = secret.startsWith('service_') ? secret.slice(8, 48) : secret;
+  return [...new Set([secret, body, body.slice(0, 20), body.slice(20)])].filter((fragment) => fragment.length >= 8);
+}
+
+function expectNoSecret(log: string, secrets: string[]): void {
+  for (const secret of secrets) {
+    for (const fragment of fragmentsOf(secret)) expect(log, `log contains ${fragment}`).not.toContain(fragment);
+  }
+}
+
+describe('the service logger (trace level, captured stream)', () => {
+  let ctx: TestContext;
+  let logged: string;
+  beforeEach(async () => {
+    logged = '';
+    const logStream = new Writable({
+      write(chunk, _encoding, done) {
+        logged += String(chunk);
+        done();
+      },
+    });
+    ctx = await buildTestApp({ env: { LOG_LEVEL: 'trace' }, deps: { logStream } });
+  });
+  afterEach(async () => ctx.close());
+
+  it('logs every request without the bearer value or the tokens in the answers', async () => {
+    const user = await ctx.given.user();
+    const pat = (await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, body: { name: 'CI', abilities: ['read'] } })).json()
+      .plain_text_token as string;
+    const created = (
+      await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name: 'Shop', framework_version: '11' } })
+    ).json();
+    const projectId: string = created.project.id;
+    const rotated: string = (
+      await ctx.request({ method: 'POST', url: `/api/v1/projects/${projectId}/regenerate-token`, token: user.token })
+    ).json().api_token;
+    // The project token at work on the client package's endpoints, valid and refused.
+    const upload = await ctx.request({
+      method: 'POST',
+      url: '/api/reports',
+      token: rotated,
+      body: fixtureText('report-small', projectId),
+    });
+    expect(upload.statusCode).toBe(201);
+    await ctx.request({ method: 'GET', url: '/api/token/verify', token: rotated });
+    await ctx.request({ method: 'GET', url: '/api/token/verify', token: created.api_token });
+    // A read token refused by its ability, a malformed one, and tokens put in the URL by a careless client.
+    await ctx.request({ method: 'DELETE', url: `/api/v1/projects/${projectId}`, token: pat });
+    await ctx.request({ method: 'GET', url: '/api/v1/projects', token: 'service_not-a-real-token' });
+    await ctx.request({ method: 'GET', url: `/api/v1/projects?token=${pat}&page=1` });
+    await ctx.request({ method: 'GET', url: `/api/project?api_token=${rotated}` });
+
+    expect(logged).toMatch(/incoming request/); // the stream really received the request logs
+    expect(logged).toContain('"url":"/api/v1/projects?token=[Redacted]&page=1"');
+    expectNoSecret(logged, [user.token, pat, created.api_token, rotated, 'service_not-a-real-token']);
+  });
+
+  it('redacts the secrets from any object a handler or plugin might log', async () => {
+    const user = await ctx.given.user();
+    const { project, apiToken } = await ctx.given.project(user);
+    const answer = { message: 'Token created', plain_text_token: user.token, token: { id: 1, name: 'CI' } };
+    ctx.app.log.info({ req: { headers: { authorization: `Bearer ${user.token}` } } }, 'headers');
+    ctx.app.log.info({ headers: { authorization: `Bearer ${apiToken}` } }, 'raw headers');
+    ctx.app.log.info(answer, 'a token answer, top level');
+    ctx.app.log.info({ res: { body: { project, api_token: apiToken } } }, 'a project answer, nested');
+    ctx.app.log.info({ token: user.token }, 'a bare token field');
+
+    expect(logged.match(/\[Redacted\]/g)?.length).toBe(5);
+    expectNoSecret(logged, [user.token, apiToken]);
+  });
+});
+
+describe('redactQuery', () => {
+  it.each([
+    ['/api/v1/projects', '/api/v1/projects'],
+    ['/api/v1/projects?page=2', '/api/v1/projects?page=2'],
+    ['/api/project?api_token=abc&x=1', '/api/project?api_token=[Redacted]&x=1'],
+    ['/x?Access-Token=abc', '/x?Access-Token=[Redacted]'],
+    ['/x?api%5Ftoken=abc', '/x?api%5Ftoken=[Redacted]'],
+    ['/x?password=p&secret=s', '/x?password=[Redacted]&secret=[Redacted]'],
+    ['/x?%zz=1', '/x?%zz=1'],
+  ])('%s is logged as %s', (url, logged) => {
+    expect(redactQuery(url)).toBe(logged);
+  });
+});
+
+describe('scoreboard serve at LOG_LEVEL=trace (stdout of the real process)', { timeout: 60_000 }, () => {
+  let sandbox: Sandbox;
+  let server: RunningServer;
+  beforeAll(async () => {
+    sandbox = await createSandbox();
+    server = await startServer(sandbox, { LOG_LEVEL: 'trace' });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    await sandbox?.cleanup();
+  });
+
+  it('prints no token it was sent or gave out', async () => {
+    const { token } = await okJson<{ token: string }>(sandbox, 'users:create', '--email', 'logs@example.com');
+    const pat = (await api(server, 'POST', '/api/v1/tokens', token, { name: 'CI', abilities: ['read', 'write'] })).body.plain_text_token;
+    const created = (await api(server, 'POST', '/api/v1/projects', pat, { name: 'Shop', framework_version: '11' })).body;
+    const upload = await fetch(`${server.url}/api/reports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${created.api_token}`, 'content-type': 'application/json' },
+      body: fixtureText('report-small', created.project.id),
+    });
+    expect(upload.status).toBe(201);
+    expect((await api(server, 'GET', `/api/project?api_token=${created.api_token}`, 'not-a-token')).status).toBe(401);
+
+    expect(server.output()).toMatch(/request completed/);
+    expectNoSecret(server.output(), [token, pat, created.api_token]);
+  });
+});
