@@ -15,13 +15,17 @@ export type ResultStatus = (typeof RESULT_STATUSES)[number];
 
 export const FAILURE_REASONS = ['invalid_options', 'all_categories_disabled', 'no_analyzers_ran', 'uncaught_exception'] as const;
 
-/** A PHP list whose filtered entries kept their keys arrives as an object `{"1": …, "2": …}`. */
+/**
+ * A PHP list whose filtered entries kept their keys arrives as an object `{"1": …, "2": …}`. A
+ * `maxItems` bounds that object form too (as `maxProperties`), so the keyed form cannot bypass it.
+ */
 const ListOrKeyedObject = (item: object, options: Record<string, unknown> = {}) =>
   Type.Unsafe<unknown[] | Record<string, unknown>>({
     type: ['array', 'object'],
     items: item,
     additionalProperties: item,
     propertyNames: { pattern: '^(0|[1-9][0-9]{0,8})$' },
+    ...(options.maxItems !== undefined && { maxProperties: options.maxItems }),
     ...options,
   });
 

@@ -24,9 +24,45 @@ const acceptAll = () => true;
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   if (httpPart === 'params') return acceptAll;
-  const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
-  return ajv.compile(schema as object) as ValidateFunction;
+  if (httpPart === 'body') return bodyAjv.compile(schema as object) as ValidateFunction;
+  return refuseNonFiniteNumbers(queryAjv.compile(schema as object) as ValidateFunction, schema as QuerySchema);
 };
+
+type QuerySchema = { properties?: Record<string, { type?: unknown }> };
+
+/**
+ * Ajv coerces `?page=1e309` (or `Infinity`, or 400 nines) to Infinity and then accepts it as an
+ * integer: the handler would get a page it cannot serialise (a 500). A query value that coerced to a
+ * number that is not finite fails as a value of the wrong type instead (422).
+ */
+function refuseNonFiniteNumbers(validate: ValidateFunction, schema: QuerySchema): ValidateFunction {
+  const checked = ((data: unknown) => {
+    if (!validate(data)) {
+      checked.errors = validate.errors;
+      return false;
+    }
+    const key = Object.entries((data ?? {}) as Record<string, unknown>).find(
+      ([, value]) => typeof value === 'number' && !Number.isFinite(value),
+    )?.[0];
+    if (key === undefined) {
+      checked.errors = null;
+      return true;
+    }
+    const type = schema.properties?.[key]?.type ?? 'number';
+    checked.errors = [
+      {
+        instancePath: `/${key}`,
+        schemaPath: `#/properties/${key}/type`,
+        keyword: 'type',
+        params: { type },
+        message: 'must be finite',
+        parentSchema: schema.properties?.[key] ?? {},
+      },
+    ];
+    return false;
+  }) as ValidateFunction;
+  return checked;
+}
 
 /** Turns Ajv errors into D3's `errors` map: dotted field path -> Laravel-style messages. */
 export function toFieldErrors(errors: readonly (ErrorObject | FastifySchemaValidationError)[]): FieldErrors {
@@ -87,6 +123,7 @@ function messageFor(error: ErrorObject, label: string): string {
     case 'minItems':
       return `The ${label} field must have at least ${limit} ${limit === 1 ? 'item' : 'items'}.`;
     case 'maxItems':
+    case 'maxProperties': // a list sent as an object keyed by position (upload.schemas.ts)
       return `The ${label} field may not have more than ${limit} items.`;
     default:
       return `The ${label} field is invalid.`;

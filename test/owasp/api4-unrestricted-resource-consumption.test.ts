@@ -1,0 +1,402 @@
+/**
+ * OWASP API Security Top 10 (2023), API4: Unrestricted Resource Consumption.
+ *
+ * Every way a single request could make the service read, inflate, parse, validate, store or page
+ * through more than it should is bounded, and the bound answers with its documented status:
+ * - bodies: 1 MiB on /api/v1 (D5), 10 MiB on uploads measured after gzip (CLIENT-WIRE.md): 413;
+ * - nesting: deeper than 32 levels (src/http/json-body.ts): 400;
+ * - list lengths in uploads (results 10,000, issues and suppressed issues 100,000 per result,
+ *   src/client-api/upload.schemas.ts) and string lengths (api-v1 section 8, upload schema): 422;
+ * - pages: `page` must be an integer >= 1, a page past the end is empty (D16), the page size is fixed;
+ * - headers: Node's 16 KiB header limit answers 431;
+ * - slow clients (slow-loris): the header block and the whole request each have a deadline
+ *   (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS); past it the connection gets 408 and is closed.
+ * Every refused request stores nothing.
+ *
+ * The exact-limit acceptances (a body of exactly 1 MiB / 10 MiB) are in test/http/transport.test.ts
+ * and test/client-api/upload-errors.test.ts.
+ */
+import { connect, type Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expectApiHeaders, expectErrorLike, expectValidationError } from '../helpers/contract.js';
+import { clientCall, expectClientError, expectClientValidationError, minimalReport, storedRows, upload } from '../helpers/client-wire.js';
+import { ENDPOINTS, snapshot } from '../helpers/endpoints.js';
+import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+
+const MiB = 1024 * 1024;
+
+/** The client-package routes that take a body. */
+const CLIENT_POSTS = ['/api/reports', '/api/v1/reports', '/api/reports/failure'] as const;
+
+describe('API4 limits per request', () => {
+  let ctx: TestContext;
+  let user: TestUser;
+  let projectId: string;
+  let apiToken: string;
+  // One app for the file (each refused request is shown to change nothing); a fresh user, team and
+  // project for every test, so no test sees another's data or spends another's rate limit.
+  beforeAll(async () => {
+    ctx = await buildTestApp();
+  });
+  afterAll(async () => ctx.close());
+  beforeEach(async () => {
+    // Enterprise: these tests send many requests as one user.
+    user = await ctx.given.user({ plan: 'enterprise' });
+    ({ project: { id: projectId }, apiToken } = await ctx.given.project(user, { name: 'Bounded' }));
+  });
+
+  /** Everything a refused request could have written. */
+  const everything = async () => ({ ...(await snapshot(ctx)), rows: await storedRows(ctx) });
+
+  describe('body size', () => {
+    // Over 1 MiB, but valid JSON: only the size is wrong.
+    const overOneMiB = JSON.stringify({ name: 'Big', framework_version: '11', pad: ' '.repeat(MiB) });
+
+    it.each(ENDPOINTS.filter((e) => e.method !== 'GET').map((e) => [e.name, e] as const))(
+      '%s: a body over 1 MiB gets 413 naming the limit, and nothing is stored (D5)',
+      async (_name, endpoint) => {
+        const request = await endpoint.prepare(ctx, user);
+        const before = await everything();
+        const response = await ctx.request({ ...request, token: user.token, body: overOneMiB });
+        expectApiHeaders(response);
+        expectErrorLike(response, 413, 'Payload Too Large', /1 MiB/);
+        expect(await everything()).toEqual(before);
+      },
+    );
+
+    it.each(CLIENT_POSTS)('%s: a body over 10 MiB gets 413, and nothing is stored', async (url) => {
+      const body = JSON.stringify({ ...minimalReport(), pad: ' '.repeat(10 * MiB) });
+      const before = await everything();
+      expectClientError(await upload(ctx, apiToken, body, { url }), 413, 'Payload Too Large', /10 MiB/);
+      expect(await everything()).toEqual(before);
+    });
+
+    let bomb: Buffer | undefined;
+    it.each(CLIENT_POSTS)('%s: a gzip bomb (tiny compressed, 64 MiB inflated) gets 413, and nothing is stored', async (url) => {
+      bomb ??= gzipSync(Buffer.from(JSON.stringify({ ...minimalReport(), pad: ' '.repeat(64 * MiB) })));
+      expect(bomb.length).toBeLessThan(200 * 1024);
+      const before = await everything();
+      const response = await upload(ctx, apiToken, bomb, { url, headers: { 'content-encoding': 'gzip' } });
+      expectClientError(response, 413, 'Payload Too Large', /10 MiB/);
+      expect(await everything()).toEqual(before);
+    });
+
+    it('does not inflate gzip bodies on /api/v1 at all: the compressed bytes are not JSON (400)', async () => {
+      const bomb = gzipSync(Buffer.from(JSON.stringify({ name: 'Zip', framework_version: '11', pad: ' '.repeat(8 * MiB) })));
+      const before = await everything();
+      const response = await ctx.request({
+        method: 'POST',
+        url: '/api/v1/projects',
+        token: user.token,
+        body: bomb.toString('latin1'),
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+      expect(response.statusCode).toBeGreaterThanOrEqual(400);
+      expect(response.statusCode).toBeLessThan(500);
+      expect(await everything()).toEqual(before);
+    });
+  });
+
+  describe('nesting depth (src/http/json-body.ts: 32 levels)', () => {
+    const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+    const deepUpload = (levels: number) => `{"results":[{"analyzer_id":"x","status":"passed","metadata":${nested(levels)}}]}`;
+    const deepFailure = (levels: number) => `{"failure_reason":"uncaught_exception","metadata":${nested(levels)}}`;
+
+    it.each([
+      ['/api/reports', deepUpload],
+      ['/api/v1/reports', deepUpload],
+      ['/api/reports/failure', deepFailure],
+    ] as const)('%s: a body nested deeper than 32 levels gets 400, plain or gzipped, and nothing is stored', async (url, body) => {
+      const before = await everything();
+      for (const levels of [40, 100_000]) {
+        const raw = body(levels);
+        expectClientError(await upload(ctx, apiToken, raw, { url }), 400, 'Bad Request', /nested more than 32 levels/);
+        const zipped = await upload(ctx, apiToken, gzipSync(Buffer.from(raw)), { url, headers: { 'content-encoding': 'gzip' } });
+        expectClientError(zipped, 400, 'Bad Request', /nested more than 32 levels/);
+      }
+      expect(await everything()).toEqual(before);
+      // Control: the same body a few levels deep is stored.
+      expect((await upload(ctx, apiToken, body(5), { url })).statusCode).toBe(201);
+    });
+  });
+
+  describe('list lengths in uploads (422, nothing stored)', () => {
+    const passed = (i: number) => ({ analyzer_id: `a${i}`, status: 'passed' });
+    const issues = (n: number) => Array.from({ length: n }, () => ({ message: 'm', severity: 'low' }));
+    const keyed = (list: unknown[]) => Object.fromEntries(list.map((item, i) => [String(i), item]));
+
+    it('refuses more than 10,000 results (field "results") and stores 10,000', async () => {
+      const before = await everything();
+      const over = await upload(ctx, apiToken, { results: Array.from({ length: 10_001 }, (_, i) => passed(i)) });
+      expectClientValidationError(over, ['results']);
+      expect(await everything()).toEqual(before);
+      const at = await upload(ctx, apiToken, { results: Array.from({ length: 10_000 }, (_, i) => passed(i)) });
+      expect(at.statusCode, at.body).toBe(201);
+    });
+
+    it.each([
+      ['issues as a list', 'results.0.issues', (n: number) => ({ analyzer_id: 'x', status: 'failed', issues: issues(n) })],
+      ['issues keyed by position (PHP)', 'results.0.issues', (n: number) => ({ analyzer_id: 'x', status: 'failed', issues: keyed(issues(n)) })],
+      ['suppressed issues as a list', 'results.0.suppressed_issues', (n: number) => ({ analyzer_id: 'x', status: 'passed', suppressed_issues: issues(n) })],
+      [
+        'suppressed issues keyed by position (PHP)',
+        'results.0.suppressed_issues',
+        (n: number) => ({ analyzer_id: 'x', status: 'passed', suppressed_issues: keyed(issues(n)) }),
+      ],
+    ] as const)('refuses more than 100,000 %s in one result (field "%s")', async (_label, field, result) => {
+      const before = await everything();
+      const response = await upload(ctx, apiToken, { results: [result(100_001)] });
+      expectClientValidationError(response, [field]);
+      expect(await everything()).toEqual(before);
+    });
+  });
+
+  describe('string lengths (422 naming the field, nothing stored)', () => {
+    const long = (n: number) => 'x'.repeat(n);
+
+    it.each([
+      ['POST /projects name', 'POST', '/api/v1/projects', { name: long(256), framework_version: '11' }, 'name'],
+      ['POST /projects description', 'POST', '/api/v1/projects', { name: 'n', framework_version: '11', description: long(1001) }, 'description'],
+      [
+        'POST /projects repository_url',
+        'POST',
+        '/api/v1/projects',
+        { name: 'n', framework_version: '11', repository_url: `https://example.com/${long(481)}` },
+        'repository_url',
+      ],
+      ['POST /tokens name', 'POST', '/api/v1/tokens', { name: long(256), abilities: ['read'] }, 'name'],
+      ['PUT settings key', 'PUT', 'project', { name: 'n', framework_version: '11', settings: { ticket_target_project_key: long(101) } }, 'settings.ticket_target_project_key'],
+      ['PUT settings name', 'PUT', 'project', { name: 'n', framework_version: '11', settings: { ticket_target_project_name: long(256) } }, 'settings.ticket_target_project_name'],
+    ] as const)('/api/v1: %s one character over its limit', async (_label, method, url, body, field) => {
+      const before = await everything();
+      const target = url === 'project' ? `/api/v1/projects/${projectId}` : url;
+      const response = await ctx.request({ method, url: target, token: user.token, body });
+      expectValidationError(response, [field]);
+      expect(await everything()).toEqual(before);
+    });
+
+    const result = (extra: Record<string, unknown> = {}, issue: Record<string, unknown> = {}) => ({
+      analyzer_id: 'x',
+      status: 'failed',
+      issues: [{ message: 'm', severity: 'low', ...issue }],
+      ...extra,
+    });
+    it.each([
+      ['project_id', { project_id: long(256) }, 'project_id'],
+      ['laravel_version', { laravel_version: long(101) }, 'laravel_version'],
+      ['package_version', { package_version: long(101) }, 'package_version'],
+      ['triggered_by', { triggered_by: long(101) }, 'triggered_by'],
+      ['analyzer_id', { results: [result({ analyzer_id: long(256) })] }, 'results.0.analyzer_id'],
+      ['result message', { results: [result({ message: long(65_536) })] }, 'results.0.message'],
+      ['issue message', { results: [result({}, { message: long(65_536) })] }, 'results.0.issues.0.message'],
+      ['recommendation', { results: [result({}, { recommendation: long(65_536) })] }, 'results.0.issues.0.recommendation'],
+      ['location file', { results: [result({}, { location: { file: long(4097) } })] }, 'results.0.issues.0.location.file'],
+      ['code snippet file', { results: [result({}, { code_snippet: { file: long(4097), lines: [] } })] }, 'results.0.issues.0.code_snippet.file'],
+    ] as const)('uploads: %s one character over its limit', async (_label, fields, field) => {
+      const before = await everything();
+      expectClientValidationError(await upload(ctx, apiToken, { results: [result()], ...fields }), [field]);
+      expect(await everything()).toEqual(before);
+    });
+
+    it.each([
+      ['failure_label', { failure_label: long(256) }],
+      ['error_message', { error_message: long(65_536) }],
+      ['status', { status: long(51) }],
+    ] as const)('failure notices: %s one character over its limit', async (field, fields) => {
+      const before = await everything();
+      expectClientValidationError(await clientCall(ctx, apiToken, fields, { url: '/api/reports/failure' }), [field]);
+      expect(await everything()).toEqual(before);
+    });
+  });
+
+  describe('page bounds (D16)', () => {
+    const LISTS = () => ['/api/v1/projects', `/api/v1/projects/${projectId}/reports`, `/api/v1/projects/${projectId}/failures`];
+
+    it.each([
+      ['0', '0'],
+      ['-1', '-1'],
+      ['1.5', '1.5'],
+      ['abc', 'abc'],
+      ['empty', ''],
+      ['1e309 (Infinity once parsed)', '1e309'],
+      ['Infinity', 'Infinity'],
+      ['-Infinity', '-Infinity'],
+      ['NaN', 'NaN'],
+      ['400 nines', '9'.repeat(400)],
+      ['-(2^53+1)', '-9007199254740993'],
+    ])('answers page=%s with 422 on every list, never a 5xx', async (_label, page) => {
+      for (const url of LISTS()) {
+        const response = await ctx.request({ method: 'GET', url: `${url}?page=${page}`, token: user.token });
+        expectApiHeaders(response);
+        expectValidationError(response, ['page']);
+      }
+    });
+
+    it.each(['2', '99999999999', String(2 ** 53), String(2 ** 53 + 2), '99999999999999999999', '1e308'])(
+      'answers page=%s (past the end) with 200 and empty data on every list',
+      async (page) => {
+        for (const url of LISTS()) {
+          const response = await ctx.request({ method: 'GET', url: `${url}?page=${page}`, token: user.token });
+          expect(response.statusCode, `${url}?page=${page}: ${response.body}`).toBe(200);
+          const body = response.json();
+          expect(body.data).toEqual([]);
+          expect(body.meta).toMatchObject({ per_page: 20, from: null, to: null, last_page: 1 });
+        }
+      },
+    );
+
+    it('keeps the page size at 20 whatever the query asks for', async () => {
+      for (let i = 0; i < 21; i++) await ctx.given.project(user, { name: `P${i}` });
+      const response = await ctx.request({
+        method: 'GET',
+        url: '/api/v1/projects?per_page=100000&limit=100000&page_size=100000&size=100000&perPage=100000',
+        token: user.token,
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.json().data).toHaveLength(20);
+      expect(response.json().meta).toMatchObject({ per_page: 20, total: 22, last_page: 2 });
+    });
+  });
+});
+
+/** A raw TCP client: what it sent is up to the test, what it got back is collected. */
+interface RawClient {
+  socket: Socket;
+  /** Everything received so far. */
+  received(): string;
+  /** Resolves with what was received when the server closes the connection, or null after `ms`. */
+  closed(ms: number): Promise<string | null>;
+}
+
+function rawClient(port: number): Promise<RawClient> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    let data = '';
+    let ended = false;
+    const waiters: (() => void)[] = [];
+    socket.on('data', (chunk) => (data += chunk.toString('latin1')));
+    socket.on('close', () => {
+      ended = true;
+      for (const wake of waiters) wake();
+    });
+    socket.on('error', () => {});
+    socket.once('connect', () =>
+      resolve({
+        socket,
+        received: () => data,
+        closed: (ms) =>
+          new Promise((done) => {
+            if (ended) return done(data);
+            const timer = setTimeout(() => done(null), ms);
+            waiters.push(() => {
+              clearTimeout(timer);
+              done(data);
+            });
+          }),
+      }),
+    );
+    socket.once('error', reject);
+  });
+}
+
+/** The port the app listens on (port 0 was asked for: a free one). */
+async function listen(ctx: TestContext): Promise<number> {
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = ctx.app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
+  return address.port;
+}
+
+describe('API4 limits per connection', () => {
+  describe('with the default configuration', () => {
+    let ctx: TestContext;
+    let port: number;
+    beforeAll(async () => {
+      ctx = await buildTestApp();
+      port = await listen(ctx);
+    });
+    afterAll(async () => ctx.close());
+
+    it('sets deadlines on the server: 10 s for the headers, 30 s for the whole request, 60 s idle', () => {
+      expect(ctx.config.httpHeadersTimeoutMs).toBe(10_000);
+      expect(ctx.config.httpRequestTimeoutMs).toBe(30_000);
+      expect(ctx.app.server.headersTimeout).toBe(10_000);
+      expect(ctx.app.server.requestTimeout).toBe(30_000);
+      expect(ctx.app.server.timeout).toBe(60_000);
+    });
+
+    it('answers a header block over 16 KiB with 431 and closes the connection', async () => {
+      const client = await rawClient(port);
+      client.socket.write(`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Padding: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
+      const answer = await client.closed(5_000);
+      expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+      // Control: a normal request on the same server is answered.
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    });
+  });
+
+  // Slow-loris: with deadlines of 300 ms (headers) and 600 ms (request), a client that dribbles its
+  // headers or stalls its body is cut off; the bound of the wait below is generous for a busy machine.
+  describe('with short deadlines (HTTP_HEADERS_TIMEOUT_MS=300, HTTP_REQUEST_TIMEOUT_MS=600)', () => {
+    const BOUND_MS = 5_000;
+    let ctx: TestContext;
+    let port: number;
+    let apiToken: string;
+    beforeAll(async () => {
+      ctx = await buildTestApp({ env: { HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '600' } });
+      const user = await ctx.given.user();
+      ({ apiToken } = await ctx.given.project(user, { name: 'Slow' }));
+      port = await listen(ctx);
+    });
+    afterAll(async () => ctx.close());
+
+    it('applies the configured deadlines to the server', () => {
+      expect(ctx.app.server.headersTimeout).toBe(300);
+      expect(ctx.app.server.requestTimeout).toBe(600);
+    });
+
+    it('cuts off a client that dribbles its headers one line at a time (408, closed)', async () => {
+      const client = await rawClient(port);
+      client.socket.write('GET /api/v1/projects HTTP/1.1\r\nHost: localhost\r\n');
+      let line = 0;
+      const dribble = setInterval(() => {
+        if (!client.socket.destroyed) client.socket.write(`X-Slow-${(line += 1)}: a\r\n`);
+      }, 50);
+      const started = Date.now();
+      try {
+        const answer = await client.closed(BOUND_MS);
+        expect(answer, 'the connection was still open after the bound').not.toBeNull();
+        expect(answer === '' || /^HTTP\/1\.1 408 /.test(answer!)).toBe(true);
+        expect(Date.now() - started).toBeLessThan(BOUND_MS);
+      } finally {
+        clearInterval(dribble);
+        client.socket.destroy();
+      }
+    });
+
+    it('cuts off a client that sends its headers and then stalls the body (408, closed), storing nothing', async () => {
+      const client = await rawClient(port);
+      const body = JSON.stringify(minimalReport());
+      client.socket.write(
+        `POST /api/reports HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${apiToken}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+      );
+      try {
+        const answer = await client.closed(BOUND_MS);
+        expect(answer, 'the connection was still open after the bound').not.toBeNull();
+        expect(answer === '' || /^HTTP\/1\.1 408 /.test(answer!)).toBe(true);
+      } finally {
+        client.socket.destroy();
+      }
+      expect(await storedRows(ctx)).toEqual({ reports: 0, failures: 0 });
+      // Control: a client that sends promptly is answered normally.
+      const ok = await fetch(`http://127.0.0.1:${port}/api/reports`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiToken}`, 'content-type': 'application/json' },
+        body,
+      });
+      expect(ok.status).toBe(201);
+    });
+  });
+});

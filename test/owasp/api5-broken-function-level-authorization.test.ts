@@ -1,0 +1,255 @@
+/**
+ * OWASP API Security Top 10 (2023), API5: Broken Function Level Authorization.
+ *
+ * Walks the app's ROUTE TABLE (`app.routeTable`: every route the app registered), not a list kept by
+ * hand, so a route added without an access rule fails this file:
+ * - every route is either an /api/v1 route declaring its ability (and a case in ENDPOINTS, with the
+ *   ability and subscription rule of api-v1 / D7), a client-package route (project token), the public
+ *   OpenAPI document, or one of the named operational and documentation routes; nothing else;
+ * - every /api/v1 route refuses a token lacking exactly its ability with D6's 403, changing nothing;
+ * - every project and report route that changes something refuses the team roles D15 excludes;
+ * - every route but the public ones refuses a request without a token, and each kind of route
+ *   refuses the other kind's token (a personal access token on /api, a project token on /api/v1).
+ *
+ * The ability hierarchy per endpoint is in test/auth/ability-hierarchy.test.ts, the start-up check
+ * for an /api/v1 route without an ability in test/auth/route-table.test.ts, the role matrix of the
+ * project endpoints in test/projects/permissions.test.ts.
+ */
+import type { HTTPMethods } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Ability } from '../../src/auth/abilities.js';
+import { createApp } from '../../src/app.js';
+import type { TeamRole } from '../../src/db/schema.js';
+import type { RouteTableEntry } from '../../src/http/app-types.js';
+import { UNAUTHENTICATED, expectError, expectNotFound, freshAddress, missingAbility } from '../helpers/contract.js';
+import { clientCall, expectClientUnauthenticated, minimalReport } from '../helpers/client-wire.js';
+import { ENDPOINTS, MISSING_PROJECT, MISSING_REPORT, MISSING_TOKEN, snapshot, type EndpointCase } from '../helpers/endpoints.js';
+import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+
+/** The routes anyone may call without a token (D1 operations, the API reference). */
+const PUBLIC_ROUTES = ['/healthz', '/readyz', '/metrics', '/docs', '/docs/json', '/docs/yaml', '/docs/static/index.html', '/docs/static/swagger-initializer.js', '/docs/static/*'];
+/** The OpenAPI document: no token, declared with `publicDocument`. */
+const OPENAPI_DOCUMENT = '/api/v1/openapi.json';
+/** The client package's routes (CLIENT-WIRE.md), authenticated by the project API token. */
+const CLIENT_ROUTES = ['POST /api/reports', 'POST /api/v1/reports', 'POST /api/reports/failure', 'GET /api/token/verify', 'GET /api/project'];
+
+interface Route {
+  method: HTTPMethods;
+  url: string;
+  config: RouteTableEntry['config'];
+}
+
+/** The route table with one entry per method (Fastify records `['HEAD', 'GET']` routes once). */
+function routesOf(table: readonly RouteTableEntry[]): Route[] {
+  return table.flatMap((entry) => [entry.method].flat().map((method) => ({ method, url: entry.url, config: entry.config })));
+}
+
+/** HEAD routes are Fastify's automatic companions of GET routes: they follow the GET route's rule. */
+const asGet = (route: Route): Route => (route.method === 'HEAD' ? { ...route, method: 'GET' } : route);
+
+/** The ENDPOINTS case of an /api/v1 route, by method and path pattern. */
+function endpointOf(route: Route): EndpointCase | undefined {
+  const { method, url } = asGet(route);
+  return ENDPOINTS.find((e) => e.method === method && `/api/v1${e.path}` === url);
+}
+
+/** Why a route is allowed to exist, or why not (a problem to fix). */
+function classify(route: Route): { kind: 'v1' | 'client' | 'document' | 'public' } | { problem: string } {
+  const name = `${route.method} ${route.url}`;
+  const { config } = route;
+  if (config.clientApi !== undefined) {
+    return CLIENT_ROUTES.includes(`${asGet(route).method} ${route.url}`) ? { kind: 'client' } : { problem: `${name}: a client-package route CLIENT-WIRE.md does not name` };
+  }
+  if (config.publicDocument) return route.url === OPENAPI_DOCUMENT ? { kind: 'document' } : { problem: `${name}: public without being the OpenAPI document` };
+  if (config.ability !== undefined) {
+    if (!route.url.startsWith('/api/v1/')) return { problem: `${name}: an ability outside /api/v1 is never checked` };
+    const endpoint = endpointOf(route);
+    if (!endpoint) return { problem: `${name}: no ENDPOINTS case (test/helpers/endpoints.ts) tests this route` };
+    if (endpoint.ability !== config.ability) return { problem: `${name}: declares '${config.ability}', the contract says '${endpoint.ability}'` };
+    if (endpoint.subscription !== (config.subscription === true)) return { problem: `${name}: subscription rule differs from D7` };
+    return { kind: 'v1' };
+  }
+  if (PUBLIC_ROUTES.includes(route.url)) return { kind: 'public' };
+  return { problem: `${name}: declares no ability, is no client-package route and is not a named public route` };
+}
+
+/** A URL that reaches the route, with path parameters that name nothing. */
+const urlOf = (route: Route) =>
+  route.url
+    .replace(':project', MISSING_PROJECT)
+    .replace(':report', MISSING_REPORT)
+    .replace(':token', MISSING_TOKEN)
+    .replace('*', 'index.html');
+
+describe('API5 broken function level authorization', () => {
+  let ctx: TestContext;
+  let routes: Route[];
+  beforeAll(async () => {
+    ctx = await buildTestApp();
+    routes = routesOf(ctx.app.routeTable);
+  });
+  afterAll(async () => ctx.close());
+
+  const v1Routes = () => routes.filter((r) => r.config.ability !== undefined);
+
+  describe('the route table', () => {
+    it('holds only routes with an access rule: every one classified, none a problem', () => {
+      expect(routes.length).toBeGreaterThan(30);
+      const problems = routes.map(classify).flatMap((c) => ('problem' in c ? [c.problem] : []));
+      expect(problems).toEqual([]);
+    });
+
+    it('serves every ENDPOINTS case and every client-package route (the table is not stale)', () => {
+      const served = new Set(routes.map((r) => `${r.method} ${r.url}`));
+      for (const endpoint of ENDPOINTS) expect(served, endpoint.name).toContain(`${endpoint.method} /api/v1${endpoint.path}`);
+      for (const route of CLIENT_ROUTES) expect(served).toContain(route);
+    });
+
+    it('flags a route registered without an ability, wherever it is mounted', async () => {
+      // A second app on the same store, with routes a careless change could add.
+      const db = ctx.store.open();
+      const app = await createApp(ctx.config, { db, clock: ctx.clock });
+      try {
+        app.register(async (scope) => {
+          scope.get('/internal/debug', async () => ({ ok: true }));
+          scope.post('/api/admin/reset', async () => ({ ok: true }));
+          scope.get('/api/v1/sneaky', { config: { ability: 'read' } }, async () => ({ ok: true }));
+        });
+        await app.ready();
+        const problems = routesOf(app.routeTable)
+          .map(classify)
+          .flatMap((c) => ('problem' in c ? [c.problem] : []));
+        expect(problems).toEqual([
+          expect.stringMatching(/^GET \/internal\/debug: declares no ability/),
+          expect.stringMatching(/^HEAD \/internal\/debug: declares no ability/),
+          expect.stringMatching(/^POST \/api\/admin\/reset: declares no ability/),
+          expect.stringMatching(/^GET \/api\/v1\/sneaky: no ENDPOINTS case/),
+          expect.stringMatching(/^HEAD \/api\/v1\/sneaky: no ENDPOINTS case/),
+        ]);
+      } finally {
+        await app.close();
+        await db.destroy();
+      }
+    });
+  });
+
+  describe('abilities (D6)', () => {
+    /** The abilities of a token that just lacks `ability` in the hierarchy. */
+    const below: Record<Ability, Ability[]> = { read: [], write: ['read'], admin: ['read', 'write'] };
+
+    it('refuses a token lacking exactly the route\'s ability with 403 on every /api/v1 route, changing nothing', async () => {
+      const checked: string[] = [];
+      for (const route of v1Routes()) {
+        const endpoint = endpointOf(route)!;
+        const ability = route.config.ability!;
+        const user = await ctx.given.user({ plan: 'enterprise', abilities: below[ability] });
+        const request = await endpoint.prepare(ctx, user);
+        const before = await snapshot(ctx);
+        const response = await ctx.request({ ...request, method: route.method, token: user.token });
+        const name = `${route.method} ${route.url}`;
+        expect(response.statusCode, name).toBe(403);
+        if (route.method !== 'HEAD') expectError(response, 403, missingAbility(ability));
+        expect(await snapshot(ctx), name).toEqual(before);
+
+        // Control: the same request with a token holding exactly that ability succeeds.
+        const exact = await ctx.given.token(user, { abilities: [ability], name: 'exact' });
+        const allowed = await ctx.request({ ...request, method: route.method, token: exact });
+        expect(allowed.statusCode, `${name}: ${allowed.body}`).toBe(route.method === 'HEAD' ? 200 : endpoint.success);
+        checked.push(name);
+      }
+      expect(checked.length).toBe(v1Routes().length);
+    });
+  });
+
+  describe('team roles (D15)', () => {
+    /** Who may use each project or report route that changes something: a new one must be added here. */
+    const ALLOWED: Record<string, TeamRole[]> = {
+      'PUT /api/v1/projects/:project': ['owner', 'admin', 'member'],
+      'POST /api/v1/projects/:project/regenerate-token': ['owner', 'admin', 'member'],
+      'POST /api/v1/projects/:project/archive': ['owner', 'admin', 'member'],
+      'POST /api/v1/projects/:project/unarchive': ['owner', 'admin', 'member'],
+      'DELETE /api/v1/projects/:project': ['owner', 'admin'],
+      'DELETE /api/v1/reports/:report': ['owner', 'admin'],
+    };
+    const writingRoutes = () =>
+      v1Routes().filter((r) => !['GET', 'HEAD'].includes(r.method) && /:(project|report)\b/.test(r.url));
+
+    it('has a D15 rule for every project and report route that changes something', () => {
+      expect(writingRoutes().map((r) => `${r.method} ${r.url}`).sort()).toEqual(Object.keys(ALLOWED).sort());
+    });
+
+    it('refuses every excluded role with 404 on those routes, changing nothing', async () => {
+      for (const route of writingRoutes()) {
+        const name = `${route.method} ${route.url}`;
+        for (const role of (['admin', 'member', 'readonly'] as const).filter((r) => !ALLOWED[name]!.includes(r))) {
+          const owner = await ctx.given.user({ plan: 'enterprise' });
+          const request = await endpointOf(route)!.prepare(ctx, owner);
+          const colleague = await ctx.given.user({ plan: 'enterprise' });
+          await ctx.given.member(owner.teamId!, colleague, role);
+          const before = await snapshot(ctx);
+          const reports = await ctx.db.selectFrom('reports').selectAll().orderBy('id').execute();
+
+          const response = await ctx.request({ ...request, token: colleague.token });
+
+          expectNotFound(response);
+          expect(await snapshot(ctx), `${name} as ${role}`).toEqual(before);
+          expect(await ctx.db.selectFrom('reports').selectAll().orderBy('id').execute()).toEqual(reports);
+        }
+      }
+    });
+  });
+
+  describe('authentication on every route', () => {
+    it('refuses a request without a token on every route but the public ones (401)', async () => {
+      let refused = 0;
+      for (const route of routes) {
+        const kind = classify(route);
+        if (!('kind' in kind) || kind.kind === 'public' || kind.kind === 'document') continue;
+        const url = urlOf(route);
+        const body = route.method === 'GET' || route.method === 'HEAD' ? undefined : kind.kind === 'client' ? minimalReport() : {};
+        const response = await ctx.request({ method: route.method, url, body, remoteAddress: freshAddress() });
+        expect(response.statusCode, `${route.method} ${url}`).toBe(401);
+        if (route.method !== 'HEAD') {
+          if (kind.kind === 'client') expectClientUnauthenticated(response, route.url === '/api/token/verify' ? { valid: false } : {});
+          else expectError(response, 401, UNAUTHENTICATED);
+        }
+        refused += 1;
+      }
+      expect(refused).toBeGreaterThan(25);
+    });
+
+    it('answers the public routes without a token', async () => {
+      for (const route of routes) {
+        const kind = classify(route);
+        if (!('kind' in kind) || (kind.kind !== 'public' && kind.kind !== 'document')) continue;
+        const response = await ctx.request({ method: route.method, url: urlOf(route), remoteAddress: freshAddress() });
+        expect(response.statusCode, `${route.method} ${route.url}`).toBeLessThan(400);
+      }
+    });
+
+    it('refuses a personal access token on every client-package route (401)', async () => {
+      const user = await ctx.given.user({ plan: 'enterprise' });
+      for (const route of routes.filter((r) => r.config.clientApi !== undefined && r.method !== 'HEAD')) {
+        const response = await clientCall(ctx, user.token, route.method === 'POST' ? minimalReport() : undefined, {
+          method: route.method as 'GET' | 'POST',
+          url: route.url,
+          remoteAddress: freshAddress(),
+        });
+        expectClientUnauthenticated(response, route.url === '/api/token/verify' ? { valid: false } : {});
+      }
+    });
+
+    it('refuses a project API token on every /api/v1 route (401), changing nothing', async () => {
+      const user = await ctx.given.user({ plan: 'enterprise' });
+      const { apiToken } = await ctx.given.project(user, { name: 'Tokened' });
+      for (const route of v1Routes()) {
+        const request = await endpointOf(route)!.prepare(ctx, user);
+        const before = await snapshot(ctx);
+        const response = await ctx.request({ ...request, method: route.method, token: apiToken, remoteAddress: freshAddress() });
+        expect(response.statusCode, `${route.method} ${route.url}`).toBe(401);
+        if (route.method !== 'HEAD') expectError(response, 401, UNAUTHENTICATED);
+        expect(await snapshot(ctx)).toEqual(before);
+      }
+    });
+  });
+});
