@@ -1,10 +1,9 @@
 import autocannon from 'autocannon';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startServer, type ServerProcess } from './processes.js';
+import { machine, serviceEnv, startServer, type ServerProcess } from './processes.js';
 import { seed, type Seeded } from './seed.js';
 
 /**
@@ -54,24 +53,16 @@ interface Measured {
 }
 
 async function main(): Promise<void> {
-  const dataDir = join(ROOT, 'bench', '.data');
+  const dataDir = join(ROOT, 'bench', '.data', 'bench');
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
   const databaseFile = join(dataDir, 'bench.db');
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    HOST: '127.0.0.1',
-    DATABASE_URL: `sqlite:${databaseFile}`,
-    // The rate limiter stays on; the budgets are only made large enough never to answer 429.
-    RATE_LIMIT_USER_BASE: '100000000',
-    UPLOAD_RATE_LIMIT: '100000000',
-  };
+  // The rate limiter stays on; the budgets are only made large enough never to answer 429.
+  const env = serviceEnv(`sqlite:${databaseFile}`);
 
   log(`seeding ${settings.projects} projects x ${settings.reportsPerProject} reports`);
   const started = Date.now();
-  const seeded = await seed({ root: ROOT, databaseFile, env, projects: settings.projects, reportsPerProject: settings.reportsPerProject });
+  const seeded = await seed({ root: ROOT, env, projects: settings.projects, reportsPerProject: settings.reportsPerProject });
   log(`seeded ${seeded.reports} reports in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   const scenarios = buildScenarios(seeded).filter((s) => !args.only || s.name.includes(args.only));
@@ -232,10 +223,6 @@ async function leakCheck(service: ServerProcess, seeded: Seeded) {
   await send(settings.leakRequests - tenth);
   const afterAllMiB = service.rss() / 2 ** 20;
   return { afterTenthMiB, afterAllMiB, requests: settings.leakRequests };
-}
-
-function machine() {
-  return { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, date: new Date().toISOString() };
 }
 
 function render(rows: Measured[], memory: { peakRssMiB: number; afterTenthMiB: number | null; afterAllMiB: number | null; requests: number }): string {
