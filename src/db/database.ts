@@ -45,6 +45,9 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     });
     // An idle connection the server drops (restart, failover) must not crash the process.
     pool.on('error', () => {});
+    // Nor one lost while a request holds it: the pool listens for errors on idle clients only, and
+    // an unheard 'error' event kills the process. The request's own query fails with it (503).
+    pool.on('connect', (client) => client.on('error', () => {}));
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
   }
   if (!url.startsWith('sqlite:')) {

@@ -70,10 +70,15 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
 }
 
 /** A database that cannot be reached or opened is a 503 (D3), not the caller's fault nor a bug. */
-function isDatabaseUnavailable(error: { code?: string }): boolean {
+function isDatabaseUnavailable(error: { code?: string; message?: string }): boolean {
   const code = error.code ?? '';
   return (
     ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', '57P01', '57P03', '08006', '08001'].includes(code) ||
-    ['SQLITE_BUSY', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_FULL'].some((c) => code.startsWith(c))
+    ['SQLITE_BUSY', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_FULL'].some((c) => code.startsWith(c)) ||
+    // pg's errors for a connection lost or never made carry no code, only these messages.
+    (code === '' && PG_CONNECTION_LOST.test(error.message ?? ''))
   );
 }
+
+const PG_CONNECTION_LOST =
+  /^(Connection terminated( unexpectedly| due to connection timeout)?|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
