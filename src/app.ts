@@ -141,9 +141,14 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     }
   });
 
+  // RFC 9110 lets a server ignore an expectation it does not know; answering such a request like any
+  // other keeps it in the envelope, where Node alone would send a bare 417 the contract does not list.
+  app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
+
   const allowedMethods = trackRouteMethods(app);
   const answerUnknownRoute = async (request: FastifyRequest) => {
-    const allowed = allowedMethods(request.url.split('?')[0]!);
+    // The router ignores a fragment (`#...`) as well as the query string; so must the 405 check.
+    const allowed = allowedMethods(request.url.split(/[?#]/)[0]!);
     throw allowed.length > 0 ? methodNotAllowed(allowed) : notFound();
   };
   async function answerUndecodableUrl(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) {

@@ -11,6 +11,7 @@ import type { ApplyRateLimit } from '../rate-limit/api-rate-limit.js';
 import { ClientProjectResponse, MessageAnswer, UploadResponse, VerifyResponse } from './client-api.schemas.js';
 import type { ClientRateGroup } from './client-request.js';
 import { decompressGzipBody } from './gzip-body.js';
+import { withStorableText } from './normalize-upload.js';
 import type { createProjectIdentifier } from './identify-project.js';
 import { FailureUpload, ReportUpload, type FailureUploadInput, type ReportUploadInput } from './upload.schemas.js';
 
@@ -61,7 +62,7 @@ export async function clientApiRoutes(app: App, deps: ClientApiDeps) {
     preValidation: refuseArchived,
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const project = projectOf(request);
-      const upload = request.body as ReportUploadInput;
+      const upload = withStorableText(request.body as ReportUploadInput);
       checkProjectId(upload.project_id, project.id);
       const { report, gate } = await reports.receiveUpload(project, upload);
       return reply.code(201).send({ success: true, message: 'Report received.', report, gate });
@@ -79,7 +80,7 @@ export async function clientApiRoutes(app: App, deps: ClientApiDeps) {
     preValidation: refuseArchived,
     handler: async (request, reply) => {
       const project = projectOf(request);
-      const input = request.body as FailureUploadInput;
+      const input = withStorableText(request.body as FailureUploadInput);
       checkProjectId(input.project_id, project.id);
       await failures.recordFailure(project.id, input);
       return reply.code(201).send({ success: true, message: 'Failure recorded.' });

@@ -1,3 +1,5 @@
+import { invalidField } from '../http/api-error.js';
+import { storableText } from '../http/json-body.js';
 import type {
   IssueInput,
   ResultInput,
@@ -92,4 +94,25 @@ function normalizeCodeSnippet(snippet: NonNullable<IssueInput['code_snippet']>):
     lines,
     context_lines: snippet.context_lines ?? null,
   };
+}
+
+/**
+ * The top-level text fields of an upload are stored in text columns: made storable (NUL and unpaired
+ * surrogates become U+FFFD, json-body.ts) so that PostgreSQL accepts what SQLite does. Nested text is
+ * stored inside JSON, escaped, exactly as sent.
+ */
+export function withStorableText<T extends object>(input: T): T {
+  return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, typeof value === 'string' ? storableText(value) : value])) as T;
+}
+
+/**
+ * D2: an upload's ISO 8601 time (with an offset) in UTC. JSON Schema's `date-time` admits times Date
+ * cannot hold or D2 cannot write: a leap second (`2026-12-31T23:59:60Z`), or an offset that moves the
+ * instant out of the years 0000-9999. Those are refused like any other malformed time (422).
+ */
+export function utcTimestamp(text: string, field: string): string {
+  const time = Date.parse(text);
+  const iso = Number.isNaN(time) ? null : new Date(time).toISOString();
+  if (iso === null || !/^\d{4}-/.test(iso)) throw invalidField(field, `The ${field.replace(/_/g, ' ')} format is invalid.`);
+  return iso;
 }

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { FailureUploadInput } from '../client-api/upload.schemas.js';
-import { asObject } from '../client-api/normalize-upload.js';
+import { asObject, utcTimestamp } from '../client-api/normalize-upload.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { isForeignKeyViolation } from '../db/errors.js';
@@ -25,7 +25,7 @@ export function createFailuresService(deps: { db: Db; clock: Clock }) {
         triggered_by: input.triggered_by ?? null,
         framework_version: input.laravel_version ?? input.framework_version ?? null,
         package_version: input.package_version ?? null,
-        occurred_at: input.occurred_at ? new Date(input.occurred_at).toISOString() : receivedAt,
+        occurred_at: input.occurred_at ? utcTimestamp(input.occurred_at, 'occurred_at') : receivedAt,
         metadata: JSON.stringify(asObject(input.metadata)),
         created_at: receivedAt,
       };

@@ -29,8 +29,9 @@ export async function requireJsonObjectBody(request: FastifyRequest): Promise<vo
 }
 
 /**
- * `requireJsonObjectBody`, then D12 for /api/v1 bodies: strings are trimmed and a string empty after
- * trimming counts as absent. (Uploads are stored as sent: their code snippets keep their spaces.)
+ * `requireJsonObjectBody`, then D12 for /api/v1 bodies: strings are trimmed (and made storable) and a
+ * string empty after trimming counts as absent. (Uploads are stored as sent: their code snippets keep
+ * their spaces.)
  */
 export async function normalizeJsonBody(request: FastifyRequest): Promise<void> {
   if (!request.routeOptions.schema?.body) return;
@@ -45,8 +46,20 @@ function isNestedDeeperThan(value: unknown, levels: number): boolean {
   return Object.values(value).some((item) => isNestedDeeperThan(item, levels - 1));
 }
 
+/** NUL, or a UTF-16 surrogate without its other half. */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text every column can hold, the same on both databases: PostgreSQL refuses NUL in text (a 500),
+ * and an unpaired surrogate has no UTF-8 form (both drivers quietly write U+FFFD instead, so the
+ * answer would not show what was stored). Both become U+FFFD here, before anything is stored.
+ */
+export function storableText(text: string): string {
+  return text.replace(UNSTORABLE, '\uFFFD');
+}
+
 function trimStrings(value: unknown): unknown {
-  if (typeof value === 'string') return value.trim();
+  if (typeof value === 'string') return storableText(value).trim();
   if (Array.isArray(value)) return value.map(trimStrings);
   if (value !== null && typeof value === 'object') {
     // Object.fromEntries defines plain data properties, so no key can reach a prototype.

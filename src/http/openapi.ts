@@ -89,8 +89,16 @@ function errorResponses(route: {
   };
   const e = (error: ApiError, description: string, extra?: Record<string, TSchema>) => errorBody({ client, error, description, extra });
 
+  if (hasBody || hasPathResource) {
+    // A path parameter the router cannot percent-decode (`/projects/%zz`) is a 400 too (app.ts).
+    const reasons = [
+      hasBody ? 'The body is not valid JSON, not a JSON object, or nested too deep' : null,
+      hasPathResource ? 'a path parameter has a broken percent-encoding' : null,
+    ].filter((reason) => reason !== null);
+    const example = badRequest(hasBody ? 'The request body is not valid JSON.' : 'The request URL is not valid.');
+    add(400, e(example, `${reasons.join('; or ').replace(/^a/, 'A')}.`));
+  }
   if (hasBody) {
-    add(400, e(badRequest('The request body is not valid JSON.'), 'The body is not valid JSON, not a JSON object, or nested too deep.'));
     add(413, e(payloadTooLarge(route.bodyLimit), 'The body is over the limit.'));
     add(415, e(unsupportedMediaType(), 'The body is not JSON (or uses an unsupported Content-Encoding).'));
   }

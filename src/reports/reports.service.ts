@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Caller } from '../auth/caller.js';
 import type { ReportUploadInput } from '../client-api/upload.schemas.js';
-import { asObject, normalizeConfiguration, normalizeResults } from '../client-api/normalize-upload.js';
+import { asObject, normalizeConfiguration, normalizeResults, utcTimestamp } from '../client-api/normalize-upload.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { lockForUpdate } from '../db/dialect.js';
@@ -90,7 +90,7 @@ export function createReportsService(deps: { db: Db; clock: Clock }) {
         total_execution_time: upload.total_execution_time ?? sumExecutionTimes(results),
         triggered_by: upload.triggered_by ?? null,
         // D2: stored in UTC; a client that sends no time is taken to have analysed just now.
-        analyzed_at: upload.analyzed_at ? new Date(upload.analyzed_at).toISOString() : receivedAt,
+        analyzed_at: upload.analyzed_at ? utcTimestamp(upload.analyzed_at, 'analyzed_at') : receivedAt,
         created_at: receivedAt,
         results: JSON.stringify(results),
         metadata: JSON.stringify(asObject(upload.metadata)),

@@ -22,7 +22,9 @@ export function parseExpiry(text: string): Date | null {
   if (/^[+-]\d{4}$/.test(offset)) offset = `${offset.slice(0, 3)}:${offset.slice(3)}`;
   const iso = `${dateTime[1]}-${dateTime[2]}-${dateTime[3]}T${dateTime[4]}:${dateTime[5]}:${String(ss).padStart(2, '0')}${fraction}${offset}`;
   const instant = Date.parse(iso);
-  return Number.isNaN(instant) ? null : new Date(instant);
+  // An offset may carry the instant past 9999-12-31 (or before year 0), which D2's format cannot write.
+  if (Number.isNaN(instant) || !/^\d{4}-/.test(new Date(instant).toISOString())) return null;
+  return new Date(instant);
 }
 
 function isCalendarDate(year: number, month: number, day: number): boolean {

@@ -1,0 +1,683 @@
+/**
+ * Issue 7, deliverable 1: the machinery of the property-based fuzz campaign (test/fuzz/*.test.ts).
+ *
+ * One real app per test file (buildTestApp, so SQLite or PostgreSQL + Redis as the suite runs it),
+ * listening on a free port; every generated request is written byte for byte to a TCP socket (no
+ * HTTP client in between that would normalise, refuse or fix it), and every answer is checked for
+ * the properties of the issue:
+ *   1. never a 5xx, never a hang (10 s per request);
+ *   2. a status the OpenAPI document lists for the operation (and ctx.contract, which checks bodies
+ *      and headers against the document, stays silent);
+ *   3. every 4xx is the D3 envelope in JSON (`success: false` too under /api), with no internals;
+ *   4. a rejected request changes no stored row;
+ *   5. no prototype of this process is polluted, and a project read back has only its own keys.
+ *
+ * Campaign size: FUZZ_RUNS runs per property (default below, for `npm test`); `npm run fuzz` sets
+ * 1000. A failure prints fast-check's seed and path: FUZZ_SEED=<seed> FUZZ_PATH=<path> replays it.
+ */
+import { connect } from 'node:net';
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { createFailuresService } from '../../src/failures/failures.service.js';
+import type { Database } from '../../src/db/schema.js';
+import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+
+// ---------------------------------------------------------------------------------------------
+// Campaign size and replay
+
+/** Runs per property in a normal `npm test`: the whole folder stays around a minute per backend. */
+const DEFAULT_RUNS = 40;
+
+export const FUZZ_RUNS = positiveInteger(process.env.FUZZ_RUNS) ?? DEFAULT_RUNS;
+const FUZZ_SEED = process.env.FUZZ_SEED === undefined || process.env.FUZZ_SEED === '' ? undefined : Number(process.env.FUZZ_SEED);
+const FUZZ_PATH = process.env.FUZZ_PATH || undefined;
+
+function positiveInteger(text: string | undefined): number | undefined {
+  if (text === undefined || text === '') return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`FUZZ_RUNS must be a positive integer, got "${text}"`);
+  return value;
+}
+
+/** Runs of a property: `weight` scales the campaign for properties whose requests are expensive. */
+export function runs(weight = 1): number {
+  return Math.max(1, Math.round(FUZZ_RUNS * weight));
+}
+
+/**
+ * vitest's limit for a test running `count` requests. Generous: the machine is shared, and a
+ * PostgreSQL run is a few times slower than SQLite. fast-check stops itself a little earlier
+ * (interruptAfterTimeLimit), so a slow campaign still reports its counterexample.
+ */
+export function timeoutFor(count: number): number {
+  return 60_000 + count * 400;
+}
+
+/** fast-check parameters: the campaign size, and FUZZ_SEED / FUZZ_PATH to replay a failure. */
+export function fuzzParameters<T>(count: number): fc.Parameters<T> {
+  return {
+    numRuns: count,
+    ...(FUZZ_SEED !== undefined && { seed: FUZZ_SEED }),
+    ...(FUZZ_PATH !== undefined && { path: FUZZ_PATH }),
+    interruptAfterTimeLimit: timeoutFor(count) - 20_000,
+  };
+}
+
+/**
+ * Runs `predicate` on `count` generated values. On failure the error is fast-check's report (the
+ * shrunk counterexample and the first error) plus the command that replays it.
+ */
+export async function campaign<T>(count: number, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>): Promise<void> {
+  const details = await fc.check(fc.asyncProperty(arbitrary, predicate), fuzzParameters<[T]>(count));
+  if (details.interrupted && !details.failed) console.warn(`fuzz campaign stopped by its time limit after ${details.numRuns} of ${count} runs`);
+  if (details.failed) {
+    const counterexample = fc.stringify(details.counterexample);
+    const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    throw new Error(
+      `Property failed after ${details.numRuns} runs (shrunk ${details.numShrinks} times).\n` +
+        `Counterexample: ${counterexample.length > 3000 ? `${counterexample.slice(0, 3000)}…(${counterexample.length} chars)` : counterexample}\n\n` +
+        `Error:\n${error}\n\n` +
+        `Replay: FUZZ_SEED=${details.seed} FUZZ_PATH=${JSON.stringify(details.counterexamplePath)} FUZZ_RUNS=${count} npx vitest run test/fuzz`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw HTTP over a socket
+
+export interface RawRequest {
+  method: string;
+  /** The request-target exactly as written on the request line (path and query). */
+  target: string;
+  /** In order, duplicates allowed; values may hold any byte (latin1) or any character (UTF-8). */
+  headers?: [string, string][];
+  body?: string | Buffer;
+  /** Content-Length: the body's length unless a number is given (a mismatch) or `omit`. */
+  contentLength?: number | 'omit';
+  /** Send the body with `Transfer-Encoding: chunked` (and no Content-Length). */
+  chunked?: boolean;
+}
+
+export interface RawResponse {
+  status: number;
+  /** Lower-cased names; the last value of a repeated header. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** How long an answer may take before the request counts as a hang. */
+export const ANSWER_TIMEOUT_MS = 10_000;
+
+/** Header text: latin1 when every character fits a byte (so 0x80-0xff go out as is), else UTF-8. */
+const headerBytes = (text: string) => Buffer.from(text, /^[\x00-\xff]*$/.test(text) ? 'latin1' : 'utf8');
+
+export function encodeRequest(request: RawRequest, host: string): Buffer {
+  const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
+  const parts: Buffer[] = [Buffer.from(`${request.method} `, 'latin1'), Buffer.from(request.target, 'utf8'), Buffer.from(' HTTP/1.1\r\n', 'latin1')];
+  const headers: [string, string][] = [['Host', host], ...(request.headers ?? [])];
+  if (request.chunked) headers.push(['Transfer-Encoding', 'chunked']);
+  else if (request.contentLength !== 'omit' && (body !== undefined || request.contentLength !== undefined)) {
+    headers.push(['Content-Length', String(request.contentLength ?? body!.length)]);
+  }
+  headers.push(['Connection', 'close']);
+  for (const [name, value] of headers) parts.push(headerBytes(`${name}: `), headerBytes(value), Buffer.from('\r\n'));
+  parts.push(Buffer.from('\r\n'));
+  if (body !== undefined) {
+    if (request.chunked) {
+      // Two chunks when there is something to split, then the last chunk.
+      const middle = Math.floor(body.length / 2);
+      for (const chunk of [body.subarray(0, middle), body.subarray(middle)]) {
+        if (chunk.length > 0) parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n'));
+      }
+      parts.push(Buffer.from('0\r\n\r\n'));
+    } else {
+      parts.push(body);
+    }
+  } else if (request.chunked) {
+    parts.push(Buffer.from('0\r\n\r\n'));
+  }
+  return Buffer.concat(parts);
+}
+
+/**
+ * Writes the request to a new connection (`Connection: close`) and reads the answer until the
+ * server closes it. Rejects when no complete answer arrives within ANSWER_TIMEOUT_MS.
+ */
+export function sendRaw(port: number, request: RawRequest): Promise<RawResponse> {
+  const bytes = encodeRequest(request, `127.0.0.1:${port}`);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let lastError: Error | undefined;
+    let settled = false;
+    const socket = connect({ host: '127.0.0.1', port });
+    const timer = setTimeout(() => {
+      settle(() => reject(new Error(`no answer within ${ANSWER_TIMEOUT_MS / 1000} s (a hang)`)));
+      socket.destroy();
+    }, ANSWER_TIMEOUT_MS);
+    const settle = (action: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      action();
+    };
+    socket.on('data', (chunk) => {
+      chunks.push(chunk);
+      // Answers end with the connection (Connection: close); parse early only to stop waiting on a
+      // server that keeps reading a body it has already answered.
+      const parsed = parseResponse(Buffer.concat(chunks), request.method === 'HEAD');
+      if (parsed !== null && parsed.complete) {
+        settle(() => resolve(parsed.response));
+        socket.destroy();
+      }
+    });
+    // Writing a large body to a server that has already answered (413) may fail: the answer counts.
+    socket.on('error', (error) => {
+      lastError = error;
+    });
+    socket.on('close', () => {
+      const parsed = parseResponse(Buffer.concat(chunks), request.method === 'HEAD');
+      if (parsed !== null) settle(() => resolve(parsed.response));
+      else settle(() => reject(new Error(`connection closed without a complete answer${lastError ? ` (${lastError.message})` : ''}`)));
+    });
+    socket.write(bytes);
+  });
+}
+
+/** A complete HTTP/1.1 answer (1xx interim answers skipped), or null. */
+function parseResponse(data: Buffer, isHead: boolean): { response: RawResponse; complete: boolean } | null {
+  let offset = 0;
+  for (;;) {
+    const end = data.indexOf('\r\n\r\n', offset);
+    if (end < 0) return null;
+    const head = data.subarray(offset, end).toString('latin1').split('\r\n');
+    const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head[0] ?? '')?.[1]);
+    if (!Number.isInteger(status)) return null;
+    const headers: Record<string, string> = {};
+    for (const line of head.slice(1)) {
+      const colon = line.indexOf(':');
+      if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    const bodyStart = end + 4;
+    if (status >= 100 && status < 200) {
+      offset = bodyStart;
+      continue;
+    }
+    const rest = data.subarray(bodyStart);
+    if (isHead || status === 204 || status === 304) return { response: { status, headers, body: '' }, complete: true };
+    if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
+      const decoded = decodeChunked(rest);
+      return decoded === null ? null : { response: { status, headers, body: decoded.toString('utf8') }, complete: true };
+    }
+    if (headers['content-length'] !== undefined) {
+      const length = Number(headers['content-length']);
+      if (rest.length < length) return null;
+      return { response: { status, headers, body: rest.subarray(0, length).toString('utf8') }, complete: true };
+    }
+    // Delimited by the end of the connection: complete only once it closes.
+    return { response: { status, headers, body: rest.toString('utf8') }, complete: false };
+  }
+}
+
+function decodeChunked(data: Buffer): Buffer | null {
+  const out: Buffer[] = [];
+  let offset = 0;
+  for (;;) {
+    const lineEnd = data.indexOf('\r\n', offset);
+    if (lineEnd < 0) return null;
+    const size = parseInt(data.subarray(offset, lineEnd).toString('latin1'), 16);
+    if (Number.isNaN(size)) return null;
+    if (size === 0) return Buffer.concat(out);
+    if (data.length < lineEnd + 2 + size + 2) return null;
+    out.push(data.subarray(lineEnd + 2, lineEnd + 2 + size));
+    offset = lineEnd + 2 + size + 2;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The world the requests are aimed at
+
+/** Every operation of the service, as the OpenAPI document names it, with what its path needs. */
+export interface Operation {
+  /** `METHOD /path/{param}`, as in the OpenAPI document. */
+  name: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  template: string;
+  /** v1: personal access token; client: project API token; ops: none. */
+  kind: 'v1' | 'client' | 'ops';
+  /** The body the operation reads (a JSON schema in the document), if any. */
+  body?: 'createProject' | 'updateProject' | 'createToken' | 'report' | 'failure';
+}
+
+const op = (name: string, kind: Operation['kind'], body?: Operation['body']): Operation => {
+  const [method, template] = name.split(' ') as [Operation['method'], string];
+  return { name, method, template, kind, ...(body && { body }) };
+};
+
+/** 17 /api/v1 operations, the 5 client-package ones, and the two probes. */
+export const OPERATIONS: Operation[] = [
+  op('GET /api/v1/projects', 'v1'),
+  op('POST /api/v1/projects', 'v1', 'createProject'),
+  op('GET /api/v1/projects/{project}', 'v1'),
+  op('PUT /api/v1/projects/{project}', 'v1', 'updateProject'),
+  op('DELETE /api/v1/projects/{project}', 'v1'),
+  op('POST /api/v1/projects/{project}/regenerate-token', 'v1'),
+  op('POST /api/v1/projects/{project}/archive', 'v1'),
+  op('POST /api/v1/projects/{project}/unarchive', 'v1'),
+  op('GET /api/v1/projects/{project}/reports', 'v1'),
+  op('GET /api/v1/projects/{project}/failures', 'v1'),
+  op('GET /api/v1/reports/{report}', 'v1'),
+  op('DELETE /api/v1/reports/{report}', 'v1'),
+  op('GET /api/v1/tokens', 'v1'),
+  op('POST /api/v1/tokens', 'v1', 'createToken'),
+  op('DELETE /api/v1/tokens/{token}', 'v1'),
+  op('POST /api/reports', 'client', 'report'),
+  op('POST /api/v1/reports', 'client', 'report'),
+  op('POST /api/reports/failure', 'client', 'failure'),
+  op('GET /api/token/verify', 'client'),
+  op('GET /api/project', 'client'),
+  op('GET /healthz', 'ops'),
+  op('GET /readyz', 'ops'),
+];
+
+/** The ids and secrets of the seeded data (kept valid: accepted requests are rolled back). */
+export interface World {
+  owner: TestUser;
+  /** The owner's first token: every ability. */
+  pat: string;
+  patId: number;
+  /** A read-only token of the owner. */
+  readPat: string;
+  /** A token of the owner that DELETE /tokens/{token} may revoke. */
+  victimTokenId: number;
+  /** The owner's project, with a report and a failed run; its API token. */
+  projectId: string;
+  apiToken: string;
+  reportUuid: string;
+  /** An archived project of the owner (uploads get 409) and its API token. */
+  archivedProjectId: string;
+  archivedApiToken: string;
+  /** Another user's project, report and token: never reachable with the owner's tokens (D15). */
+  foreignProjectId: string;
+  foreignReportUuid: string;
+  foreignTokenId: number;
+}
+
+/** What a generated request is sent with: the world picks the concrete token. */
+export type Credential = 'pat' | 'readPat' | 'apiToken' | 'archivedApiToken' | 'none';
+
+export function bearer(world: World, credential: Credential): [string, string][] {
+  const token = credential === 'none' ? undefined : world[credential];
+  return token === undefined ? [] : [['Authorization', `Bearer ${token}`]];
+}
+
+/** `template` with its path parameter replaced by `value` (or the world's id of that kind). */
+export function pathOf(world: World, operation: Operation, value?: string): string {
+  return operation.template
+    .replace('{project}', value ?? world.projectId)
+    .replace('{report}', value ?? world.reportUuid)
+    .replace('{token}', value ?? String(world.victimTokenId));
+}
+
+/** The credential an operation is meant to be called with. */
+export const ownCredential = (operation: Operation): Credential =>
+  operation.kind === 'v1' ? 'pat' : operation.kind === 'client' ? 'apiToken' : 'none';
+
+// ---------------------------------------------------------------------------------------------
+// Stored data: snapshot, compare, roll back
+
+/** Every business table, children last. */
+const TABLES = ['users', 'teams', 'team_members', 'subscriptions', 'personal_access_tokens', 'projects', 'reports', 'run_failures'] as const;
+type Table = (typeof TABLES)[number];
+type Rows = Record<Table, Record<string, unknown>[]>;
+
+/**
+ * Columns a rejected request may legitimately change. Only one: D9 writes a token's
+ * `last_used_at` when it *authenticates* a request (at most once a minute), before the request is
+ * refused for its body, path or ability; the campaign moves the clock a minute per request, so every
+ * authenticated request writes it.
+ */
+const IGNORED: Partial<Record<Table, string[]>> = { personal_access_tokens: ['last_used_at'] };
+
+async function readRows(ctx: TestContext): Promise<Rows> {
+  const rows = {} as Rows;
+  for (const table of TABLES) {
+    let query = ctx.db.selectFrom(table as keyof Database).selectAll();
+    query = table === 'team_members' ? query.orderBy('team_id' as never).orderBy('user_id' as never) : query.orderBy('id' as never);
+    rows[table] = (await query.execute()) as Record<string, unknown>[];
+  }
+  return rows;
+}
+
+function comparable(rows: Rows): Record<Table, string> {
+  const out = {} as Record<Table, string>;
+  for (const table of TABLES) {
+    const ignored = IGNORED[table] ?? [];
+    out[table] = JSON.stringify(rows[table].map((row) => Object.fromEntries(Object.entries(row).filter(([key]) => !ignored.includes(key)))));
+  }
+  return out;
+}
+
+/** The first difference between two snapshots, readable; null when none. */
+function difference(before: Rows, after: Rows): string | null {
+  const a = comparable(before);
+  const b = comparable(after);
+  for (const table of TABLES) {
+    if (a[table] === b[table]) continue;
+    const rowsBefore = before[table].length;
+    const rowsAfter = after[table].length;
+    const changed = after[table].find((row, i) => JSON.stringify(row) !== JSON.stringify(before[table][i]));
+    return `${table}: ${rowsBefore} rows before, ${rowsAfter} after; first changed row: ${JSON.stringify(changed ?? null).slice(0, 400)}`;
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prototype pollution
+
+/** Property names the generated pollution payloads try to plant on prototypes. */
+export const POLLUTION_MARKERS = ['polluted', 'isAdmin', 'fuzzPolluted', 'abilities', 'role'] as const;
+
+const PROTOTYPES = { Object: Object.prototype, Array: Array.prototype, Function: Function.prototype, String: String.prototype };
+
+function prototypeState(): string {
+  return Object.entries(PROTOTYPES)
+    .map(([name, proto]) => `${name}: ${Object.getOwnPropertyNames(proto).sort().join(',')}`)
+    .join('\n');
+}
+
+function expectNoPollution(before: string): void {
+  for (const marker of POLLUTION_MARKERS) {
+    expect(({} as Record<string, unknown>)[marker], `({}).${marker} after the request`).toBeUndefined();
+    expect(([] as unknown as Record<string, unknown>)[marker], `[].${marker} after the request`).toBeUndefined();
+  }
+  expect(prototypeState(), 'own properties of the built-in prototypes').toBe(before);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fuzz server
+
+interface DocumentedOperation {
+  method: string;
+  pattern: RegExp;
+  statuses: Set<number>;
+  name: string;
+}
+
+/** What the answer to a request on a path no route serves may be (D5: 404/405; transport errors). */
+const UNROUTED_STATUSES = new Set([400, 404, 405, 413, 415, 429]);
+
+/**
+ * Answers Node's HTTP parser gives before any route runs (Fastify's client-error handler): a
+ * request line or header it cannot parse (400), or headers over the 16 KiB limit (431). They carry
+ * `{error, message, statusCode}`; no operation is reached, so the OpenAPI document has no say.
+ */
+const PARSER_STATUSES = new Set([400, 431]);
+
+export class FuzzServer {
+  readonly documented: DocumentedOperation[] = [];
+  port = 0;
+  world!: World;
+  private baseline!: Rows;
+  private prototypes = prototypeState();
+  /** Requests and answers of the campaign so far, by status (reported at the end of each file). */
+  readonly statuses = new Map<string, Map<number, number>>();
+
+  private constructor(readonly ctx: TestContext) {}
+
+  /**
+   * An app with D8's budgets raised so that a campaign is never refused for its volume (anonymous
+   * requests are still 10 a minute per IP: the clock moves a minute before each request), seeded with
+   * a small world, listening on a free port.
+   */
+  static async start(): Promise<FuzzServer> {
+    const ctx = await buildTestApp({ env: { RATE_LIMIT_USER_BASE: '1000000', UPLOAD_RATE_LIMIT: '1000000' } });
+    const server = new FuzzServer(ctx);
+    try {
+      await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+      const address = ctx.app.server.address();
+      if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
+      server.port = address.port;
+      server.world = await seed(ctx);
+      server.baseline = await readRows(ctx);
+      await server.loadDocument();
+    } catch (error) {
+      await ctx.close();
+      throw error;
+    }
+    return server;
+  }
+
+  private async loadDocument(): Promise<void> {
+    const response = await sendRaw(this.port, { method: 'GET', target: '/api/v1/openapi.json' });
+    expect(response.status).toBe(200);
+    const document = JSON.parse(response.body) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    for (const [path, operations] of Object.entries(document.paths)) {
+      const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+      for (const [method, operation] of Object.entries(operations)) {
+        this.documented.push({
+          method: method.toUpperCase(),
+          pattern,
+          name: `${method.toUpperCase()} ${path}`,
+          statuses: new Set(Object.keys(operation.responses).map(Number)),
+        });
+      }
+    }
+  }
+
+  /** Every operation of the OpenAPI document, as `METHOD /path`. */
+  documentedOperations(): string[] {
+    return this.documented.map((d) => d.name).sort();
+  }
+
+  /** Sends `request` and checks the five properties; returns the answer for further checks. */
+  async exchange(request: RawRequest, options: { label?: string } = {}): Promise<RawResponse> {
+    const { ctx } = this;
+    // D8: a fresh window for the anonymous (per IP) and every other budget.
+    ctx.clock.advance(60_001);
+    ctx.queries.length = 0;
+    const response = await sendRaw(this.port, request).catch((error: Error) => {
+      throw new Error(`${error.message}\n${describeRequest(request)}`);
+    });
+    const label = options.label ?? 'request';
+    const byStatus = this.statuses.get(label) ?? new Map<number, number>();
+    byStatus.set(response.status, (byStatus.get(response.status) ?? 0) + 1);
+    this.statuses.set(label, byStatus);
+
+    const context = `${describeRequest(request)}\n-> ${response.status} ${response.body.slice(0, 600)}`;
+    const annotate = (error: unknown) => {
+      (error as Error).message = `${(error as Error).message}\n${context}`;
+      return error;
+    };
+    let changed: string | null | undefined;
+    try {
+      // 1. Never a 5xx.
+      expect(response.status, 'a 5xx').toBeLessThan(500);
+      // 2. A documented status, and an answer that matches the document (checked in the app's onSend).
+      this.expectDocumentedStatus(request, response);
+      expect(ctx.contract.violations.splice(0), 'answers that drift from the OpenAPI document').toEqual([]);
+      // 3. The D3 envelope.
+      if (response.status >= 400 && request.method !== 'HEAD') expectEnvelope(request, response);
+      // 5. No prototype polluted in this process (the app runs in it).
+      expectNoPollution(this.prototypes);
+      // 4. Rejected: nothing stored changed.
+      changed = difference(this.baseline, await readRows(ctx));
+      if (response.status >= 400) expect(changed, 'stored data changed by a rejected request').toBeNull();
+      else if (changed !== null) await this.afterAcceptedChange(request, response);
+    } catch (error) {
+      throw annotate(error);
+    } finally {
+      // Whatever happened, the next request (and fast-check's shrinking) starts from the seeded world.
+      ctx.contract.violations.splice(0);
+      changed ??= difference(this.baseline, await readRows(ctx));
+      if (changed !== null) await this.restore();
+    }
+    return response;
+  }
+
+  private expectDocumentedStatus(request: RawRequest, response: RawResponse): void {
+    if (isParserAnswer(response)) {
+      expect(PARSER_STATUSES.has(response.status), `status ${response.status} from the HTTP parser`).toBe(true);
+      return;
+    }
+    const path = routedPath(request.target);
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    const operation = this.documented.find((d) => d.method === method && d.pattern.test(path));
+    if (operation) {
+      expect([...operation.statuses], `documented statuses of ${operation.name}`).toContain(response.status);
+    } else {
+      expect([...UNROUTED_STATUSES], `statuses for ${request.method} ${path}, which no operation serves`).toContain(response.status);
+    }
+  }
+
+  /**
+   * Property 5, on the stored side: a project that an accepted request created or changed reads back
+   * with exactly the keys of the project shape (and settings with exactly D14's five), whatever
+   * pollution keys the body held.
+   */
+  private async afterAcceptedChange(request: RawRequest, response: RawResponse): Promise<void> {
+    const body = request.body === undefined ? '' : String(request.body);
+    if (!/proto|constructor|prototype/.test(body)) return;
+    const answer = safeJson(response.body) as { project?: { id?: string } } | undefined;
+    const ids = new Set([this.world.projectId, answer?.project?.id].filter((id): id is string => typeof id === 'string'));
+    for (const id of ids) {
+      const read = await this.ctx.request({ method: 'GET', url: `/api/v1/projects/${id}`, token: this.world.pat });
+      if (read.statusCode !== 200) continue;
+      const project = read.json().data as Record<string, unknown>;
+      expect(Object.keys(project).sort()).toEqual(
+        ['archived_at', 'created_at', 'description', 'framework_version', 'id', 'latest_report', 'name', 'repository_url', 'settings', 'team_id'],
+      );
+      expect(Object.keys(project.settings as object).sort()).toEqual(
+        ['fail_on', 'fail_threshold', 'primary_tracker', 'ticket_target_project_key', 'ticket_target_project_name'],
+      );
+    }
+    expect(this.ctx.contract.violations.splice(0), 'answers that drift from the OpenAPI document').toEqual([]);
+  }
+
+  /** Puts every table back as seeded: the world's ids and secrets stay valid for the next request. */
+  private async restore(): Promise<void> {
+    const { baseline } = this;
+    await this.ctx.db.transaction().execute(async (trx) => {
+      for (const table of [...TABLES].reverse()) await trx.deleteFrom(table as keyof Database).execute();
+      for (const table of TABLES) {
+        if (baseline[table].length > 0) await trx.insertInto(table as keyof Database).values(baseline[table] as never).execute();
+      }
+    });
+  }
+
+  /** The answers of the campaign, by label and status, for the log of a run. */
+  summary(): string {
+    return [...this.statuses]
+      .map(([label, counts]) => `${label}: ${[...counts].sort(([a], [b]) => a - b).map(([status, n]) => `${status}x${n}`).join(' ')}`)
+      .join('\n');
+  }
+
+  async close(): Promise<void> {
+    await this.ctx.close();
+  }
+}
+
+/**
+ * Fastify's client-error handler answers unparsable requests outside every route and hook, writing
+ * the answer to the socket itself: unlike every answer Node's HTTP server writes, it has no Date.
+ */
+export function isParserAnswer(response: RawResponse): boolean {
+  return PARSER_STATUSES.has(response.status) && response.headers.date === undefined;
+}
+
+/** The path as the router matches it: up to `?` or `#`, percent-encoded unreserved characters decoded. */
+function routedPath(target: string): string {
+  return target.split(/[?#]/)[0]!.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const char = String.fromCharCode(parseInt(hex, 16));
+    return /[A-Za-z0-9._~-]/.test(char) ? char : escape;
+  });
+}
+
+/** Property 3: D3's envelope, as JSON, with `success: false` under /api, and no internals. */
+function expectEnvelope(request: RawRequest, response: RawResponse): void {
+  expect(response.headers['content-type'], 'an error answer is JSON').toMatch(/^application\/json(; charset=utf-8)?$/);
+  const body = safeJson(response.body);
+  expect(body !== null && typeof body === 'object' && !Array.isArray(body), 'the error body is a JSON object').toBe(true);
+  const envelope = body as Record<string, unknown>;
+  expect(typeof envelope.error, 'error is a string').toBe('string');
+  expect(typeof envelope.message, 'message is a string').toBe('string');
+  const path = routedPath(request.target);
+  const clientPath = (path === '/api' || path.startsWith('/api/')) && path !== '/api/v1' && !path.startsWith('/api/v1/');
+  if (clientPath && !isParserAnswer(response)) expect(envelope.success, 'success: false on /api (CLIENT-WIRE.md)').toBe(false);
+  const allowed = isParserAnswer(response) ? ['error', 'message', 'statusCode'] : ['success', 'error', 'message', 'errors', 'retry_after', 'valid'];
+  for (const key of Object.keys(envelope)) expect(allowed, `key "${key}" of the error body`).toContain(key);
+  if (response.status === 422) expect(typeof envelope.errors, '422 lists its field errors').toBe('object');
+  expectNoInternalsIn(String(envelope.error) + '\n' + String(envelope.message));
+}
+
+/** D3: never a stack trace, file path, SQL or library internals (test/helpers/contract.ts, on text). */
+function expectNoInternalsIn(text: string): void {
+  expect(text).not.toMatch(/\n\s+at /);
+  expect(text).not.toMatch(/\.(ts|js):\d+/);
+  expect(text).not.toMatch(/node_modules|\/work\/|\/src\//);
+  expect(text).not.toMatch(/\bstack\b/i);
+  expect(text).not.toMatch(/SQLITE_|select .* from|insert into|FST_ERR|ERR_|syntax error at/i);
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A request, short enough for a failure message. */
+export function describeRequest(request: RawRequest): string {
+  const body = request.body === undefined ? '' : Buffer.isBuffer(request.body) ? asText(request.body) : request.body;
+  const headers = (request.headers ?? []).map(([n, v]) => `${n}: ${short(v, 120)}`).join('\n  ');
+  return `${request.method} ${short(request.target, 300)}\n  ${headers}\n  body (${body.length}): ${short(body, 600)}`;
+}
+
+/** A body as text when it is UTF-8 (it round-trips), else its size (gzip and other bytes). */
+function asText(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  return Buffer.from(text, 'utf8').equals(bytes) ? text : `<${bytes.length} bytes>`;
+}
+
+function short(text: string, max: number): string {
+  const escaped = JSON.stringify(text).slice(1, -1);
+  return escaped.length <= max ? escaped : `${escaped.slice(0, max)}…(${text.length} chars)`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seed
+
+/** A small world (snapshots of it are taken after every request): two users, three projects. */
+async function seed(ctx: TestContext): Promise<World> {
+  const owner = await ctx.given.user({ name: 'Fuzz owner' });
+  const outsider = await ctx.given.user({ name: 'Outsider' });
+  const readPat = await ctx.given.token(owner, { abilities: ['read'], name: 'reader' });
+  await ctx.given.token(owner, { name: 'victim' });
+  const tokenIds = await ctx.db.selectFrom('personal_access_tokens').select(['id', 'user_id', 'name']).orderBy('id').execute();
+  const ownerTokens = tokenIds.filter((t) => t.user_id === owner.id);
+  const project = await ctx.given.project(owner, { name: 'Fuzzed', repository_url: 'https://github.com/acme/shop' });
+  const archived = await ctx.given.project(owner, { name: 'Archived' });
+  await ctx.db.updateTable('projects').set({ archived_at: ctx.clock.now().toISOString() }).where('id', '=', archived.project.id).execute();
+  const foreign = await ctx.given.project(outsider, { name: 'Foreign' });
+  const report = await ctx.given.report(project.project.id);
+  const foreignReport = await ctx.given.report(foreign.project.id);
+  await createFailuresService({ db: ctx.db, clock: ctx.clock }).recordFailure(project.project.id, {
+    failure_reason: 'uncaught_exception',
+    error_message: 'boom',
+  });
+  return {
+    owner,
+    pat: owner.token,
+    patId: ownerTokens[0]!.id,
+    readPat,
+    victimTokenId: ownerTokens.find((t) => t.name === 'victim')!.id,
+    projectId: project.project.id,
+    apiToken: project.apiToken,
+    reportUuid: report.uuid,
+    archivedProjectId: archived.project.id,
+    archivedApiToken: archived.apiToken,
+    foreignProjectId: foreign.project.id,
+    foreignReportUuid: foreignReport.uuid,
+    foreignTokenId: tokenIds.find((t) => t.user_id === outsider.id)!.id,
+  };
+}
