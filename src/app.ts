@@ -15,6 +15,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/database.js';
 import { ApiError, badRequest, methodNotAllowed, notFound } from './http/api-error.js';
+import { answerClientError } from './http/client-errors.js';
 import type { App, RouteTableEntry } from './http/app-types.js';
 import { registerErrorHandler, sendApiError } from './http/error-handler.js';
 import { normalizeJsonBody } from './http/json-body.js';
@@ -98,6 +99,8 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
       // Long path ids must reach our routes and get D11's 404 (with D8's headers), not Fastify's 414.
       maxParamLength: 8192,
     },
+    // Requests Node's parser refuses (bad HTTP, 431, a slow-loris's 408) get the envelope too.
+    clientErrorHandler: answerClientError,
     // A URL the router cannot decode (`/api/v1/projects/%zz`) skips every hook; answer it like the rest.
     frameworkErrors: (error, request, reply) => {
       void answerUndecodableUrl(error, request, reply);
