@@ -1,3 +1,4 @@
+import { toUtcTimestamp } from '../clock.js';
 import { invalidField } from '../http/api-error.js';
 import { storableText } from '../http/json-body.js';
 import type {
@@ -111,8 +112,7 @@ export function withStorableText<T extends object>(input: T): T {
  * instant out of the years 0000-9999. Those are refused like any other malformed time (422).
  */
 export function utcTimestamp(text: string, field: string): string {
-  const time = Date.parse(text);
-  const iso = Number.isNaN(time) ? null : new Date(time).toISOString();
-  if (iso === null || !/^\d{4}-/.test(iso)) throw invalidField(field, `The ${field.replace(/_/g, ' ')} format is invalid.`);
+  const iso = toUtcTimestamp(Date.parse(text));
+  if (iso === null) throw invalidField(field, `The ${field.replace(/_/g, ' ')} format is invalid.`);
   return iso;
 }

@@ -1,3 +1,5 @@
+import { toUtcTimestamp } from '../clock.js';
+
 /**
  * D9: `expires_at` is an ISO 8601 date-time with an offset, or a date `YYYY-MM-DD` meaning 00:00:00
  * UTC of that day. Returns the instant, or null when the text is not such a date (including
@@ -23,8 +25,7 @@ export function parseExpiry(text: string): Date | null {
   const iso = `${dateTime[1]}-${dateTime[2]}-${dateTime[3]}T${dateTime[4]}:${dateTime[5]}:${String(ss).padStart(2, '0')}${fraction}${offset}`;
   const instant = Date.parse(iso);
   // An offset may carry the instant past 9999-12-31 (or before year 0), which D2's format cannot write.
-  if (Number.isNaN(instant) || !/^\d{4}-/.test(new Date(instant).toISOString())) return null;
-  return new Date(instant);
+  return toUtcTimestamp(instant) === null ? null : new Date(instant);
 }
 
 function isCalendarDate(year: number, month: number, day: number): boolean {
