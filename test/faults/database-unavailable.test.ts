@@ -34,7 +34,10 @@ function expectUnavailable(response: LightMyRequestResponse): void {
   expectNoInternals(response);
 }
 
-/** CLIENT-WIRE.md: the client package's endpoints add `success: false` to the same envelope. */
+/**
+ * CLIENT-WIRE.md: the client package's endpoints add `success: false` to the same envelope.
+ * (client-wire.ts `expectClientError` is for answers under 500, which the client reads as final.)
+ */
 function expectClientUnavailable(response: LightMyRequestResponse): void {
   expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 503, body: { success: false, ...UNAVAILABLE } });
   expect(response.headers['content-type']).toBe(JSON_UTF8);

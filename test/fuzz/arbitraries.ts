@@ -16,13 +16,13 @@ export class Raw {
 }
 
 /** An object as an ordered list of entries: keys may repeat, and `__proto__` is just a key. */
-export class Obj {
+class Obj {
   constructor(readonly entries: [string | Raw, Json][]) {}
 }
 
-export type Json = null | boolean | number | string | Raw | Obj | Json[];
+type Json = null | boolean | number | string | Raw | Obj | Json[];
 
-export function serialize(value: Json): string {
+function serialize(value: Json): string {
   if (value instanceof Raw) return value.text;
   if (value instanceof Obj) {
     return `{${value.entries.map(([key, item]) => `${key instanceof Raw ? key.text : JSON.stringify(key)}:${serialize(item)}`).join(',')}}`;
@@ -33,7 +33,7 @@ export function serialize(value: Json): string {
 }
 
 /** A parsed JSON value as the model (to mutate a valid body). */
-export function fromPlain(value: unknown): Json {
+function fromPlain(value: unknown): Json {
   if (Array.isArray(value)) return value.map(fromPlain);
   if (value !== null && typeof value === 'object') return new Obj(Object.entries(value).map(([k, v]) => [k, fromPlain(v)]));
   return value as Json;
@@ -42,7 +42,7 @@ export function fromPlain(value: unknown): Json {
 type Step = string | number;
 
 /** Every position in `value` (the root included), as key paths. */
-export function positions(value: Json, path: Step[] = [], out: Step[][] = []): Step[][] {
+function positions(value: Json, path: Step[] = [], out: Step[][] = []): Step[][] {
   out.push(path);
   if (value instanceof Obj) value.entries.forEach(([key, item]) => typeof key === 'string' && positions(item, [...path, key], out));
   else if (Array.isArray(value)) value.forEach((item, i) => positions(item, [...path, i], out));
@@ -140,7 +140,7 @@ const NASTY_STRINGS = [
 ];
 
 /** Date-times: valid ones, impossible ones, leap seconds, extreme years and offsets. */
-export const dateText: fc.Arbitrary<string> = fc.oneof(
+const dateText: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
     '2026-11-21T05:09:22+00:00',
     '2026-11-21',
@@ -197,7 +197,7 @@ const bigString = fc
   .tuple(fc.constantFrom('a', 'é', '😀', '\u0000', ' ', '\\', '"', '<'), fc.integer({ min: 1_000, max: 100_000 }))
   .map(([ch, n]) => ch.repeat(Math.ceil(n / ch.length)));
 
-export const weirdString: fc.Arbitrary<string> = fc.oneof(
+const weirdString: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.constantFrom(...NASTY_STRINGS), weight: 6 },
   { arbitrary: fc.string({ unit: 'grapheme', maxLength: 80 }), weight: 3 },
   { arbitrary: fc.string({ unit: 'binary', maxLength: 80 }), weight: 2 },
@@ -261,7 +261,7 @@ const NUMBER_LITERALS = [
 /** Not JSON numbers: a parser that accepts them is lenient. */
 const INVALID_NUMBER_LITERALS = ['NaN', 'Infinity', '-Infinity', '+1', '01', '.5', '1.', '0x10', '1_000', '١٢'];
 
-export const edgeNumber: fc.Arbitrary<Json> = fc.oneof(
+const edgeNumber: fc.Arbitrary<Json> = fc.oneof(
   { arbitrary: fc.constantFrom(...NUMBER_LITERALS).map((text) => new Raw(text)), weight: 4 },
   { arbitrary: fc.integer(), weight: 1 },
   { arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }), weight: 1 },
@@ -270,7 +270,7 @@ export const edgeNumber: fc.Arbitrary<Json> = fc.oneof(
 
 const invalidNumber = fc.constantFrom(...INVALID_NUMBER_LITERALS).map((text) => new Raw(text));
 
-export const weirdScalar: fc.Arbitrary<Json> = fc.oneof(
+const weirdScalar: fc.Arbitrary<Json> = fc.oneof(
   { arbitrary: weirdString, weight: 5 },
   { arbitrary: rawStrings.map((text) => new Raw(text)), weight: 1 },
   { arbitrary: edgeNumber, weight: 3 },
@@ -281,7 +281,7 @@ export const weirdScalar: fc.Arbitrary<Json> = fc.oneof(
 // Keys, pollution, nesting
 
 /** Keys that must never reach a prototype or a column: pollution keys and the service's own fields. */
-export const weirdKey: fc.Arbitrary<string | Raw> = fc.oneof(
+const weirdKey: fc.Arbitrary<string | Raw> = fc.oneof(
   {
     arbitrary: fc.constantFrom<string | Raw>(
       '__proto__',
@@ -330,7 +330,7 @@ export const weirdKey: fc.Arbitrary<string | Raw> = fc.oneof(
 );
 
 /** Bodies that try to plant a property on Object.prototype through every route a parser may take. */
-export const pollutionPayload: fc.Arbitrary<Json> = fc.constantFrom(...POLLUTION_MARKERS).chain((marker) =>
+const pollutionPayload: fc.Arbitrary<Json> = fc.constantFrom(...POLLUTION_MARKERS).chain((marker) =>
   fc.constantFrom<Json>(
     new Obj([['__proto__', new Obj([[marker, true]])]]),
     new Obj([[new Raw('"\\u005f\\u005fproto\\u005f\\u005f"'), new Obj([[marker, true]])]]),
@@ -345,7 +345,7 @@ export const pollutionPayload: fc.Arbitrary<Json> = fc.constantFrom(...POLLUTION
 );
 
 /** `depth` levels of arrays or objects around a scalar (the service refuses more than 32). */
-export const deepNesting: fc.Arbitrary<Json> = fc
+const deepNesting: fc.Arbitrary<Json> = fc
   .tuple(
     fc.oneof({ arbitrary: fc.integer({ min: 1, max: 40 }), weight: 5 }, { arbitrary: fc.constantFrom(31, 32, 33, 1_000, 50_000), weight: 1 }),
     fc.constantFrom('array', 'object', 'mixed'),
@@ -364,7 +364,7 @@ export const deepNesting: fc.Arbitrary<Json> = fc
   });
 
 /** Any value: scalars, small arrays and objects of them, pollution, nesting. */
-export const weirdValue: fc.Arbitrary<Json> = fc.letrec<{ value: Json }>((tie) => ({
+const weirdValue: fc.Arbitrary<Json> = fc.letrec<{ value: Json }>((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     { arbitrary: weirdScalar, weight: 8 },
@@ -497,7 +497,7 @@ function applyMutation(body: Json, m: Mutation): Json {
 }
 
 /** Text that is not one JSON object: other JSON values, broken JSON, and not JSON at all. */
-export function junkText(valid: string): fc.Arbitrary<string> {
+function junkText(valid: string): fc.Arbitrary<string> {
   return fc.oneof(
     fc.constantFrom(
       '',
@@ -777,7 +777,7 @@ export const extraHeader: fc.Arbitrary<[string, string]> = fc.oneof(
 // Paths and queries
 
 /** Percent-encodes every byte that is not unreserved (so the value stays inside one path segment). */
-export const encodeSegment = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const encodeSegment = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /**
  * A path parameter, as written on the request line: random text (encoded), ids of the right shape

@@ -54,7 +54,7 @@ export function timeoutFor(count: number): number {
 }
 
 /** fast-check parameters: the campaign size, and FUZZ_SEED / FUZZ_PATH to replay a failure. */
-export function fuzzParameters<T>(count: number): fc.Parameters<T> {
+function fuzzParameters<T>(count: number): fc.Parameters<T> {
   return {
     numRuns: count,
     ...(FUZZ_SEED !== undefined && { seed: FUZZ_SEED }),
@@ -106,12 +106,12 @@ export interface RawResponse {
 }
 
 /** How long an answer may take before the request counts as a hang. */
-export const ANSWER_TIMEOUT_MS = 10_000;
+const ANSWER_TIMEOUT_MS = 10_000;
 
 /** Header text: latin1 when every character fits a byte (so 0x80-0xff go out as is), else UTF-8. */
 const headerBytes = (text: string) => Buffer.from(text, /^[\x00-\xff]*$/.test(text) ? 'latin1' : 'utf8');
 
-export function encodeRequest(request: RawRequest, host: string): Buffer {
+function encodeRequest(request: RawRequest, host: string): Buffer {
   const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
   const parts: Buffer[] = [Buffer.from(`${request.method} `, 'latin1'), Buffer.from(request.target, 'utf8'), Buffer.from(' HTTP/1.1\r\n', 'latin1')];
   const headers: [string, string][] = [['Host', host], ...(request.headers ?? [])];
@@ -628,7 +628,7 @@ function safeJson(text: string): unknown {
 }
 
 /** A request, short enough for a failure message. */
-export function describeRequest(request: RawRequest): string {
+function describeRequest(request: RawRequest): string {
   const body = request.body === undefined ? '' : Buffer.isBuffer(request.body) ? asText(request.body) : request.body;
   const headers = (request.headers ?? []).map(([n, v]) => `${n}: ${short(v, 120)}`).join('\n  ');
   return `${request.method} ${short(request.target, 300)}\n  ${headers}\n  body (${body.length}): ${short(body, 600)}`;

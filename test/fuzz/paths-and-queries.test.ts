@@ -145,7 +145,9 @@ const randomPath = fc
 
 describe('paths no operation serves', () => {
   const count = runs(2);
-  it('answer 404 or 405 in the envelope, whatever the method, token and body', async () => {
+  // The harness holds an unrouted path to 404/405 (or a transport error: 400, 413, 415, 429), and a
+  // near path that the router does serve (`/api/v1/projects/`, `%74okens`) to its operation's statuses.
+  it('answer 404 or 405 (or a transport error) in the envelope, whatever the method, token and body', async () => {
     const { world } = fuzz;
     const request = fc.record({
       method: fc.constantFrom(...METHODS),

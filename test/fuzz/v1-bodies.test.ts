@@ -50,12 +50,11 @@ describe('bodies around the 1 MiB limit of /api/v1 (D5)', () => {
   const bodyOperations = v1.filter((operation) => operation.method !== 'GET');
   const count = runs(0.2);
   it('answer 413 over the limit, and never a 5xx around it', async () => {
-    const seen = new Set<number>();
     await campaign(count, fc.record({ operation: fc.constantFrom(...bodyOperations), body: nearLimit(1024 * 1024) }), async ({ operation, body }) => {
       const response = await send(operation, body, 'application/json', 'pat');
+      // Over the limit 413; at or under it the body is read (and judged on what it says).
       if (Buffer.byteLength(body) > 1024 * 1024) expect(response.status).toBe(413);
-      seen.add(response.status);
+      else expect(response.status).not.toBe(413);
     });
-    expect(seen.size).toBeGreaterThan(0);
   }, timeoutFor(count * 10));
 });

@@ -188,7 +188,8 @@ describe('API1 broken object level authorization', () => {
       // A second project of the same team, with its own report and failed run.
       const sibling = await ctx.given.project(owner.user, { name: 'Sibling' });
       const siblingReport = await ctx.given.report(sibling.project.id);
-      await clientCall(ctx, sibling.apiToken, { failure_reason: 'no_analyzers_ran', error_message: 'sibling' }, { url: '/api/reports/failure' });
+      const siblingFailure = await clientCall(ctx, sibling.apiToken, { failure_reason: 'no_analyzers_ran', error_message: 'sibling' }, { url: '/api/reports/failure' });
+      expect(siblingFailure.statusCode, siblingFailure.body).toBe(201);
       // And another team's project, with a report.
       const stranger = await makeWorld();
 

@@ -115,17 +115,16 @@ describe('API9 improper inventory management', () => {
       '/api/v1/Tokens',
       '/api//v1/tokens',
       '/api/v1//tokens',
-      '/api/v1/./tokens',
-      '/api/v1/projects/../tokens',
       '/api/v1/tokens%2f',
       '/api/v1/tokens;x=1',
       '/api/v1/tokens.json',
-      '/api/v1/projects/%2e%2e/tokens',
     ];
+    // (`/api/v1/./tokens`, `/api/v1/projects/../tokens` and their %2e forms are not other spellings:
+    // RFC 3986 removes dot segments before the request is made, so they name /api/v1/tokens itself.)
     for (const url of spellings) {
-      const response = await ctx.request({ method: 'GET', url, remoteAddress: freshAddress() });
-      // Without a token nothing is ever served: refused, or not found.
-      expect([400, 401, 404, 405], `${url}: ${response.statusCode} ${response.body}`).toContain(response.statusCode);
+      // With a valid token, so that reaching the tokens handler would answer 200.
+      const response = await ctx.request({ method: 'GET', url, token: user.token, remoteAddress: freshAddress() });
+      expect([400, 404, 405], `${url}: ${response.statusCode} ${response.body}`).toContain(response.statusCode);
       expect(response.headers['content-type'], url).toMatch(/^application\/json/);
     }
   });
