@@ -11,14 +11,17 @@ import Fastify, {
 } from 'fastify';
 import { createCallerIdentifier } from './auth/identify-caller.js';
 import { enforceRouteAccess } from './auth/route-guard.js';
+import { personalTokenCredential } from './auth/write-credential.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/database.js';
 import { ApiError, badRequest, methodNotAllowed, notFound } from './http/api-error.js';
 import { answerClientError } from './http/client-errors.js';
+import { registerEarlyAnswers } from './http/early-answer.js';
 import type { App, RouteTableEntry } from './http/app-types.js';
 import { registerErrorHandler, sendApiError } from './http/error-handler.js';
-import { normalizeJsonBody } from './http/json-body.js';
+import { rejectInvalidHost } from './http/host-header.js';
+import { carriesBody, normalizeJsonBody, registerJsonBodyParser } from './http/json-body.js';
 import { trackRouteMethods } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
 import type { StatementCounter } from './http/sql-statement-count.js';
@@ -70,7 +73,8 @@ export interface AppDependencies {
  *                  2 count it against the rate limit (429) rate-limit/api-rate-limit.ts
  *                  3-5 401, 403 subscription, 403 ability  auth/route-guard.ts, from the route's config
  *   parsing        6 415, 413, 400 from Fastify's body parser, then non-object bodies (json-body.ts)
- *   preValidation  7 404 for the path resource, 8 403s of state (no team, token limit), per route
+ *   preValidation  1-5 again when a body arrived, which may have taken long enough for the token to be
+ *                  revoked (D22); then 7 404 for the path resource, 8 403s of state, per route
  *   validation     9 422 from the route's TypeBox schema; the handler adds rules a schema cannot say
  *
  * The client package's endpoints under /api (client-api/) follow the same steps with the project
@@ -89,6 +93,8 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     requestTimeout: config.httpRequestTimeoutMs,
     connectionTimeout: 60_000,
     http: {
+      // A missing Host is answered by host-header.ts, in the envelope, instead of Node's bare 400.
+      requireHostHeader: false,
       headersTimeout: config.httpHeadersTimeoutMs,
       // Node checks those deadlines on this interval (30 s by default, which would let a slow client
       // hold a socket for up to 30 s past its deadline).
@@ -116,18 +122,32 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandler(app);
   await registerSecurityHeaders(app);
+  registerEarlyAnswers(app, { totalMs: config.httpRequestTimeoutMs });
   app.decorateRequest('caller', null);
+  app.decorateRequest('credential', null);
   app.removeContentTypeParser('text/plain'); // D5: the API reads JSON bodies only; anything else is a 415.
+  registerJsonBodyParser(app);
+  // D24: a malformed Host is refused before anything else; on the API's routes (and unknown paths
+  // under /api/v1) after the rate limit instead, in their own hooks below: D8 puts its headers on
+  // every /api/v1 answer.
+  app.addHook('onRequest', async (request) => {
+    if (!countsRequests(request)) rejectInvalidHost(request);
+  });
   if (!deps.db) app.addHook('onClose', async () => db.destroy());
 
   const rateLimitState: RateLimitBackendState = { backend: 'memory', degradedSince: null };
 
   // D4 steps 1 and 2, for every request under /api/v1, known route or not.
   const identifyCaller = createCallerIdentifier({ tokens: createTokensRepository(db), clock });
+  const identify = async (request: FastifyRequest) => {
+    const caller = await identifyCaller(request);
+    request.caller = caller;
+    request.credential = caller && personalTokenCredential(caller, request.routeOptions.config, clock);
+  };
   await registerRateLimiting(app, await rateLimitStoreFor(app, config, deps, clock, rateLimitState));
   const applyRateLimit = createApiRateLimiter(app, config.rateLimitUserBase);
   const countApiRequest = async (request: FastifyRequest, reply: FastifyReply) => {
-    request.caller = await identifyCaller(request);
+    await identify(request);
     await applyRateLimit(request, reply);
   };
 
@@ -179,6 +199,15 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
       v1.decorateRequest('report', null);
       v1.addHook('onRequest', async (request, reply) => {
         await countApiRequest(request, reply);
+        rejectInvalidHost(request);
+        enforceRouteAccess(request);
+      });
+      // D22: a request is identified again once its body has arrived (it may have taken long enough
+      // for its token to be revoked), and answers as if it had arrived then. Its writes check again
+      // in their own transaction (auth/write-credential.ts).
+      v1.addHook('preValidation', async (request) => {
+        if (!carriesBody(request)) return;
+        await identify(request);
         enforceRouteAccess(request);
       });
       v1.addHook('preValidation', normalizeJsonBody);
@@ -203,6 +232,12 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
 
   app.setNotFoundHandler(answerUnknownRoute);
   return app;
+}
+
+/** A request whose own hooks count it against a rate limit first (D8): the REST API's and the client package's. */
+function countsRequests(request: FastifyRequest): boolean {
+  const { ability, clientApi } = request.routeOptions.config;
+  return ability !== undefined || clientApi !== undefined || (request.is404 && request.url.startsWith('/api/v1/'));
 }
 
 /** D8: counters in Redis when REDIS_URL is set (shared by every instance), else in this process. */

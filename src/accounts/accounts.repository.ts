@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
+import { isPostgres } from '../db/dialect.js';
 import type { Plan, TeamRole, UsersTable } from '../db/schema.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -42,30 +43,42 @@ export function createAccountsRepository(db: Db) {
       return row?.role;
     },
 
-    /** Adds the member, or changes the role of an existing one. */
-    async putMembership(membership: { team_id: number; user_id: number; role: TeamRole; created_at: string }): Promise<void> {
-      const updated = await db
-        .updateTable('team_members')
-        .set({ role: membership.role })
-        .where('team_id', '=', membership.team_id)
-        .where('user_id', '=', membership.user_id)
+    /**
+     * D22: `findRole` inside a write's transaction; on PostgreSQL the membership is share-locked, so
+     * a removal or role change either commits before this read or waits for the write.
+     */
+    async findRoleInTransaction(teamId: number, userId: number): Promise<TeamRole | undefined> {
+      const row = await db
+        .selectFrom('team_members')
+        .select('role')
+        .where('team_id', '=', teamId)
+        .where('user_id', '=', userId)
+        .$if(isPostgres(db), (query) => query.forShare())
         .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) === 0) await db.insertInto('team_members').values(membership).execute();
+      return row?.role;
     },
 
-    /** One subscription row per user, changed in place. */
+    /**
+     * Adds the member, or changes the role of an existing one, in one statement: an update-else-insert
+     * lets two concurrent calls both insert (D26).
+     */
+    async putMembership(membership: { team_id: number; user_id: number; role: TeamRole; created_at: string }): Promise<void> {
+      await db
+        .insertInto('team_members')
+        .values(membership)
+        .onConflict((conflict) => conflict.columns(['team_id', 'user_id']).doUpdateSet({ role: membership.role }))
+        .execute();
+    },
+
+    /** One subscription row per user, changed in place (one statement, like `putMembership`). */
     async putSubscription(userId: number, plan: Plan, at: string): Promise<void> {
-      const updated = await db
-        .updateTable('subscriptions')
-        .set({ plan, status: 'active', ends_at: null, updated_at: at })
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) === 0) {
-        await db
-          .insertInto('subscriptions')
-          .values({ user_id: userId, plan, status: 'active', ends_at: null, created_at: at, updated_at: at })
-          .execute();
-      }
+      await db
+        .insertInto('subscriptions')
+        .values({ user_id: userId, plan, status: 'active', ends_at: null, created_at: at, updated_at: at })
+        .onConflict((conflict) =>
+          conflict.column('user_id').doUpdateSet({ plan, status: 'active', ends_at: null, updated_at: at }),
+        )
+        .execute();
     },
 
     async cancelSubscription(userId: number, at: string): Promise<void> {

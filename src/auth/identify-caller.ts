@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Plan } from '../db/schema.js';
-import type { TokensRepository } from '../tokens/tokens.repository.js';
+import type { TokenAuthRow, TokensRepository } from '../tokens/tokens.repository.js';
 import { parseStoredAbilities } from './abilities.js';
 import type { Caller } from './caller.js';
 import { isWellFormedPersonalAccessToken } from './personal-access-token.js';
@@ -29,26 +29,31 @@ export function createCallerIdentifier(deps: {
     if (plainText === null || !isWellFormedPersonalAccessToken(plainText)) return null;
 
     const row = await deps.tokens.findForAuth(hashToken(plainText));
-    if (!row) return null;
-
     const now = deps.clock.now();
-    if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime()) return null;
+    const caller = row ? callerFromAuthRow(row, now) : null;
+    if (caller === null) return null;
 
-    if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) {
-      await deps.tokens.touchLastUsed(row.id, now.toISOString());
+    if (row!.last_used_at === null || now.getTime() - Date.parse(row!.last_used_at) >= LAST_USED_RESOLUTION_MS) {
+      await deps.tokens.touchLastUsed(caller.tokenId, now.toISOString());
     }
+    return caller;
+  };
+}
 
-    // D7: active means status active and an end date, if any, in the future.
-    const isSubscriptionActive =
-      row.subscription_status === 'active' &&
-      (row.subscription_ends_at === null || Date.parse(row.subscription_ends_at) > now.getTime());
+/** The caller a token's auth row stands for at `now`, or null when the token has expired (D9). */
+export function callerFromAuthRow(row: TokenAuthRow, now: Date): Caller | null {
+  if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime()) return null;
 
-    return {
-      userId: row.user_id,
-      tokenId: row.id,
-      abilities: parseStoredAbilities(row.abilities),
-      currentTeamId: row.current_team_id,
-      activePlan: isSubscriptionActive ? (row.plan as Plan) : null,
-    };
+  // D7: active means status active and an end date, if any, in the future.
+  const isSubscriptionActive =
+    row.subscription_status === 'active' &&
+    (row.subscription_ends_at === null || Date.parse(row.subscription_ends_at) > now.getTime());
+
+  return {
+    userId: row.user_id,
+    tokenId: row.id,
+    abilities: parseStoredAbilities(row.abilities),
+    currentTeamId: row.current_team_id,
+    activePlan: isSubscriptionActive ? (row.plan as Plan) : null,
   };
 }

@@ -1,9 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { invalidField, projectArchived, unauthenticated } from '../http/api-error.js';
 import type { App } from '../http/app-types.js';
-import { requireJsonObjectBody } from '../http/json-body.js';
+import { rejectInvalidHost } from '../http/host-header.js';
+import { carriesBody, requireJsonObjectBody } from '../http/json-body.js';
 import type { FailuresService } from '../failures/failures.service.js';
 import { UUID_PATTERN } from '../projects/permissions.js';
+import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import type { ProjectWithLatestReport } from '../projects/projects.repository.js';
 import { toProject } from '../projects/projects.service.js';
 import type { ReportsService } from '../reports/reports.service.js';
@@ -35,16 +37,28 @@ export async function clientApiRoutes(app: App, deps: ClientApiDeps) {
   const { reportsService: reports, failuresService: failures } = deps;
   const tags = ['client package'];
 
+  const refuseUnidentified = (request: FastifyRequest) => {
+    if (request.clientProject === null) throw unauthenticated(request.routeOptions.config.clientApi?.unauthenticatedBody);
+  };
   app.decorateRequest('clientProject', null);
   app.addHook('onRequest', async (request, reply) => {
     request.clientProject = await deps.identifyProject(request);
     await deps.applyRateLimit(request, reply);
-    if (request.clientProject === null) throw unauthenticated(request.routeOptions.config.clientApi?.unauthenticatedBody);
+    rejectInvalidHost(request);
+    refuseUnidentified(request);
+  });
+  // D22: a slow upload is identified again once its body has arrived; a token rotated meanwhile is
+  // a 401 and an archive a 409 (below), as if the request had arrived then.
+  app.addHook('preValidation', async (request) => {
+    if (!carriesBody(request)) return;
+    request.clientProject = await deps.identifyProject(request);
+    refuseUnidentified(request);
   });
   app.addHook('preValidation', requireJsonObjectBody);
 
   const clientApi = (rateGroup: ClientRateGroup) => ({ clientApi: { rateGroup } });
-  const projectOf = (request: FastifyRequest): ProjectWithLatestReport => request.clientProject!;
+  const projectOf = (request: FastifyRequest): ProjectWithLatestReport => request.clientProject!.project;
+  const credentialOf = (request: FastifyRequest): ProjectTokenCredential => request.clientProject!.credential;
   const refuseArchived = async (request: FastifyRequest) => {
     if (projectOf(request).archived_at !== null) throw projectArchived();
   };
@@ -64,7 +78,7 @@ export async function clientApiRoutes(app: App, deps: ClientApiDeps) {
       const project = projectOf(request);
       const upload = withStorableText(request.body as ReportUploadInput);
       checkProjectId(upload.project_id, project.id);
-      const { report, gate } = await reports.receiveUpload(project, upload);
+      const { report, gate } = await reports.receiveUpload(credentialOf(request), project.id, upload);
       return reply.code(201).send({ success: true, message: 'Report received.', report, gate });
     },
   };
@@ -82,7 +96,7 @@ export async function clientApiRoutes(app: App, deps: ClientApiDeps) {
       const project = projectOf(request);
       const input = withStorableText(request.body as FailureUploadInput);
       checkProjectId(input.project_id, project.id);
-      await failures.recordFailure(project.id, input);
+      await failures.recordFailure(credentialOf(request), project.id, input);
       return reply.code(201).send({ success: true, message: 'Failure recorded.' });
     },
   });

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { ProjectWithLatestReport } from '../projects/projects.repository.js';
+import type { IdentifiedProject } from './identify-project.js';
 
 /** The rate-limit budgets of a project's client calls, each CLIENT-WIRE.md's per-project limit. */
 export type ClientRateGroup = 'reports' | 'failures' | 'reads';
@@ -7,7 +7,7 @@ export type ClientRateGroup = 'reports' | 'failures' | 'reads';
 declare module 'fastify' {
   interface FastifyRequest {
     /** The project whose API token authenticated this client-package request (D10), or null. */
-    clientProject: ProjectWithLatestReport | null;
+    clientProject: IdentifiedProject | null;
   }
   interface FastifyContextConfig {
     /** Marks a client-package route: project-token authentication and `{success, message}` answers. */

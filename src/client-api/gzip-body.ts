@@ -1,4 +1,4 @@
-import { pipeline, Transform, type Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { FastifyRequest } from 'fastify';
 import { unsupportedContentEncoding } from '../http/api-error.js';
@@ -29,9 +29,22 @@ export async function decompressGzipBody(request: FastifyRequest, _reply: unknow
   payload.on('data', (chunk: Buffer) => {
     counted.receivedEncodedLength += chunk.length;
   });
-  pipeline(payload, createGunzip(), limitDecompressed, () => {
-    // Errors reach Fastify through the returned stream; nothing else to do here.
-  });
+
+  // Not `pipeline`: on an error it destroys the request stream, and with it the socket, before the
+  // answer (413, 400) is written (D23). The request keeps flowing instead, its rest read and
+  // discarded (http/early-answer.ts bounds how much).
+  const gunzip = createGunzip();
+  const stop = (error: Error) => {
+    payload.unpipe(gunzip);
+    payload.resume();
+    gunzip.destroy();
+    limitDecompressed.destroy(error);
+  };
+  gunzip.on('error', stop);
+  limitDecompressed.on('error', (error) => stop(error));
+  // A client that goes away mid-body: the parser hears of it through the stream it reads.
+  payload.on('error', stop);
+  payload.pipe(gunzip).pipe(limitDecompressed);
   return limitDecompressed;
 }
 

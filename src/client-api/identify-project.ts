@@ -1,8 +1,18 @@
 import type { FastifyRequest } from 'fastify';
 import { bearerValue } from '../auth/identify-caller.js';
 import { hashToken } from '../auth/token-hash.js';
-import { isWellFormedProjectApiToken } from '../projects/project-api-token.js';
+import {
+  isWellFormedProjectApiToken,
+  projectTokenCredential,
+  type ProjectTokenCredential,
+} from '../projects/project-api-token.js';
 import type { ProjectsRepository, ProjectWithLatestReport } from '../projects/projects.repository.js';
+
+/** The project a client-package request authenticates as, and the credential its writes recheck (D22). */
+export interface IdentifiedProject {
+  project: ProjectWithLatestReport;
+  credential: ProjectTokenCredential;
+}
 
 /**
  * D10 for the client package: the project whose API token is the bearer value, compared through its
@@ -11,9 +21,11 @@ import type { ProjectsRepository, ProjectWithLatestReport } from '../projects/pr
  * `Bearer` the client sends when no token is configured) is dismissed without a database lookup.
  */
 export function createProjectIdentifier(projects: Pick<ProjectsRepository, 'findByApiTokenHash'>) {
-  return async function identifyProject(request: FastifyRequest): Promise<ProjectWithLatestReport | null> {
+  return async function identifyProject(request: FastifyRequest): Promise<IdentifiedProject | null> {
     const token = bearerValue(request.headers.authorization);
     if (token === null || !isWellFormedProjectApiToken(token)) return null;
-    return (await projects.findByApiTokenHash(hashToken(token))) ?? null;
+    const tokenHash = hashToken(token);
+    const project = await projects.findByApiTokenHash(tokenHash);
+    return project ? { project, credential: projectTokenCredential(tokenHash) } : null;
   };
 }

@@ -116,3 +116,18 @@ export function utcTimestamp(text: string, field: string): string {
   if (iso === null) throw invalidField(field, `The ${field.replace(/_/g, ' ')} format is invalid.`);
   return iso;
 }
+
+/** D25: how far after the server's clock an upload's time may lie (clocks drift a little). */
+export const MAX_FUTURE_SKEW_MS = 5 * 60_000;
+
+/**
+ * An upload's own time (`analyzed_at`, `occurred_at`) in UTC (D2). One more than five minutes after
+ * `now` is refused (D25): a bogus date far ahead would otherwise pin `latest_report` (D19) forever.
+ */
+export function uploadTimestamp(text: string, field: string, now: Date): string {
+  const iso = utcTimestamp(text, field);
+  if (Date.parse(iso) > now.getTime() + MAX_FUTURE_SKEW_MS) {
+    throw invalidField(field, `The ${field.replace(/_/g, ' ')} must not be in the future.`);
+  }
+  return iso;
+}

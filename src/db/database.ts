@@ -16,6 +16,7 @@ import {
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { isPostgres } from './dialect.js';
+import { isTransientConflict } from './errors.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { SqliteDatabase } from './sqlite-binding.js';
@@ -156,7 +157,21 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   }
 }
 
-/** Runs `work` in a transaction, joining the caller's when there already is one. */
+/** How often a transaction PostgreSQL aborted for a conflict (deadlock, serialization) is tried. */
+const TRANSACTION_ATTEMPTS = 3;
+
+/**
+ * Runs `work` in a transaction, joining the caller's when there already is one. A transaction the
+ * database aborted because of a conflicting one wrote nothing and is run again (`work` must have no
+ * effect outside the database it would repeat wrongly).
+ */
 export async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db) : db.transaction().execute(work);
+  if (db.isTransaction) return work(db);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(work);
+    } catch (error) {
+      if (attempt >= TRANSACTION_ATTEMPTS || !isTransientConflict(error)) throw error;
+    }
+  }
 }

@@ -1,11 +1,10 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { FailureUploadInput } from '../client-api/upload.schemas.js';
-import { asObject, utcTimestamp } from '../client-api/normalize-upload.js';
+import { asObject, uploadTimestamp } from '../client-api/normalize-upload.js';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db/database.js';
-import { isForeignKeyViolation } from '../db/errors.js';
-import { unauthenticated } from '../http/api-error.js';
+import { inTransaction, type Db } from '../db/database.js';
 import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../http/pagination.js';
+import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import { createFailuresRepository, type RunFailureRow } from './failures.repository.js';
 import type { RunFailure } from './failures.schemas.js';
 
@@ -14,7 +13,8 @@ export function createFailuresService(deps: { db: Db; clock: Clock }) {
   const failures = createFailuresRepository(deps.db);
 
   return {
-    async recordFailure(projectId: string, input: FailureUploadInput): Promise<RunFailure> {
+    /** Recorded only if the token still names the project and it is not archived, as of the write (D22). */
+    async recordFailure(credential: ProjectTokenCredential, projectId: string, input: FailureUploadInput): Promise<RunFailure> {
       const receivedAt = deps.clock.now().toISOString();
       const row = {
         uuid: uuidv7(),
@@ -25,18 +25,15 @@ export function createFailuresService(deps: { db: Db; clock: Clock }) {
         triggered_by: input.triggered_by ?? null,
         framework_version: input.laravel_version ?? input.framework_version ?? null,
         package_version: input.package_version ?? null,
-        occurred_at: input.occurred_at ? utcTimestamp(input.occurred_at, 'occurred_at') : receivedAt,
+        occurred_at: input.occurred_at ? uploadTimestamp(input.occurred_at, 'occurred_at', deps.clock.now()) : receivedAt,
         metadata: JSON.stringify(asObject(input.metadata)),
         created_at: receivedAt,
       };
-      try {
-        const id = await failures.insert(row);
-        return toRunFailure({ ...row, id });
-      } catch (error) {
-        // The project was deleted since its token was checked: the token is gone with it.
-        if (isForeignKeyViolation(error)) throw unauthenticated();
-        throw error;
-      }
+      const id = await inTransaction(deps.db, async (trx) => {
+        await credential.recheck(trx);
+        return createFailuresRepository(trx).insert(row);
+      });
+      return toRunFailure({ ...row, id });
     },
 
     async listFailures(projectId: string, page: number, path: string) {

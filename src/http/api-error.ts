@@ -31,6 +31,9 @@ export const missingAbility = (ability: string) =>
 export const subscriptionRequired = () =>
   new ApiError(403, 'Subscription Required', 'An active subscription is required to access the API.');
 export const noTeam = () => new ApiError(403, 'Forbidden', 'You must belong to a team to create projects.');
+/** D15 as amended in E4: a `readonly` member of the current team cannot create projects. */
+export const roleCannotCreateProjects = () =>
+  new ApiError(403, 'Forbidden', 'Your role in this team does not allow creating projects.');
 export const tokenLimitReached = (max: number) =>
   new ApiError(403, 'Forbidden', `You can have a maximum of ${max} API tokens.`);
 export const notFound = () => new ApiError(404, 'Not Found', 'The requested resource was not found.');

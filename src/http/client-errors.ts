@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { isLingeringAfterAnswer } from './early-answer.js';
 import { API_SECURITY_HEADERS } from './security-headers.js';
 
 /** Node's reasons for refusing a request before any route or hook sees it, with our words for them. */
@@ -26,6 +27,12 @@ const UNPARSABLE = { status: 400, title: 'Bad Request', message: 'The request is
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   // A reset connection has no one left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // The request was answered already, and the rest of its body was being discarded (early-answer.ts):
+  // a second answer would corrupt the connection; it is only closed.
+  if (isLingeringAfterAnswer(socket) || hasAnswerInFlight(socket)) {
+    socket.destroy(error);
+    return;
+  }
   const refusal = REFUSALS[error.code ?? ''] ?? UNPARSABLE;
   if (socket.writable) {
     const body = JSON.stringify({ success: false, error: refusal.title, message: refusal.message });
@@ -39,4 +46,10 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     socket.write(`HTTP/1.1 ${refusal.status} ${refusal.title}\r\n${head}\r\n${body}`);
   }
   socket.destroy(error);
+}
+
+/** Node's own rule: no error answer once an answer's first bytes are on this socket. */
+function hasAnswerInFlight(socket: Socket): boolean {
+  const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  return response?.headersSent === true;
 }

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import {
   ApiError,
   badRequest,
+  notFound,
   payloadTooLarge,
   serverError,
   serviceUnavailable,
@@ -17,6 +18,11 @@ import { toFieldErrors } from './validation.js';
  */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (isClientGone(error, request)) {
+      // Nobody is left to answer, and nothing is wrong on our side (not a 503, not an error).
+      request.log.info({ code: error.code }, 'the client closed the connection before its request was read');
+      return sendApiError(reply, badRequest('The client closed the connection before its request was read.'));
+    }
     const apiError = toApiError(error, request);
     if (apiError.status >= 500) {
       request.log.error({ err: error }, 'request failed');
@@ -55,18 +61,28 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   if (error.code?.startsWith('Z_')) {
     return badRequest('The request body could not be decompressed: it is not valid gzip data.');
   }
-  if (error.name === 'SyntaxError' && /forbidden prototype property/.test(error.message)) {
-    return badRequest('The request body may not contain "__proto__" or "constructor.prototype" keys.');
-  }
   if (error.name === 'SyntaxError' || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return badRequest('The request body is not valid JSON.');
   }
   if (isDatabaseUnavailable(error)) return serviceUnavailable();
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    // A file the reference page's static files do not have, or a path they refuse to resolve
+    // (`..`, NUL, backslashes under /docs): nothing by that name is served.
+    if (error.statusCode === 403 || error.statusCode === 404) return notFound();
+    // A request without a body has no body that could not be read: its URL was at fault.
+    if (request.method === 'GET' || request.method === 'HEAD') return badRequest('The request URL is not valid.');
     // Any other client error Fastify's body parser raises is a body we could not read.
     return badRequest('The request body could not be read.');
   }
   return serverError();
+}
+
+/**
+ * The client went away before its request had arrived (Node's "aborted", a reset mid-body). That is
+ * an ECONNRESET on the request's own connection, not the database's: no 503, no error in the log.
+ */
+function isClientGone(error: { code?: string }, request: FastifyRequest): boolean {
+  return error.code === 'ECONNRESET' && (request.raw.aborted || request.raw.destroyed || request.raw.socket?.destroyed === true);
 }
 
 /** A database that cannot be reached or opened is a 503 (D3), not the caller's fault nor a bug. */

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { DestinationStream, LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type LoggerOptions } from 'pino';
 
 const REDACTED = '[Redacted]';
 
@@ -19,9 +19,24 @@ export const REDACTED_LOG_PATHS = [
 ];
 
 /**
- * The service's logger: pino at `level`, with secrets redacted and requests logged without their
- * headers and with secret-looking query parameters blanked (a client that puts its token in the
- * URL, which no endpoint reads, still does not get it written to the log).
+ * Text shaped like a token, wherever it stands (a path segment, a query value, a fragment, a
+ * message): a personal access token (`service_` and its body, D9, or any long enough part of one),
+ * and a run of 40 or more letters and digits, the shape of a project token (D10), `Bearer` before it
+ * or not (a percent-encoded separator before it, `Bearer%20...`, stays). A 40-hex commit id in a URL
+ * is blanked too; better that than a token in the log.
+ */
+const TOKEN_SHAPED = /service_[A-Za-z0-9]{8,}|(?:(?<=%[0-9A-Fa-f]{2})|(?<![A-Za-z0-9%]))[A-Za-z0-9]{40,}(?![A-Za-z0-9])/g;
+
+/** `text` with every token-shaped value replaced by "[Redacted]". */
+export function redactTokenShapes(text: string): string {
+  return text.replace(TOKEN_SHAPED, REDACTED);
+}
+
+/**
+ * The service's logger: pino at `level`, with secrets redacted by name (the paths above) and by
+ * shape (in URLs, error messages and log messages), and requests logged without their headers (a
+ * client that puts its token in the URL, which no endpoint reads, still does not get it written to
+ * the log).
  */
 export function loggerOptions(level: string, stream?: DestinationStream): LoggerOptions & { stream?: DestinationStream } {
   return {
@@ -33,12 +48,26 @@ export function loggerOptions(level: string, stream?: DestinationStream): Logger
         isFastifyRequest(request)
           ? {
               method: request.method,
-              url: redactQuery(request.url),
+              url: redactUrl(request.url),
               host: request.host,
               remoteAddress: request.ip,
               remotePort: request.socket?.remotePort,
             }
           : request,
+      err: (error: unknown) => {
+        const serialized = pino.stdSerializers.err(error as Error) as unknown as Record<string, unknown>;
+        for (const key of ['message', 'stack']) {
+          if (typeof serialized[key] === 'string') serialized[key] = redactTokenShapes(serialized[key] as string);
+        }
+        return serialized;
+      },
+    },
+    hooks: {
+      // The message of every log line (Fastify's own include a URL now and then).
+      logMethod(args, method) {
+        const redacted = args.map((arg) => (typeof arg === 'string' ? redactTokenShapes(arg) : arg));
+        return method.apply(this, redacted as Parameters<typeof method>);
+      },
     },
     ...(stream ? { stream } : {}),
   };
@@ -46,6 +75,14 @@ export function loggerOptions(level: string, stream?: DestinationStream): Logger
 
 function isFastifyRequest(value: unknown): value is FastifyRequest {
   return typeof value === 'object' && value !== null && 'raw' in value && typeof (value as FastifyRequest).url === 'string';
+}
+
+/**
+ * A URL as it may be logged: secret-named query parameters blanked (`/x?api_token=abc&page=2` ->
+ * `/x?api_token=[Redacted]&page=2`), then every token-shaped value anywhere in it.
+ */
+export function redactUrl(url: string): string {
+  return redactTokenShapes(redactQuery(url));
 }
 
 /** `/x?api_token=abc&page=2` -> `/x?api_token=[Redacted]&page=2`; other URLs unchanged. */

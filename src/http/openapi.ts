@@ -89,14 +89,17 @@ function errorResponses(route: {
   };
   const e = (error: ApiError, description: string, extra?: Record<string, TSchema>) => errorBody({ client, error, description, extra });
 
-  if (hasBody || hasPathResource) {
-    // A path parameter the router cannot percent-decode (`/projects/%zz`) is a 400 too (app.ts).
+  {
+    // A path parameter the router cannot percent-decode (`/projects/%zz`) is a 400 too (app.ts), and
+    // so is a Host header that is not host[:port] on any route (D24, host-header.ts).
     const reasons = [
-      hasBody ? 'The body is not valid JSON, not a JSON object, or nested too deep' : null,
+      hasBody ? 'the body is not valid JSON, not a JSON object, nested too deep, or has a `__proto__` key' : null,
       hasPathResource ? 'a path parameter has a broken percent-encoding' : null,
+      'the Host header is not a host name or IP address with an optional port (D24)',
     ].filter((reason) => reason !== null);
-    const example = badRequest(hasBody ? 'The request body is not valid JSON.' : 'The request URL is not valid.');
-    add(400, e(example, `${reasons.join('; or ').replace(/^a/, 'A')}.`));
+    const example = badRequest(hasBody ? 'The request body is not valid JSON.' : 'The Host header must be a host name or IP address, with an optional port.');
+    const description = reasons.join('; or ');
+    add(400, e(example, `${description[0]!.toUpperCase()}${description.slice(1)}.`));
   }
   if (hasBody) {
     add(413, e(payloadTooLarge(route.bodyLimit), 'The body is over the limit.'));
@@ -111,7 +114,9 @@ function errorResponses(route: {
     const reasons = [
       config?.subscription ? '`Subscription Required`: the user has no active subscription (D7)' : null,
       `\`Forbidden\`: the token lacks the '${config?.ability}' ability (D6)`,
-      route.method === 'POST' && route.url === '/api/v1/projects' ? '`Forbidden`: the user belongs to no team' : null,
+      route.method === 'POST' && route.url === '/api/v1/projects'
+        ? '`Forbidden`: the user belongs to no team, or is a readonly member of their current team (D15)'
+        : null,
       route.method === 'POST' && route.url === '/api/v1/tokens' ? '`Forbidden`: the user already has 10 tokens' : null,
     ].filter((reason) => reason !== null);
     responses[403] = {

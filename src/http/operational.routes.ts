@@ -55,7 +55,8 @@ export function registerOperationalRoutes(app: App, { db, rateLimitState }: { db
   });
 
   app.get('/healthz', {
-    schema: { tags: ['operations'], summary: 'The process is alive', response: { 200: Status } },
+    // 400: a Host header that is not host[:port] (D24); a request without one (HTTP/1.0) is answered.
+    schema: { tags: ['operations'], summary: 'The process is alive', response: { 200: Status, 400: ErrorResponse } },
     handler: async () => ({ status: 'ok' }),
   });
 
@@ -63,7 +64,7 @@ export function registerOperationalRoutes(app: App, { db, rateLimitState }: { db
     schema: {
       tags: ['operations'],
       summary: 'The database is reachable (and where rate-limit counters live)',
-      response: { 200: Readiness, 503: ErrorResponse },
+      response: { 200: Readiness, 400: ErrorResponse, 503: ErrorResponse },
     },
     handler: async (request) => {
       try {

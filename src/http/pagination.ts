@@ -52,9 +52,12 @@ export function paginationEnvelope(args: { path: string; page: number; total: nu
   return { links, meta };
 }
 
-/** D16: `page` is an integer >= 1 (else 422). */
+/** D27: the largest page number; past it a page's offset no longer fits every database's integers. */
+export const MAX_PAGE = 2_147_483_647;
+
+/** D16/D27: `page` is decimal digits, 1..2147483647 (else 422; http/validation.ts refuses other spellings). */
 export const PageQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
 });
 
 /** The D16 envelope around a page of `item`. */

@@ -15,7 +15,32 @@ function newAjv(coerceTypes: boolean): Ajv {
   // verbose: the error mapping reads each failing schema (`parentSchema`) to choose its message.
   const ajv = new Ajv({ allErrors: true, verbose: true, coerceTypes, useDefaults: true, removeAdditional: false, strict: false });
   (addFormats as unknown as (ajv: Ajv) => Ajv)(ajv);
+  ajv.addFormat(HTTP_URL_FORMAT, { type: 'string', validate: isHttpUrl });
   return ajv;
+}
+
+/** The format of an absolute http(s) URL a browser would open as given (D24). */
+export const HTTP_URL_FORMAT = 'http-url';
+
+/**
+ * D24: parses as a WHATWG URL (what browsers and Node do), with scheme http or https, a non-empty
+ * host and a valid port, and no user name or password. `https://:@`, `https://%00`,
+ * `https://[::1]:99999/` and `http://user:pass@evil.com@good.com/` all fail. Written with its `//`:
+ * WHATWG would also read `https:host` or `https:\\host`, which nobody means as a repository link.
+ */
+export function isHttpUrl(text: string): boolean {
+  if (!/^https?:\/\//i.test(text)) return false;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  if (url.hostname === '' || url.username !== '' || url.password !== '') return false;
+  // WHATWG drops an empty user info (`https://:@host`) without a trace, and reads `http:///x` as the
+  // host `x`: the authority as written must be there, without any `@`.
+  const authority = text.slice(text.indexOf('//') + 2).split(/[/?#\\]/, 1)[0]!;
+  return authority !== '' && !authority.includes('@');
 }
 
 const bodyAjv = newAjv(false);
@@ -25,41 +50,40 @@ const acceptAll = () => true;
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   if (httpPart === 'params') return acceptAll;
   if (httpPart === 'body') return bodyAjv.compile(schema as object) as ValidateFunction;
-  return refuseNonFiniteNumbers(queryAjv.compile(schema as object) as ValidateFunction, schema as QuerySchema);
+  return decimalIntegersOnly(queryAjv.compile(schema as object) as ValidateFunction, schema as QuerySchema);
 };
 
 type QuerySchema = { properties?: Record<string, { type?: unknown }> };
 
 /**
- * Ajv coerces `?page=1e309` (or `Infinity`, or 400 nines) to Infinity and then accepts it as an
- * integer: the handler would get a page it cannot serialise (a 500). A query value that coerced to a
- * number that is not finite fails as a value of the wrong type instead (422).
+ * D27: an integer in the query string is decimal digits and nothing else. Ajv's coercion reads what
+ * JavaScript's `Number()` reads: `1e300` (then Infinity, or a page number no link can be built for),
+ * `0x10` as 16, ` 1` as 1, `+1`, `1.0`. Such a value fails as a value of the wrong type (422) before
+ * Ajv sees it; the schema's bounds then apply to what is left.
  */
-function refuseNonFiniteNumbers(validate: ValidateFunction, schema: QuerySchema): ValidateFunction {
+function decimalIntegersOnly(validate: ValidateFunction, schema: QuerySchema): ValidateFunction {
+  const integerKeys = Object.entries(schema.properties ?? {})
+    .filter(([, property]) => property.type === 'integer')
+    .map(([key]) => key);
   const checked = ((data: unknown) => {
-    if (!validate(data)) {
-      checked.errors = validate.errors;
+    const query = (data ?? {}) as Record<string, unknown>;
+    const key = integerKeys.find((name) => typeof query[name] === 'string' && !/^[0-9]+$/.test(query[name] as string));
+    if (key !== undefined) {
+      checked.errors = [
+        {
+          instancePath: `/${key}`,
+          schemaPath: `#/properties/${key}/type`,
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be decimal digits',
+          parentSchema: schema.properties?.[key] ?? {},
+        },
+      ];
       return false;
     }
-    const key = Object.entries((data ?? {}) as Record<string, unknown>).find(
-      ([, value]) => typeof value === 'number' && !Number.isFinite(value),
-    )?.[0];
-    if (key === undefined) {
-      checked.errors = null;
-      return true;
-    }
-    const type = schema.properties?.[key]?.type ?? 'number';
-    checked.errors = [
-      {
-        instancePath: `/${key}`,
-        schemaPath: `#/properties/${key}/type`,
-        keyword: 'type',
-        params: { type },
-        message: 'must be finite',
-        parentSchema: schema.properties?.[key] ?? {},
-      },
-    ];
-    return false;
+    const valid = validate(data);
+    checked.errors = validate.errors;
+    return valid;
   }) as ValidateFunction;
   return checked;
 }
@@ -111,7 +135,7 @@ function messageFor(error: ErrorObject, label: string): string {
       return `The ${label} must be at least ${limit} characters.`;
     case 'format':
     case 'pattern':
-      return schema.format === 'uri' ? `The ${label} must be a valid URL.` : `The ${label} format is invalid.`;
+      return schema.format === HTTP_URL_FORMAT ? `The ${label} must be a valid URL.` : `The ${label} format is invalid.`;
     case 'minimum':
     case 'maximum':
       if (typeof schema.minimum === 'number' && typeof schema.maximum === 'number') {

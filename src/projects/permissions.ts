@@ -16,5 +16,10 @@ export function mayPerform(role: TeamRole, action: ProjectAction): boolean {
   return ROLES_FOR[action].includes(role);
 }
 
+/** D15 as amended in E4: creating a project in a team takes the same roles as updating one. */
+export function mayCreateProjects(role: TeamRole): boolean {
+  return ROLES_FOR.update.includes(role);
+}
+
 /** D11: ids in URLs are UUIDs; anything else names nothing (404). */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

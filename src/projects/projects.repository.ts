@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
+import { isPostgres } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { ProjectsTable, TeamRole } from '../db/schema.js';
 import { reportSummaryColumns, toReportSummary, type ReportSummaryRow } from '../reports/reports.repository.js';
@@ -139,6 +140,35 @@ export function createProjectsRepository(db: Db) {
       if (!row) return undefined;
       const { role, ...rest } = row;
       return { ...splitLatestReport(rest as unknown as JoinedRow), role };
+    },
+
+    /**
+     * D22: `findForMember` inside a write's transaction. On PostgreSQL the project row is locked for
+     * the update to come and the membership share-locked, so a rotation, archive, deletion or role
+     * change either commits before this read (and is seen) or waits for the write.
+     */
+    async findForMemberInTransaction(
+      projectId: string,
+      userId: number,
+    ): Promise<(ProjectWithLatestReport & { role: TeamRole }) | undefined> {
+      const row = await selectWithLatestReport(db)
+        .innerJoin('team_members as m', (join) => join.onRef('m.team_id', '=', 'p.team_id').on('m.user_id', '=', userId))
+        .select('m.role')
+        .where('p.id', '=', projectId)
+        .$if(isPostgres(db), (query) => query.forUpdate(['p']).forShare(['m']))
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const { role, ...rest } = row;
+      return { ...splitLatestReport(rest as unknown as JoinedRow), role };
+    },
+
+    /** D22: `findByApiTokenHash` inside an upload's transaction, the project row locked on PostgreSQL. */
+    async findByApiTokenHashInTransaction(hash: string): Promise<ProjectWithLatestReport | undefined> {
+      const row = await selectWithLatestReport(db)
+        .where('p.api_token_hash', '=', hash)
+        .$if(isPostgres(db), (query) => query.forUpdate(['p']))
+        .executeTakeFirst();
+      return row ? splitLatestReport(row as unknown as JoinedRow) : undefined;
     },
 
     /** The project a client package authenticates as (D10); the token is compared through its hash. */

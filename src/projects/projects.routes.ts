@@ -1,3 +1,4 @@
+import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import { callerOf, type App } from '../http/app-types.js';
 import { publicUrl } from '../http/public-url.js';
@@ -44,12 +45,10 @@ export async function projectsRoutes(app: App, deps: { projectsService: Projects
     config: write,
     schema: { tags, summary: 'Create a project in the current team', body: CreateProjectBody, response: { 201: CreateProjectResponse } },
     preValidation: async (request) => {
-      await projects.requireCurrentTeam(callerOf(request));
+      await projects.requireCreatorInCurrentTeam(callerOf(request));
     },
     handler: async (request, reply) => {
-      // preValidation has checked that the current team exists and the caller belongs to it.
-      const teamId = callerOf(request).currentTeamId!;
-      const { project, apiToken } = await projects.createProject(teamId, request.body);
+      const { project, apiToken } = await projects.createProject(credentialOf(request), request.body);
       return reply.code(201).send({ project, api_token: apiToken, message: CREATED });
     },
   });
@@ -65,7 +64,7 @@ export async function projectsRoutes(app: App, deps: { projectsService: Projects
     config: write,
     schema: { tags, summary: 'Update a project', params: ProjectParams, body: UpdateProjectBody, response: { 200: ProjectResponse } },
     preValidation: resolve('update'),
-    handler: async (request) => ({ data: await projects.updateProject(projectOf(request), request.body) }),
+    handler: async (request) => ({ data: await projects.updateProject(credentialOf(request), projectOf(request).id, request.body) }),
   });
 
   app.delete('/projects/:project', {
@@ -73,7 +72,7 @@ export async function projectsRoutes(app: App, deps: { projectsService: Projects
     schema: { tags, summary: 'Delete a project and all its reports', params: ProjectParams, response: { 200: MessageResponse } },
     preValidation: resolve('delete'),
     handler: async (request) => {
-      await projects.deleteProject(projectOf(request));
+      await projects.deleteProject(credentialOf(request), projectOf(request).id);
       return { message: DELETED };
     },
   });
@@ -82,7 +81,10 @@ export async function projectsRoutes(app: App, deps: { projectsService: Projects
     config: write,
     schema: { tags, summary: 'Issue a new project API token', params: ProjectParams, response: { 200: RegenerateTokenResponse } },
     preValidation: resolve('update'),
-    handler: async (request) => ({ api_token: await projects.regenerateApiToken(projectOf(request)), message: REGENERATED }),
+    handler: async (request) => ({
+      api_token: await projects.regenerateApiToken(credentialOf(request), projectOf(request).id),
+      message: REGENERATED,
+    }),
   });
 
   // D17: archive and unarchive, an extension the contract leaves open.
@@ -91,7 +93,7 @@ export async function projectsRoutes(app: App, deps: { projectsService: Projects
       config: write,
       schema: { tags, summary: `${archived ? 'Archive' : 'Unarchive'} a project`, params: ProjectParams, response: { 200: ProjectResponse } },
       preValidation: resolve('update'),
-      handler: async (request) => ({ data: await projects.setArchived(projectOf(request), archived) }),
+      handler: async (request) => ({ data: await projects.setArchived(credentialOf(request), projectOf(request).id, archived) }),
     });
   }
 }

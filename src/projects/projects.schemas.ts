@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, Paginated } from '../http/pagination.js';
 import { NullableString, NullableTimestamp } from '../http/schemas.js';
+import { HTTP_URL_FORMAT } from '../http/validation.js';
 import { ReportSummary } from '../reports/reports.schemas.js';
 import { ProjectSettings, ProjectSettingsInput } from './settings.js';
 
@@ -14,11 +15,11 @@ const FrameworkVersionInput = Type.Unsafe<string | number>({
   examples: ['11'],
 });
 
-// D12: absolute http or https URLs only; `format: uri` alone would accept `mailto:x` or `foo:bar`.
+// D12/D24: an absolute http or https URL with a host and no credentials (http/validation.ts).
 const RepositoryUrlInput = NullableString({
   maxLength: 500,
-  format: 'uri',
-  pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]+',
+  format: HTTP_URL_FORMAT,
+  description: 'An absolute http or https URL with a host, a valid port and no user name or password.',
   examples: ['https://github.com/acme/shop'],
 });
 

@@ -1,13 +1,15 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Caller } from '../auth/caller.js';
+import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import { createAccountsRepository } from '../accounts/accounts.repository.js';
-import type { Db } from '../db/database.js';
+import { inTransaction, type Db } from '../db/database.js';
+import type { TeamRole } from '../db/schema.js';
 import { createFailuresRepository } from '../failures/failures.repository.js';
-import { noTeam, notFound } from '../http/api-error.js';
+import { noTeam, notFound, roleCannotCreateProjects } from '../http/api-error.js';
 import { createReportsRepository } from '../reports/reports.repository.js';
 import { paginationEnvelope, pageOffset, PAGE_SIZE } from '../http/pagination.js';
-import { mayPerform, UUID_PATTERN, type ProjectAction } from './permissions.js';
+import { mayCreateProjects, mayPerform, UUID_PATTERN, type ProjectAction } from './permissions.js';
 import { generateProjectApiToken } from './project-api-token.js';
 import { createProjectsRepository, type ProjectWithLatestReport } from './projects.repository.js';
 import type { CreateProjectBody, Project, UpdateProjectBody } from './projects.schemas.js';
@@ -17,11 +19,55 @@ export type { ProjectAction };
 
 export type ResolvedProject = ProjectWithLatestReport;
 
+/**
+ * Projects: every write runs in one transaction that first checks the caller's credential again
+ * (D22) and then reads the project it changes with its row locked, so what it merges or keeps is
+ * what is stored at that moment (D26), never what was read when the request arrived.
+ */
 export function createProjectsService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
   const projects = createProjectsRepository(db);
   const accounts = createAccountsRepository(db);
   const now = () => clock.now().toISOString();
+
+  /**
+   * D22 + D15 inside a write's transaction: the project, if the caller (as the credential is now)
+   * may still perform `action` on it, else 404. Its row stays locked until the transaction ends.
+   */
+  async function lockForAction(trx: Db, credential: WriteCredential, projectId: string, action: ProjectAction) {
+    const caller = await credential.recheck(trx);
+    const found = await createProjectsRepository(trx).findForMemberInTransaction(projectId, caller.userId);
+    if (!found || !mayPerform(found.role, action)) throw notFound();
+    const { role: _role, ...project } = found;
+    return project;
+  }
+
+  /** D4 step 8 and D15 as amended in E4: the current team, if the caller's role there may create projects. */
+  function requireCreatorRole(teamId: number | null, role: TeamRole | undefined): number {
+    if (teamId === null || role === undefined) throw noTeam();
+    if (!mayCreateProjects(role)) throw roleCannotCreateProjects();
+    return teamId;
+  }
+
+  async function insertProject(trx: Db, teamId: number, input: CreateProjectBody): Promise<{ project: Project; apiToken: string }> {
+    const token = generateProjectApiToken();
+    const at = now();
+    const row = {
+      id: uuidv7(),
+      team_id: teamId,
+      name: input.name,
+      description: input.description ?? null,
+      repository_url: input.repository_url ?? null,
+      framework_version: String(input.framework_version),
+      settings: JSON.stringify(DEFAULT_SETTINGS),
+      latest_report_id: null,
+      archived_at: null,
+      created_at: at,
+      updated_at: at,
+    };
+    await createProjectsRepository(trx).insert({ ...row, api_token_hash: token.hash });
+    return { project: toProject({ ...row, latest_report: null }), apiToken: token.plainText };
+  }
 
   return {
     /** D4 step 7 / D11 / D15: the project, if the caller may perform `action` on it; else 404. */
@@ -43,52 +89,53 @@ export function createProjectsService(deps: { db: Db; clock: Clock }) {
       return { data: rows.map(toProject), ...paginationEnvelope({ path, page, total, count: rows.length }) };
     },
 
-    /** D4 step 8: a user without a current team (of which they are a member) cannot create projects. */
-    async requireCurrentTeam(caller: Caller): Promise<number> {
+    /** D4 step 8, before the body is validated: no current team (403), or a role that may not create (403). */
+    async requireCreatorInCurrentTeam(caller: Caller): Promise<void> {
       const teamId = caller.currentTeamId;
-      if (teamId === null || !(await accounts.findRole(teamId, caller.userId))) throw noTeam();
-      return teamId;
+      requireCreatorRole(teamId, teamId === null ? undefined : await accounts.findRole(teamId, caller.userId));
     },
 
-    async createProject(teamId: number, input: CreateProjectBody): Promise<{ project: Project; apiToken: string }> {
-      const token = generateProjectApiToken();
-      const at = now();
-      const row = {
-        id: uuidv7(),
-        team_id: teamId,
-        name: input.name,
-        description: input.description ?? null,
-        repository_url: input.repository_url ?? null,
-        framework_version: String(input.framework_version),
-        settings: JSON.stringify(DEFAULT_SETTINGS),
-        latest_report_id: null,
-        archived_at: null,
-        created_at: at,
-        updated_at: at,
-      };
-      await db.transaction().execute(async (trx) => createProjectsRepository(trx).insert({ ...row, api_token_hash: token.hash }));
-      return { project: toProject({ ...row, latest_report: null }), apiToken: token.plainText };
+    /** POST /projects: in the caller's current team, as the credential and the membership are when it is written. */
+    async createProject(credential: WriteCredential, input: CreateProjectBody): Promise<{ project: Project; apiToken: string }> {
+      return inTransaction(db, async (trx) => {
+        const caller = await credential.recheck(trx);
+        const teamId = caller.currentTeamId;
+        const role = teamId === null ? undefined : await createAccountsRepository(trx).findRoleInTransaction(teamId, caller.userId);
+        return insertProject(trx, requireCreatorRole(teamId, role), input);
+      });
     },
 
-    /** D13: name and framework_version replace; description/repository_url: absent keeps, null clears. */
-    async updateProject(project: ResolvedProject, input: UpdateProjectBody): Promise<Project> {
-      const settings =
-        input.settings === undefined ? undefined : mergeSettings(parseStoredSettings(project.settings), input.settings);
-      const changes = {
-        name: input.name,
-        framework_version: String(input.framework_version),
-        ...(input.description !== undefined && { description: input.description }),
-        ...(input.repository_url !== undefined && { repository_url: input.repository_url }),
-        ...(settings !== undefined && { settings: JSON.stringify(settings) }),
-        updated_at: now(),
-      };
-      await projects.update(project.id, changes);
-      return toProject({ ...project, ...changes });
+    /** The operator's (and the test factories') way: a project in a given team, no caller involved. */
+    async createProjectInTeam(teamId: number, input: CreateProjectBody): Promise<{ project: Project; apiToken: string }> {
+      return inTransaction(db, (trx) => insertProject(trx, teamId, input));
+    },
+
+    /**
+     * D13: name and framework_version replace; description/repository_url: absent keeps, null clears;
+     * settings merge key by key into the settings stored when the update is applied (D26).
+     */
+    async updateProject(credential: WriteCredential, projectId: string, input: UpdateProjectBody): Promise<Project> {
+      return inTransaction(db, async (trx) => {
+        const project = await lockForAction(trx, credential, projectId, 'update');
+        const settings =
+          input.settings === undefined ? undefined : mergeSettings(parseStoredSettings(project.settings), input.settings);
+        const changes = {
+          name: input.name,
+          framework_version: String(input.framework_version),
+          ...(input.description !== undefined && { description: input.description }),
+          ...(input.repository_url !== undefined && { repository_url: input.repository_url }),
+          ...(settings !== undefined && { settings: JSON.stringify(settings) }),
+          updated_at: now(),
+        };
+        await createProjectsRepository(trx).update(project.id, changes);
+        return toProject({ ...project, ...changes });
+      });
     },
 
     /** The project, its reports and its failed runs go together, or not at all. */
-    async deleteProject(project: ResolvedProject): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+    async deleteProject(credential: WriteCredential, projectId: string): Promise<void> {
+      await inTransaction(db, async (trx) => {
+        const project = await lockForAction(trx, credential, projectId, 'delete');
         await createReportsRepository(trx).deleteForProject(project.id);
         await createFailuresRepository(trx).deleteForProject(project.id);
         await createProjectsRepository(trx).delete(project);
@@ -96,17 +143,25 @@ export function createProjectsService(deps: { db: Db; clock: Clock }) {
     },
 
     /** D10: one write replaces the hash, so the old token stops working at once. */
-    async regenerateApiToken(project: ResolvedProject): Promise<string> {
+    async regenerateApiToken(credential: WriteCredential, projectId: string): Promise<string> {
       const token = generateProjectApiToken();
-      await projects.update(project.id, { api_token_hash: token.hash, updated_at: now() });
+      await inTransaction(db, async (trx) => {
+        const project = await lockForAction(trx, credential, projectId, 'update');
+        await createProjectsRepository(trx).update(project.id, { api_token_hash: token.hash, updated_at: now() });
+      });
       return token.plainText;
     },
 
-    /** D17: archiving keeps the first archive time; unarchiving clears it. */
-    async setArchived(project: ResolvedProject, archived: boolean): Promise<Project> {
-      const archived_at = archived ? (project.archived_at ?? now()) : null;
-      if (archived_at !== project.archived_at) await projects.update(project.id, { archived_at, updated_at: now() });
-      return toProject({ ...project, archived_at });
+    /** D17: archiving keeps the first archive time (the one stored, read under the lock); unarchiving clears it. */
+    async setArchived(credential: WriteCredential, projectId: string, archived: boolean): Promise<Project> {
+      return inTransaction(db, async (trx) => {
+        const project = await lockForAction(trx, credential, projectId, 'update');
+        const archived_at = archived ? (project.archived_at ?? now()) : null;
+        if (archived_at !== project.archived_at) {
+          await createProjectsRepository(trx).update(project.id, { archived_at, updated_at: now() });
+        }
+        return toProject({ ...project, archived_at });
+      });
     },
   };
 }

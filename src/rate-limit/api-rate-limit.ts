@@ -54,9 +54,9 @@ export function createApiRateLimiter(app: FastifyInstance, userBase: number): Ap
 export function createClientApiRateLimiter(app: FastifyInstance, perProject: number): ApplyRateLimit {
   return createLimiter(app, {
     key: (request) => {
-      const project = request.clientProject;
-      if (project === null) return `client-ip:${clientIp(request)}`;
-      return `project-${request.routeOptions.config.clientApi?.rateGroup ?? 'reads'}:${project.id}`;
+      const identified = request.clientProject;
+      if (identified === null) return `client-ip:${clientIp(request)}`;
+      return `project-${request.routeOptions.config.clientApi?.rateGroup ?? 'reads'}:${identified.project.id}`;
     },
     max: (request) => (request.clientProject ? perProject : ANONYMOUS_IP_LIMIT),
   });

@@ -105,8 +105,10 @@ export function createReportsRepository(db: Db) {
         .executeTakeFirst();
     },
 
-    async delete(id: number): Promise<void> {
-      await db.deleteFrom('reports').where('id', '=', id).execute();
+    /** False when there was no such report (deleted meanwhile). */
+    async delete(id: number): Promise<boolean> {
+      const result = await db.deleteFrom('reports').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
     },
 
     async deleteForProject(projectId: string): Promise<void> {

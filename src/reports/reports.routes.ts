@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import { callerOf, type App } from '../http/app-types.js';
 import { PageQuery, Paginated } from '../http/pagination.js';
@@ -68,7 +69,7 @@ export async function reportsRoutes(
     schema: { tags, summary: 'Delete a report', params: ReportParams, response: { 200: MessageResponse } },
     preValidation: resolveReport('delete'),
     handler: async (request) => {
-      await reports.deleteReport(reportOf(request));
+      await reports.deleteReport(reportOf(request), credentialOf(request));
       return { message: DELETED };
     },
   });

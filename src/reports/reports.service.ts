@@ -1,14 +1,16 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Caller } from '../auth/caller.js';
+import type { WriteCredential } from '../auth/write-credential.js';
 import type { ReportUploadInput } from '../client-api/upload.schemas.js';
-import { asObject, normalizeConfiguration, normalizeResults, utcTimestamp } from '../client-api/normalize-upload.js';
+import { asObject, normalizeConfiguration, normalizeResults, uploadTimestamp } from '../client-api/normalize-upload.js';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db/database.js';
+import { inTransaction, type Db } from '../db/database.js';
 import { lockForUpdate } from '../db/dialect.js';
-import { isForeignKeyViolation } from '../db/errors.js';
-import { notFound, unauthenticated } from '../http/api-error.js';
+import { notFound } from '../http/api-error.js';
 import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../http/pagination.js';
 import { mayPerform, UUID_PATTERN, type ProjectAction } from '../projects/permissions.js';
+import type { ProjectTokenCredential } from '../projects/project-api-token.js';
+import { createProjectsRepository } from '../projects/projects.repository.js';
 import { parseStoredSettings } from '../projects/settings.js';
 import { applyQualityGate, type GateOutcome } from './quality-gate.js';
 import { toReportDetail } from './report-detail.js';
@@ -21,13 +23,6 @@ import {
 import type { ReportDetail, ReportSummary } from './reports.schemas.js';
 import { summarizeResults } from './summarize.js';
 
-/** The project an upload is for, as the project API token identified it. */
-export interface UploadTarget {
-  id: string;
-  /** The stored settings JSON (D14), for the quality gate. */
-  settings: string;
-}
-
 /**
  * Reports: receiving uploads, reading and deleting them. Every write to `reports` goes through here
  * so that the project's latest-report pointer (D19) changes in the same transaction.
@@ -37,38 +32,39 @@ export function createReportsService(deps: { db: Db; clock: Clock }) {
   const now = () => deps.clock.now().toISOString();
   const reports = createReportsRepository(db);
 
-  /** Stores one report and moves the project's latest-report pointer, all or nothing. */
-  async function storeReport(report: NewReport): Promise<number> {
-    try {
-      return await db.transaction().execute(async (trx) => {
-        await lockForUpdate(trx, 'projects', report.project_id);
-        const inTransaction = createReportsRepository(trx);
-        const id = await inTransaction.insert(report);
-        await inTransaction.refreshLatest(report.project_id);
-        return id;
-      });
-    } catch (error) {
-      // The project was deleted between authentication and this write: its token is gone too.
-      if (isForeignKeyViolation(error)) throw unauthenticated();
-      throw error;
-    }
+  /** Inserts the report and moves the project's latest-report pointer; the caller holds the project's lock. */
+  async function insertReport(trx: Db, report: NewReport): Promise<number> {
+    const repository = createReportsRepository(trx);
+    const id = await repository.insert(report);
+    await repository.refreshLatest(report.project_id);
+    return id;
   }
 
   return {
-    storeReport,
+    /** The operator's (and the test factories') way to store a report row, all or nothing. */
+    async storeReport(report: NewReport): Promise<number> {
+      return inTransaction(db, async (trx) => {
+        await lockForUpdate(trx, 'projects', report.project_id);
+        return insertReport(trx, report);
+      });
+    },
 
     /**
      * CLIENT-WIRE.md "What the service does with a report": normalise the PHP encodings, recompute
      * the summary from the results (the client's `summary` is kept only as sent), store, and apply
      * the project's quality gate to what was stored.
      */
-    async receiveUpload(project: UploadTarget, upload: ReportUploadInput): Promise<{ report: ReportSummary; gate: GateOutcome }> {
+    async receiveUpload(
+      credential: ProjectTokenCredential,
+      projectId: string,
+      upload: ReportUploadInput,
+    ): Promise<{ report: ReportSummary; gate: GateOutcome }> {
       const results = normalizeResults(upload.results);
       const counts = summarizeResults(results);
       const receivedAt = now();
       const row: NewReport = {
         uuid: uuidv7(),
-        project_id: project.id,
+        project_id: projectId,
         score: counts.score,
         total: counts.total,
         passed: counts.passed,
@@ -90,15 +86,20 @@ export function createReportsService(deps: { db: Db; clock: Clock }) {
         total_execution_time: upload.total_execution_time ?? sumExecutionTimes(results),
         triggered_by: upload.triggered_by ?? null,
         // D2: stored in UTC; a client that sends no time is taken to have analysed just now.
-        analyzed_at: upload.analyzed_at ? utcTimestamp(upload.analyzed_at, 'analyzed_at') : receivedAt,
+        analyzed_at: upload.analyzed_at ? uploadTimestamp(upload.analyzed_at, 'analyzed_at', deps.clock.now()) : receivedAt,
         created_at: receivedAt,
         results: JSON.stringify(results),
         metadata: JSON.stringify(asObject(upload.metadata)),
         client_summary: upload.summary === undefined ? null : JSON.stringify(upload.summary),
         configuration: upload.configuration === undefined ? null : JSON.stringify(normalizeConfiguration(upload.configuration)),
       };
-      const id = await storeReport(row);
-      const gate = applyQualityGate(parseStoredSettings(project.settings), { score: counts.score, results });
+      // D22: stored only if the token still names this project and it is not archived, as of this
+      // transaction; the gate applies the settings of that same moment.
+      const { id, settings } = await inTransaction(db, async (trx) => {
+        const project = await credential.recheck(trx);
+        return { id: await insertReport(trx, row), settings: project.settings };
+      });
+      const gate = applyQualityGate(parseStoredSettings(settings), { score: counts.score, results });
       return { report: toReportSummary({ ...row, id }), gate };
     },
 
@@ -123,13 +124,23 @@ export function createReportsService(deps: { db: Db; clock: Clock }) {
       return toReportDetail(report);
     },
 
-    /** Deleting the latest report makes the next one latest (D19). */
-    async deleteReport(report: { id: number; project_id: string }): Promise<void> {
-      await db.transaction().execute(async (trx) => {
-        await lockForUpdate(trx, 'projects', report.project_id);
-        const inTransaction = createReportsRepository(trx);
-        await inTransaction.delete(report.id);
-        await inTransaction.refreshLatest(report.project_id);
+    /**
+     * Deleting the latest report makes the next one latest (D19). Through the API the caller's
+     * credential and role are checked again in the transaction (D22); the operator passes none.
+     */
+    async deleteReport(report: { id: number; project_id: string }, credential?: WriteCredential): Promise<void> {
+      await inTransaction(db, async (trx) => {
+        if (credential) {
+          const caller = await credential.recheck(trx);
+          const project = await createProjectsRepository(trx).findForMemberInTransaction(report.project_id, caller.userId);
+          if (!project || !mayPerform(project.role, 'delete')) throw notFound();
+        } else {
+          await lockForUpdate(trx, 'projects', report.project_id);
+        }
+        const repository = createReportsRepository(trx);
+        // Deleted meanwhile by someone else: there is nothing left to delete (D11's 404).
+        if (!(await repository.delete(report.id))) throw notFound();
+        await repository.refreshLatest(report.project_id);
       });
     },
   };

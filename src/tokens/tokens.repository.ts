@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { countAll } from '../db/dialect.js';
+import { countAll, isPostgres } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared-query.js';
 
 /** What the auth lookup needs, in one query: the token, its user and the user's subscription. */
@@ -27,8 +27,8 @@ export interface TokenRow {
 // The hash is used in WHERE clauses only and never selected (D9).
 const displayColumns = ['id', 'name', 'abilities', 'last_used_at', 'expires_at', 'created_at'] as const;
 
-// Every /api/v1 request runs this lookup: compiled once (db/prepared-query.ts).
-const findForAuth = preparedQuery((db: Db, tokenHash: string) =>
+/** The token, its user and the user's subscription, in one query. */
+const selectAuthRow = (db: Db) =>
   db
     .selectFrom('personal_access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
@@ -43,14 +43,27 @@ const findForAuth = preparedQuery((db: Db, tokenHash: string) =>
       's.plan',
       's.status as subscription_status',
       's.ends_at as subscription_ends_at',
-    ])
-    .where('t.token_hash', '=', tokenHash),
-);
+    ]);
+
+// Every /api/v1 request runs this lookup: compiled once (db/prepared-query.ts).
+const findForAuth = preparedQuery((db: Db, tokenHash: string) => selectAuthRow(db).where('t.token_hash', '=', tokenHash));
 
 export function createTokensRepository(db: Db) {
   return {
     async findForAuth(tokenHash: string): Promise<TokenAuthRow | undefined> {
       return (await findForAuth(db, tokenHash))[0];
+    },
+
+    /**
+     * D22: the token's auth row again, inside a write's transaction. On PostgreSQL the token row is
+     * share-locked until the transaction ends, so a revocation either commits before this read (and
+     * the write is refused) or waits for the write. SQLite's write transactions are serial already.
+     */
+    async findForAuthInTransaction(id: number): Promise<TokenAuthRow | undefined> {
+      return selectAuthRow(db)
+        .where('t.id', '=', id)
+        .$if(isPostgres(db), (query) => query.forShare(['t']))
+        .executeTakeFirst();
     },
 
     async touchLastUsed(id: number, at: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { credentialOf } from '../auth/write-credential.js';
 import type { App } from '../http/app-types.js';
 import { callerOf } from '../http/app-types.js';
 import { MessageResponse } from '../http/schemas.js';
@@ -38,7 +39,11 @@ export async function tokensRoutes(app: App, { tokensService }: { tokensService:
     handler: async (request, reply) => {
       const { name, abilities, expires_at } = request.body;
       const expiresAt = tokensService.parseRequestedExpiry(expires_at);
-      const { token, plainText } = await tokensService.createToken(callerOf(request).userId, { name, abilities, expiresAt });
+      const { token, plainText } = await tokensService.createToken(
+        callerOf(request).userId,
+        { name, abilities, expiresAt },
+        { enforceLimit: true, credential: credentialOf(request) },
+      );
       return reply.code(201).send({ token, plain_text_token: plainText, message: CREATED });
     },
   });
@@ -52,7 +57,7 @@ export async function tokensRoutes(app: App, { tokensService }: { tokensService:
       response: { 200: MessageResponse },
     },
     handler: async (request) => {
-      await tokensService.revokeToken(callerOf(request).userId, request.params.token);
+      await tokensService.revokeToken(credentialOf(request), request.params.token);
       return { message: REVOKED };
     },
   });

@@ -1,3 +1,4 @@
+import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import { lockForUpdate } from '../db/dialect.js';
 import { inTransaction, type Db } from '../db/database.js';
@@ -45,17 +46,19 @@ export function createTokensService(deps: { db: Db; clock: Clock }) {
 
     /**
      * Issues a token and returns its plain text, the only time it exists outside the caller's hands.
-     * The operator CLI passes `enforceLimit: false`: D20 makes it the way in, whatever the count.
+     * Through the API the caller's `credential` is checked again in the transaction (D22). The
+     * operator CLI passes none and `enforceLimit: false`: D20 makes it the way in, whatever the count.
      */
     async createToken(
       userId: number,
       input: NewTokenInput,
-      options: { enforceLimit: boolean } = { enforceLimit: true },
+      options: { enforceLimit: boolean; credential?: WriteCredential } = { enforceLimit: true },
     ): Promise<{ token: TokenMetadata; plainText: string }> {
       const plainText = generatePersonalAccessToken();
       // Count and insert in one transaction, so two concurrent requests cannot both take the 10th slot.
       const row = await inTransaction(db, async (trx) => {
         const repository = createTokensRepository(trx);
+        await options.credential?.recheck(trx);
         await lockForUpdate(trx, 'users', userId);
         if (options.enforceLimit && (await repository.countForUser(userId)) >= MAX_TOKENS_PER_USER) {
           throw tokenLimitReached(MAX_TOKENS_PER_USER);
@@ -72,10 +75,16 @@ export function createTokensService(deps: { db: Db; clock: Clock }) {
       return { token: toMetadata(row), plainText };
     },
 
-    /** D9: `{token}` that is not a positive integer, or is another user's, is a 404. */
-    async revokeToken(userId: number, tokenParam: string): Promise<void> {
+    /**
+     * D9: `{token}` that is not a positive integer, or is another user's, is a 404. The caller's own
+     * token is checked again in the same transaction (D22); a token may revoke itself.
+     */
+    async revokeToken(credential: WriteCredential, tokenParam: string): Promise<void> {
       const id = parseTokenId(tokenParam);
-      if (id === null || !(await tokens.deleteForUser(userId, id))) throw notFound();
+      await inTransaction(db, async (trx) => {
+        const caller = await credential.recheck(trx);
+        if (id === null || !(await createTokensRepository(trx).deleteForUser(caller.userId, id))) throw notFound();
+      });
     },
   };
 }

@@ -15,12 +15,15 @@
  * Campaign size: FUZZ_RUNS runs per property (default below, for `npm test`); `npm run fuzz` sets
  * 1000. A failure prints fast-check's seed and path: FUZZ_SEED=<seed> FUZZ_PATH=<path> replays it.
  */
-import { connect } from 'node:net';
 import fc from 'fast-check';
 import { expect } from 'vitest';
+import { hashToken } from '../../src/auth/token-hash.js';
 import { createFailuresService } from '../../src/failures/failures.service.js';
 import type { Database } from '../../src/db/schema.js';
+import { projectTokenCredential } from '../../src/projects/project-api-token.js';
+import { sendRaw, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+
 
 // ---------------------------------------------------------------------------------------------
 // Campaign size and replay
@@ -79,157 +82,6 @@ export async function campaign<T>(count: number, arbitrary: fc.Arbitrary<T>, pre
         `Error:\n${error}\n\n` +
         `Replay: FUZZ_SEED=${details.seed} FUZZ_PATH=${JSON.stringify(details.counterexamplePath)} FUZZ_RUNS=${count} npx vitest run test/fuzz`,
     );
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Raw HTTP over a socket
-
-export interface RawRequest {
-  method: string;
-  /** The request-target exactly as written on the request line (path and query). */
-  target: string;
-  /** In order, duplicates allowed; values may hold any byte (latin1) or any character (UTF-8). */
-  headers?: [string, string][];
-  body?: string | Buffer;
-  /** Content-Length: the body's length unless a number is given (a mismatch) or `omit`. */
-  contentLength?: number | 'omit';
-  /** Send the body with `Transfer-Encoding: chunked` (and no Content-Length). */
-  chunked?: boolean;
-}
-
-export interface RawResponse {
-  status: number;
-  /** Lower-cased names; the last value of a repeated header. */
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** How long an answer may take before the request counts as a hang. */
-const ANSWER_TIMEOUT_MS = 10_000;
-
-/** Header text: latin1 when every character fits a byte (so 0x80-0xff go out as is), else UTF-8. */
-const headerBytes = (text: string) => Buffer.from(text, /^[\x00-\xff]*$/.test(text) ? 'latin1' : 'utf8');
-
-function encodeRequest(request: RawRequest, host: string): Buffer {
-  const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
-  const parts: Buffer[] = [Buffer.from(`${request.method} `, 'latin1'), Buffer.from(request.target, 'utf8'), Buffer.from(' HTTP/1.1\r\n', 'latin1')];
-  const headers: [string, string][] = [['Host', host], ...(request.headers ?? [])];
-  if (request.chunked) headers.push(['Transfer-Encoding', 'chunked']);
-  else if (request.contentLength !== 'omit' && (body !== undefined || request.contentLength !== undefined)) {
-    headers.push(['Content-Length', String(request.contentLength ?? body!.length)]);
-  }
-  headers.push(['Connection', 'close']);
-  for (const [name, value] of headers) parts.push(headerBytes(`${name}: `), headerBytes(value), Buffer.from('\r\n'));
-  parts.push(Buffer.from('\r\n'));
-  if (body !== undefined) {
-    if (request.chunked) {
-      // Two chunks when there is something to split, then the last chunk.
-      const middle = Math.floor(body.length / 2);
-      for (const chunk of [body.subarray(0, middle), body.subarray(middle)]) {
-        if (chunk.length > 0) parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n'));
-      }
-      parts.push(Buffer.from('0\r\n\r\n'));
-    } else {
-      parts.push(body);
-    }
-  } else if (request.chunked) {
-    parts.push(Buffer.from('0\r\n\r\n'));
-  }
-  return Buffer.concat(parts);
-}
-
-/**
- * Writes the request to a new connection (`Connection: close`) and reads the answer until the
- * server closes it. Rejects when no complete answer arrives within ANSWER_TIMEOUT_MS.
- */
-export function sendRaw(port: number, request: RawRequest): Promise<RawResponse> {
-  const bytes = encodeRequest(request, `127.0.0.1:${port}`);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let lastError: Error | undefined;
-    let settled = false;
-    const socket = connect({ host: '127.0.0.1', port });
-    const timer = setTimeout(() => {
-      settle(() => reject(new Error(`no answer within ${ANSWER_TIMEOUT_MS / 1000} s (a hang)`)));
-      socket.destroy();
-    }, ANSWER_TIMEOUT_MS);
-    const settle = (action: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      action();
-    };
-    socket.on('data', (chunk) => {
-      chunks.push(chunk);
-      // Answers end with the connection (Connection: close); parse early only to stop waiting on a
-      // server that keeps reading a body it has already answered.
-      const parsed = parseResponse(Buffer.concat(chunks), request.method === 'HEAD');
-      if (parsed !== null && parsed.complete) {
-        settle(() => resolve(parsed.response));
-        socket.destroy();
-      }
-    });
-    // Writing a large body to a server that has already answered (413) may fail: the answer counts.
-    socket.on('error', (error) => {
-      lastError = error;
-    });
-    socket.on('close', () => {
-      const parsed = parseResponse(Buffer.concat(chunks), request.method === 'HEAD');
-      if (parsed !== null) settle(() => resolve(parsed.response));
-      else settle(() => reject(new Error(`connection closed without a complete answer${lastError ? ` (${lastError.message})` : ''}`)));
-    });
-    socket.write(bytes);
-  });
-}
-
-/** A complete HTTP/1.1 answer (1xx interim answers skipped), or null. */
-function parseResponse(data: Buffer, isHead: boolean): { response: RawResponse; complete: boolean } | null {
-  let offset = 0;
-  for (;;) {
-    const end = data.indexOf('\r\n\r\n', offset);
-    if (end < 0) return null;
-    const head = data.subarray(offset, end).toString('latin1').split('\r\n');
-    const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head[0] ?? '')?.[1]);
-    if (!Number.isInteger(status)) return null;
-    const headers: Record<string, string> = {};
-    for (const line of head.slice(1)) {
-      const colon = line.indexOf(':');
-      if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-    }
-    const bodyStart = end + 4;
-    if (status >= 100 && status < 200) {
-      offset = bodyStart;
-      continue;
-    }
-    const rest = data.subarray(bodyStart);
-    if (isHead || status === 204 || status === 304) return { response: { status, headers, body: '' }, complete: true };
-    if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
-      const decoded = decodeChunked(rest);
-      return decoded === null ? null : { response: { status, headers, body: decoded.toString('utf8') }, complete: true };
-    }
-    if (headers['content-length'] !== undefined) {
-      const length = Number(headers['content-length']);
-      if (rest.length < length) return null;
-      return { response: { status, headers, body: rest.subarray(0, length).toString('utf8') }, complete: true };
-    }
-    // Delimited by the end of the connection: complete only once it closes.
-    return { response: { status, headers, body: rest.toString('utf8') }, complete: false };
-  }
-}
-
-function decodeChunked(data: Buffer): Buffer | null {
-  const out: Buffer[] = [];
-  let offset = 0;
-  for (;;) {
-    const lineEnd = data.indexOf('\r\n', offset);
-    if (lineEnd < 0) return null;
-    const size = parseInt(data.subarray(offset, lineEnd).toString('latin1'), 16);
-    if (Number.isNaN(size)) return null;
-    if (size === 0) return Buffer.concat(out);
-    if (data.length < lineEnd + 2 + size + 2) return null;
-    out.push(data.subarray(lineEnd + 2, lineEnd + 2 + size));
-    offset = lineEnd + 2 + size + 2;
   }
 }
 
@@ -662,7 +514,8 @@ async function seed(ctx: TestContext): Promise<World> {
   const foreign = await ctx.given.project(outsider, { name: 'Foreign' });
   const report = await ctx.given.report(project.project.id);
   const foreignReport = await ctx.given.report(foreign.project.id);
-  await createFailuresService({ db: ctx.db, clock: ctx.clock }).recordFailure(project.project.id, {
+  const projectCredential = projectTokenCredential(hashToken(project.apiToken));
+  await createFailuresService({ db: ctx.db, clock: ctx.clock }).recordFailure(projectCredential, project.project.id, {
     failure_reason: 'uncaught_exception',
     error_message: 'boom',
   });

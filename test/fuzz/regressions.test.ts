@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NOT_FOUND, expectError, expectValidationError } from '../helpers/contract.js';
 import { expectClientValidationError, minimalReport, readReport, storedRows, upload } from '../helpers/client-wire.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { FuzzServer, sendRaw } from './harness.js';
+import { sendRaw } from '../helpers/raw-http.js';
+import { FuzzServer } from './harness.js';
 
 const REPLACEMENT = '\uFFFD';
 
@@ -37,18 +38,20 @@ describe('text no database column can hold (was a 500 on PostgreSQL, and a silen
       method: 'PUT',
       url: `/api/v1/projects/${projectId}`,
       token: user.token,
-      ...json('{"name":"Target","framework_version":"11","description":"x\\u0000"}'),
+      ...json('{"name":"Target","framework_version":"11","description":"x\\u0000y"}'),
     });
     expect(updated.statusCode, updated.body).toBe(200);
-    expect(updated.json().data.description).toBe(`x${REPLACEMENT}`);
+    expect(updated.json().data.description).toBe(`x${REPLACEMENT}y`);
     const row = await ctx.db.selectFrom('projects').select(['description']).where('id', '=', projectId).executeTakeFirstOrThrow();
-    expect(row.description).toBe(`x${REPLACEMENT}`);
+    expect(row.description).toBe(`x${REPLACEMENT}y`);
   });
 
-  it('stores a NUL in a token name as U+FFFD', async () => {
-    const response = await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, ...json('{"name":"ci\\u0000","abilities":["read"]}') });
+  it('stores a NUL in a token name as U+FFFD, and trims one at the end like any invisible character (D12)', async () => {
+    const response = await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, ...json('{"name":"c\\u0000i","abilities":["read"]}') });
     expect(response.statusCode, response.body).toBe(201);
-    expect(response.json().token.name).toBe(`ci${REPLACEMENT}`);
+    expect(response.json().token.name).toBe(`c${REPLACEMENT}i`);
+    const trailing = await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, ...json('{"name":"ci\\u0000","abilities":["read"]}') });
+    expect(trailing.json().token.name).toBe('ci');
   });
 
   it('answers an unpaired surrogate as the U+FFFD both databases store for it', async () => {

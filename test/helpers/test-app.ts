@@ -37,6 +37,8 @@ export interface TestContext {
   store: TestStore;
   /** Every SQL statement the app and the factories have run, in order (for query-count checks). */
   queries: string[];
+  /** Calls `listener` with each statement's SQL right after it ran, until the returned function is called. */
+  onQuery(listener: (sql: string) => void): () => void;
   given: ReturnType<typeof factories>;
   /** Checks every answer against the OpenAPI document (issue 5); violations fail `close()`. */
   contract: ContractChecker;
@@ -67,7 +69,13 @@ export async function buildTestApp(
   const store = await createTestStore(dir);
   const config = loadConfig({ ...store.env, DATABASE_POOL_MAX: '4', LOG_LEVEL: 'silent', ...options.env });
   const queries: string[] = [];
-  const db = openDatabase(config, { onQuery: (event) => queries.push(event.query.sql) });
+  const queryListeners = new Set<(sql: string) => void>();
+  const db = openDatabase(config, {
+    onQuery: (event) => {
+      queries.push(event.query.sql);
+      for (const listener of queryListeners) listener(event.query.sql);
+    },
+  });
   const clock = new FakeClock();
   let app: App;
   let contract: ContractChecker | undefined;
@@ -96,6 +104,10 @@ export async function buildTestApp(
     config,
     store,
     queries,
+    onQuery(listener) {
+      queryListeners.add(listener);
+      return () => queryListeners.delete(listener);
+    },
     given: factories(db, clock),
     request: (opts) => send(app, opts),
     contract: contract!,
@@ -181,7 +193,7 @@ function factories(db: Db, clock: FakeClock) {
     ): Promise<{ project: Project; apiToken: string }> {
       const teamId = typeof owner === 'number' ? owner : owner.teamId;
       if (teamId === null) throw new Error('the user has no team');
-      return projects.createProject(teamId, { name: 'Project', framework_version: '11', ...input });
+      return projects.createProjectInTeam(teamId, { name: 'Project', framework_version: '11', ...input });
     },
 
     /** Stores a report through the service that keeps latest_report (D19) up to date. */

@@ -11,6 +11,7 @@ import {
   expectError,
   expectErrorLike,
   expectNoInternals,
+  expectValidationError,
   sha256,
 } from '../helpers/contract.js';
 
@@ -207,6 +208,61 @@ describe('D5: prototype keys in a body never pollute', () => {
   });
 });
 
+describe('D5: a prototype key is refused in its own words, not as malformed JSON', () => {
+  const PROTOTYPE_KEY = { error: 'Bad Request', message: 'The request body may not contain "__proto__" or "constructor.prototype" keys.' };
+
+  it.each([
+    '{"__proto__": {"polluted": "yes"}, "name": "Proto", "framework_version": "11"}',
+    '{"name": "Nested", "framework_version": "11", "settings": {"__proto__": {"polluted": "yes"}}}',
+    '{"constructor": {"prototype": {"polluted": "yes"}}, "name": "Ctor", "framework_version": "11"}',
+  ])('answers %s with that 400 on every body endpoint, storing nothing', async (raw) => {
+    const before = await projectCount();
+    for (const { method, url } of bodyEndpoints()) {
+      const response = await call({ method, url, body: raw, headers: { 'content-type': 'application/json' } });
+      expectError(response, 400, PROTOTYPE_KEY);
+    }
+    expect(await projectCount()).toBe(before);
+  });
+
+  it('answers the same on the client package upload, with success: false', async () => {
+    const { apiToken } = await ctx.given.project(user, { name: 'Uploads' });
+    const response = await ctx.request({
+      method: 'POST',
+      url: '/api/reports',
+      token: apiToken,
+      body: '{"results":[],"__proto__":{"polluted":true}}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 400, body: { success: false, ...PROTOTYPE_KEY } });
+  });
+
+  it('still answers malformed JSON as malformed', async () => {
+    const response = await call({ method: 'POST', url: '/api/v1/projects', body: '{"name": "x",', headers: { 'content-type': 'application/json' } });
+    expectError(response, 400, { error: 'Bad Request', message: 'The request body is not valid JSON.' });
+  });
+});
+
+describe('the reference page refuses paths outside its files in the envelope', () => {
+  it.each(['/docs/static/%00', '/docs/static/a%00.js'])('answers GET %s with 400 "The request URL is not valid."', async (url) => {
+    const response = await ctx.request({ method: 'GET', url });
+    expect(response.headers['content-type']).toBe(JSON_UTF8);
+    expectError(response, 400, { error: 'Bad Request', message: 'The request URL is not valid.' });
+  });
+
+  it.each([
+    '/docs/static/../../package.json',
+    '/docs/static/%2e%2e/%2e%2e/package.json',
+    '/docs/static/..%5c..%5cpackage.json',
+    '/docs/static/%2e%2e%5cpackage.json',
+    '/docs/static/nothing-here.js',
+  ])(
+    'answers GET %s with the 404 envelope',
+    async (url) => {
+      expectError(await ctx.request({ method: 'GET', url }), 404, NOT_FOUND);
+    },
+  );
+});
+
 describe('D3: no internals in any answer', () => {
   // Fastify's router rejects these before our hooks run; D3 still wants the envelope and D8 the headers.
   it('answers a {project} or {token} longer than the router allows with the 404 envelope (D11, D9)', async () => {
@@ -225,10 +281,9 @@ describe('D3: no internals in any answer', () => {
     }
   });
 
-  it('answers a page number far past the end with empty data, not a server error (D16)', async () => {
+  it('answers a page number past 2147483647 with 422, not a server error (D27)', async () => {
     const response = await call({ method: 'GET', url: '/api/v1/projects?page=99999999999999999999' });
-    expect(response.statusCode).toBe(200);
-    expect(response.json().data).toEqual([]);
+    expectValidationError(response, ['page']);
   });
 
   it('never shows a stack trace, SQL or a path, whatever goes wrong', async () => {

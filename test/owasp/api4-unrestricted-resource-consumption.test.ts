@@ -7,7 +7,7 @@
  * - nesting: deeper than 32 levels (src/http/json-body.ts): 400;
  * - list lengths in uploads (results 10,000, issues and suppressed issues 100,000 per result,
  *   src/client-api/upload.schemas.ts) and string lengths (api-v1 section 8, upload schema): 422;
- * - pages: `page` must be an integer >= 1, a page past the end is empty (D16), the page size is fixed;
+ * - pages: `page` is decimal digits, 1..2147483647 (D27), a page past the end is empty (D16), the page size is fixed;
  * - headers: Node's 16 KiB header limit answers 431;
  * - slow clients (slow-loris): the header block and the whole request each have a deadline
  *   (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS); past it the connection gets 408 and is closed.
@@ -224,6 +224,14 @@ describe('API4 limits per request', () => {
       ['NaN', 'NaN'],
       ['400 nines', '9'.repeat(400)],
       ['-(2^53+1)', '-9007199254740993'],
+      // D27: decimal digits only, at most 2147483647.
+      ['2^31', '2147483648'],
+      ['99999999999', '99999999999'],
+      ['2^53', String(2 ** 53)],
+      ['20 nines', '99999999999999999999'],
+      ['1e308', '1e308'],
+      ['hex', '0x10'],
+      ['a leading space', '%201'],
     ])('answers page=%s with 422 on every list, never a 5xx', async (_label, page) => {
       for (const url of LISTS()) {
         const response = await ctx.request({ method: 'GET', url: `${url}?page=${page}`, token: user.token });
@@ -232,7 +240,7 @@ describe('API4 limits per request', () => {
       }
     });
 
-    it.each(['2', '99999999999', String(2 ** 53), String(2 ** 53 + 2), '99999999999999999999', '1e308'])(
+    it.each(['2', '999999999', '2147483647'])(
       'answers page=%s (past the end) with 200 and empty data on every list',
       async (page) => {
         for (const url of LISTS()) {

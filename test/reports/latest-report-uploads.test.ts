@@ -173,7 +173,7 @@ describe('latest_report through uploads (D19)', () => {
   it("is per project: an upload to one project does not move another's latest_report", async () => {
     const other = await ctx.given.project(user, { name: 'Other' });
     const mine = await uploadAt('2026-11-20T09:00:00+00:00');
-    const theirs = await uploadAt('2030-01-01T00:00:00+00:00', other.apiToken);
+    const theirs = await uploadAt('2026-11-21T09:30:00+00:00', other.apiToken);
     expect((await latestOnShow())!.id).toBe(mine.id);
     expect((await latestOnShow(other.project.id))!.id).toBe(theirs.id);
     expect((await latestForClient(other.apiToken))!.id).toBe(theirs.id);

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { redactQuery } from '../../src/http/logging.js';
+import { redactQuery, redactUrl } from '../../src/http/logging.js';
 import { api, createSandbox, okJson, startServer, type RunningServer, type Sandbox } from '../cli/cli-process.js';
 import { fixtureText } from '../helpers/client-wire.js';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
@@ -71,6 +71,34 @@ describe('the service logger (trace level, captured stream)', () => {
     expectNoSecret(logged, [user.token, pat, created.api_token, rotated, 'service_not-a-real-token']);
   });
 
+  it('redacts tokens by their shape wherever a URL carries them: a path segment, any query value, a fragment', async () => {
+    const user = await ctx.given.user();
+    const { apiToken } = await ctx.given.project(user);
+    const urls = [
+      `/api/v1/projects/${user.token}`,
+      `/api/v1/tokens/${apiToken}`,
+      `/api/v1/projects?q=${user.token}`,
+      `/api/v1/projects?auth=Bearer%20${apiToken}&page=1`,
+      `/api/v1/projects?auth=Bearer+${apiToken}`,
+      `/api/project?x=${apiToken}`,
+      `/api/v1/projects#${user.token}`,
+      `/nowhere/${user.token.slice(0, 30)}`,
+    ];
+    for (const url of urls) await ctx.request({ method: 'GET', url, token: user.token });
+    expect(logged).toMatch(/incoming request/);
+    expect(logged).toContain('"url":"/api/v1/projects?auth=Bearer%20[Redacted]&page=1"');
+    expectNoSecret(logged, [user.token, apiToken]);
+  });
+
+  it('redacts token shapes in error messages and in messages logged by anything', async () => {
+    const user = await ctx.given.user();
+    const { apiToken } = await ctx.given.project(user);
+    ctx.app.log.error(new Error(`lookup failed for ${user.token}`), `while handling Bearer ${apiToken}`);
+    ctx.app.log.warn({ detail: 'none' }, `token ${user.token} seen`);
+    expect(logged).toMatch(/lookup failed for \[Redacted\]/);
+    expectNoSecret(logged, [user.token, apiToken]);
+  });
+
   it('redacts the secrets from any object a handler or plugin might log', async () => {
     const user = await ctx.given.user();
     const { project, apiToken } = await ctx.given.project(user);
@@ -83,6 +111,25 @@ describe('the service logger (trace level, captured stream)', () => {
 
     expect(logged.match(/\[Redacted\]/g)?.length).toBe(5);
     expectNoSecret(logged, [user.token, apiToken]);
+  });
+});
+
+describe('redactUrl', () => {
+  const pat = `service_${'A1b2'.repeat(10)}0a1b2c3d`;
+  const project = 'Zz9'.repeat(13) + 'x';
+  it.each([
+    ['/api/v1/projects?page=2', '/api/v1/projects?page=2'],
+    [`/api/v1/projects/${pat}`, '/api/v1/projects/[Redacted]'],
+    [`/x?q=${pat}&page=2`, '/x?q=[Redacted]&page=2'],
+    [`/x?auth=Bearer%20${project}`, '/x?auth=Bearer%20[Redacted]'],
+    [`/x/${project}/y`, '/x/[Redacted]/y'],
+    [`/x#${pat}`, '/x#[Redacted]'],
+    [`/x?api_token=${project}`, '/x?api_token=[Redacted]'],
+    // UUIDs and ordinary words keep their shape.
+    ['/api/v1/projects/019a8f4e-7c1d-7a4b-9f2e-3c5d6e7f8a9b', '/api/v1/projects/019a8f4e-7c1d-7a4b-9f2e-3c5d6e7f8a9b'],
+    [`/x/${'a'.repeat(39)}`, `/x/${'a'.repeat(39)}`],
+  ])('%s is logged as %s', (url, logged) => {
+    expect(redactUrl(url)).toBe(logged);
   });
 });
 
