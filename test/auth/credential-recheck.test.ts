@@ -47,8 +47,17 @@ beforeEach(async () => {
   ({ project: { id: projectId }, apiToken } = await ctx.given.project(owner, { name: 'Raced' }));
 });
 
-const tokenIdOf = async (user: TestUser) =>
-  (await ctx.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', user.id).orderBy('id').executeTakeFirstOrThrow()).id;
+/** The id of the user's first token, or of the one with that name. */
+const tokenIdOf = async (user: TestUser, name?: string) =>
+  (
+    await ctx.db
+      .selectFrom('personal_access_tokens')
+      .select('id')
+      .where('user_id', '=', user.id)
+      .$if(name !== undefined, (query) => query.where('name', '=', name!))
+      .orderBy('id')
+      .executeTakeFirstOrThrow()
+  ).id;
 const projectRow = () => ctx.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
 /** What the project holds: its reports and failed runs. */
 const heldByProject = async () => ({
@@ -159,6 +168,16 @@ describe('a credential that changes while the body is on its way (D22, over real
     const answer = await inFlight.finish();
     expect({ status: answer.status, body: body(answer) }).toEqual({ status: 403, body: SUBSCRIPTION_REQUIRED });
     expect(await ctx.db.selectFrom('projects').select('id').where('name', '=', 'Late').execute()).toEqual([]);
+  });
+
+  it('two tokens that revoke each other at once: exactly one revocation succeeds, the other is 401', async () => {
+    const [first, second] = await Promise.all([
+      fetchAs(owner.token, 'DELETE', `/api/v1/tokens/${await tokenIdOf(owner, 'second')}`),
+      fetchAs(otherToken, 'DELETE', `/api/v1/tokens/${await tokenIdOf(owner)}`),
+    ]);
+    expect([first.status, second.status].sort()).toEqual([200, 401]);
+    const left = await ctx.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', owner.id).execute();
+    expect(left).toHaveLength(1);
   });
 
   it('POST /tokens while the token is revoked: 401, no token created', async () => {
