@@ -29,12 +29,13 @@ export function createCallerIdentifier(deps: {
     if (plainText === null || !isWellFormedPersonalAccessToken(plainText)) return null;
 
     const row = await deps.tokens.findForAuth(hashToken(plainText));
+    if (!row) return null;
     const now = deps.clock.now();
-    const caller = row ? callerFromAuthRow(row, now) : null;
+    const caller = callerFromAuthRow(row, now);
     if (caller === null) return null;
 
-    if (row!.last_used_at === null || now.getTime() - Date.parse(row!.last_used_at) >= LAST_USED_RESOLUTION_MS) {
-      await deps.tokens.touchLastUsed(caller.tokenId, now.toISOString());
+    if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) {
+      await deps.tokens.touchLastUsed(row.id, now.toISOString());
     }
     return caller;
   };

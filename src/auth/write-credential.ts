@@ -30,10 +30,10 @@ export function personalTokenCredential(caller: Caller, requirement: AccessRequi
   return {
     async recheck(trx) {
       const row = await createTokensRepository(trx).findForAuthInTransaction(caller.tokenId);
-      const now = row ? callerFromAuthRow(row, clock.now()) : null;
-      if (now === null) throw unauthenticated();
-      assertAccess(now, { ability, subscription });
-      return now;
+      const current = row ? callerFromAuthRow(row, clock.now()) : null;
+      if (current === null) throw unauthenticated();
+      assertAccess(current, { ability, subscription });
+      return current;
     },
   };
 }
