@@ -182,10 +182,12 @@ async function postgresWriter(url: string): Promise<BulkWriter> {
 /** The service's own upload normalisation and summary (from dist/, built before the harness runs). */
 async function productUploadCode(root: string) {
   const load = (path: string) => import(pathToFileURL(join(root, 'dist', path)).href);
-  const normalize = (await load('client-api/normalize-upload.js')) as {
-    normalizeResults(results: unknown): unknown[];
-    normalizeConfiguration(configuration: unknown): unknown;
-    asObject(value: unknown): unknown;
+  const normalize = {
+    ...((await load('reports/normalize-upload.js')) as {
+      normalizeResults(results: unknown): unknown[];
+      normalizeConfiguration(configuration: unknown): unknown;
+    }),
+    ...((await load('http/json-values.js')) as { asObject(value: unknown): unknown }),
   };
   const { summarizeResults } = (await load('reports/summarize.js')) as {
     summarizeResults(results: unknown[]): {

@@ -33,17 +33,16 @@ import { clientApiRoutes } from './client-api/client-api.routes.js';
 import { createProjectIdentifier } from './client-api/identify-project.js';
 import { createFailuresService } from './failures/failures.service.js';
 import { failuresRoutes } from './failures/failures.routes.js';
-import { createProjectsRepository } from './projects/projects.repository.js';
 import { createProjectsService } from './projects/projects.service.js';
 import { projectsRoutes } from './projects/projects.routes.js';
 import { createApiRateLimiter, createClientApiRateLimiter, registerRateLimiting } from './rate-limit/api-rate-limit.js';
 import { memoryStoreOn } from './rate-limit/memory-store.js';
 import { closeRedis, connectRedis, untilConnected } from './rate-limit/redis-client.js';
 import { redisStoreOn, type RateLimitBackendState } from './rate-limit/redis-store.js';
-import { createTokensRepository } from './tokens/tokens.repository.js';
 import { createTokensService } from './tokens/tokens.service.js';
 import { createReportsService } from './reports/reports.service.js';
 import { reportsRoutes } from './reports/reports.routes.js';
+import { repositoriesOn } from './repositories.js';
 import { tokensRoutes } from './tokens/tokens.routes.js';
 import './auth/caller.js';
 
@@ -138,11 +137,12 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   const rateLimitState: RateLimitBackendState = { backend: 'memory', degradedSince: null };
 
   // D4 steps 1 and 2, for every request under /api/v1, known route or not.
-  const identifyCaller = createCallerIdentifier({ tokens: createTokensRepository(db), clock });
+  const identifyCaller = createCallerIdentifier({ tokens: repositoriesOn(db).tokens, clock });
+  const tokensOn = (trx: Db) => repositoriesOn(trx).tokens;
   const identify = async (request: FastifyRequest) => {
     const caller = await identifyCaller(request);
     request.caller = caller;
-    request.credential = caller && personalTokenCredential(caller, request.routeOptions.config, clock);
+    request.credential = caller && personalTokenCredential(caller, request.routeOptions.config, { tokensOn, clock });
   };
   await registerRateLimiting(app, await rateLimitStoreFor(app, config, deps, clock, rateLimitState));
   const applyRateLimit = createApiRateLimiter(app, config.rateLimitUserBase);
@@ -189,10 +189,11 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   await registerOpenApi(app, config);
   registerOperationalRoutes(app, { db, rateLimitState });
 
-  const tokensService = createTokensService({ db, clock });
-  const projectsService = createProjectsService({ db, clock });
-  const reportsService = createReportsService({ db, clock });
-  const failuresService = createFailuresService({ db, clock });
+  const services = { db, clock, repositories: repositoriesOn };
+  const tokensService = createTokensService(services);
+  const projectsService = createProjectsService(services);
+  const reportsService = createReportsService(services);
+  const failuresService = createFailuresService(services);
   await app.register(
     async (v1: App) => {
       v1.decorateRequest('project', null);
@@ -224,7 +225,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   // The client package's endpoints (CLIENT-WIRE.md), authenticated by the project API token.
   await app.register(clientApiRoutes, {
     prefix: '/api',
-    identifyProject: createProjectIdentifier(createProjectsRepository(db)),
+    identifyProject: createProjectIdentifier({ projects: repositoriesOn(db).projects, projectsOn: (trx) => repositoriesOn(trx).projects }),
     applyRateLimit: createClientApiRateLimiter(app, config.uploadRateLimit),
     reportsService,
     failuresService,

@@ -1,9 +1,10 @@
 import type { Clock } from '../clock.js';
+import type { RepositoriesOn } from '../repositories.js';
 import type { Db } from '../db/database.js';
 import type { Plan, TeamRole } from '../db/schema.js';
 import type { Ability } from '../auth/abilities.js';
 import { createTokensService } from '../tokens/tokens.service.js';
-import { createAccountsRepository, type UserRow } from './accounts.repository.js';
+import type { UserRow } from './accounts.repository.js';
 
 /** An operator mistake (unknown user, duplicate email...): the CLI prints the message and exits 1. */
 export class OperatorError extends Error {}
@@ -14,13 +15,13 @@ export const ROLES = ['owner', 'admin', 'member', 'readonly'] as const satisfies
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 /** D20: accounts are managed by the operator command, through these functions. */
-export function createAccountsService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
-  const tokensService = createTokensService({ db, clock });
+export function createAccountsService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
+  const { db, clock, repositories } = deps;
+  const tokensService = createTokensService(deps);
   const now = () => clock.now().toISOString();
 
   async function requireUser(email: string): Promise<UserRow> {
-    const user = await createAccountsRepository(db).findUserByEmail(normalizeEmail(email));
+    const user = await repositories(db).accounts.findUserByEmail(normalizeEmail(email));
     if (!user) throw new OperatorError(`No user with email ${email}.`);
     return user;
   }
@@ -38,7 +39,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock }) {
       if (!EMAIL.test(email)) throw new OperatorError(`"${input.email}" is not an email address.`);
       // One transaction: a user never exists without the team, subscription and token they were promised.
       return db.transaction().execute(async (trx) => {
-        const accounts = createAccountsRepository(trx);
+        const accounts = repositories(trx).accounts;
         if (await accounts.findUserByEmail(email)) throw new OperatorError(`A user with email ${email} already exists.`);
         const user = await accounts.insertUser({ email, name: input.name, created_at: now() });
         let teamId: number | null = null;
@@ -48,7 +49,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock }) {
           await accounts.setCurrentTeam(user.id, teamId);
         }
         if (input.plan) await accounts.putSubscription(user.id, input.plan, now());
-        const { plainText } = await createTokensService({ db: trx, clock }).createToken(
+        const { plainText } = await createTokensService({ db: trx, clock, repositories }).createToken(
           user.id,
           { name: 'CLI token', abilities: input.abilities, expiresAt: null },
           { enforceLimit: false },
@@ -70,7 +71,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock }) {
     /** `null` ends the subscription: the user keeps their data but loses the project API (D7). */
     async setPlan(email: string, plan: Plan | null): Promise<void> {
       const user = await requireUser(email);
-      const accounts = createAccountsRepository(db);
+      const accounts = repositories(db).accounts;
       if (plan) await accounts.putSubscription(user.id, plan, now());
       else await accounts.cancelSubscription(user.id, now());
     },
@@ -78,7 +79,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock }) {
     async createTeam(ownerEmail: string, name: string): Promise<{ id: number }> {
       const owner = await requireUser(ownerEmail);
       const id = await db.transaction().execute(async (trx) => {
-        const accounts = createAccountsRepository(trx);
+        const accounts = repositories(trx).accounts;
         const teamId = await accounts.insertTeam({ name, created_at: now() });
         await accounts.putMembership({ team_id: teamId, user_id: owner.id, role: 'owner', created_at: now() });
         await accounts.setCurrentTeam(owner.id, teamId);
@@ -89,14 +90,14 @@ export function createAccountsService(deps: { db: Db; clock: Clock }) {
 
     async addMember(teamId: number, email: string, role: TeamRole): Promise<void> {
       const user = await requireUser(email);
-      const accounts = createAccountsRepository(db);
+      const accounts = repositories(db).accounts;
       if (!(await accounts.teamExists(teamId))) throw new OperatorError(`No team with id ${teamId}.`);
       await accounts.putMembership({ team_id: teamId, user_id: user.id, role, created_at: now() });
     },
 
     async switchTeam(email: string, teamId: number): Promise<void> {
       const user = await requireUser(email);
-      const accounts = createAccountsRepository(db);
+      const accounts = repositories(db).accounts;
       if (!(await accounts.findRole(teamId, user.id))) {
         throw new OperatorError(`${user.email} is not a member of team ${teamId}.`);
       }

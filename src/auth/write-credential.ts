@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { unauthenticated } from '../http/api-error.js';
-import { createTokensRepository } from '../tokens/tokens.repository.js';
+import type { TokensRepository } from '../tokens/tokens.repository.js';
 import type { Caller } from './caller.js';
 import { callerFromAuthRow } from './identify-caller.js';
 import { assertAccess, type AccessRequirement } from './route-guard.js';
@@ -24,13 +24,20 @@ declare module 'fastify' {
   }
 }
 
+/** Where the token is read again: the tokens repository on the write's transaction. */
+export type TokensOn = (trx: Db) => Pick<TokensRepository, 'findForAuthInTransaction'>;
+
 /** The credential of a personal access token, with the route's requirement (D6, D7) to hold again. */
-export function personalTokenCredential(caller: Caller, requirement: AccessRequirement, clock: Clock): WriteCredential {
+export function personalTokenCredential(
+  caller: Caller,
+  requirement: AccessRequirement,
+  deps: { tokensOn: TokensOn; clock: Clock },
+): WriteCredential {
   const { ability, subscription } = requirement;
   return {
     async recheck(trx) {
-      const row = await createTokensRepository(trx).findForAuthInTransaction(caller.tokenId);
-      const current = row ? callerFromAuthRow(row, clock.now()) : null;
+      const row = await deps.tokensOn(trx).findForAuthInTransaction(caller.tokenId);
+      const current = row ? callerFromAuthRow(row, deps.clock.now()) : null;
       if (current === null) throw unauthenticated();
       assertAccess(current, { ability, subscription });
       return current;

@@ -5,6 +5,7 @@ import { systemClock } from '../clock.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { openDatabase, migrateToLatest, type Db } from '../db/database.js';
 import type { Plan, TeamRole } from '../db/schema.js';
+import { repositoriesOn } from '../repositories.js';
 import { parseExpiry } from '../tokens/token-expiry.js';
 
 /**
@@ -161,7 +162,7 @@ async function withDatabase(work: (db: Db, config: Config) => Promise<void>): Pr
 function withAccounts(work: (accounts: ReturnType<typeof createAccountsService>) => Promise<void>): Promise<void> {
   return withDatabase(async (db) => {
     await migrateToLatest(db);
-    await work(createAccountsService({ db, clock: systemClock }));
+    await work(createAccountsService({ db, clock: systemClock, repositories: repositoriesOn }));
   });
 }
 

@@ -1,21 +1,22 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import { FailureUpload } from '../failures/failure-upload.schemas.js';
+import type { FailuresService } from '../failures/failures.service.js';
 import { invalidField, projectArchived, unauthenticated } from '../http/api-error.js';
 import type { App } from '../http/app-types.js';
 import { rejectInvalidHost } from '../http/host-header.js';
 import { carriesBody, requireJsonObjectBody } from '../http/json-body.js';
-import type { FailuresService } from '../failures/failures.service.js';
+import { withStorableText } from '../http/json-values.js';
 import { UUID_PATTERN } from '../projects/permissions.js';
 import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import type { ProjectWithLatestReport } from '../projects/projects.repository.js';
 import { toProject } from '../projects/projects.service.js';
-import type { ReportsService } from '../reports/reports.service.js';
 import type { ApplyRateLimit } from '../rate-limit/api-rate-limit.js';
+import type { ReportsService } from '../reports/reports.service.js';
+import { ReportUpload } from '../reports/upload.schemas.js';
 import { ClientProjectResponse, MessageAnswer, UploadResponse, VerifyResponse } from './client-api.schemas.js';
 import type { ClientRateGroup } from './client-request.js';
 import { decompressGzipBody } from './gzip-body.js';
-import { withStorableText } from './normalize-upload.js';
 import type { createProjectIdentifier } from './identify-project.js';
-import { FailureUpload, ReportUpload, type FailureUploadInput, type ReportUploadInput } from './upload.schemas.js';
 
 /** CLIENT-WIRE.md: report bodies up to 10 MiB, measured after gzip decompression. */
 export const UPLOAD_BODY_LIMIT = 10 * 1024 * 1024;
@@ -63,28 +64,24 @@ export async function clientApiRoutes(app: App, deps: ClientApiDeps) {
     if (projectOf(request).archived_at !== null) throw projectArchived();
   };
 
-  const submitReport = {
-    config: clientApi('reports'),
-    bodyLimit: UPLOAD_BODY_LIMIT,
-    schema: {
-      tags,
-      summary: 'Submit an analysis report (the client package)',
-      body: ReportUpload,
-      response: { 201: UploadResponse },
-    },
-    preParsing: decompressGzipBody,
-    preValidation: refuseArchived,
-    handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const project = projectOf(request);
-      const upload = withStorableText(request.body as ReportUploadInput);
-      checkProjectId(upload.project_id, project.id);
-      const { report, gate } = await reports.receiveUpload(credentialOf(request), project.id, upload);
-      return reply.code(201).send({ success: true, message: 'Report received.', report, gate });
-    },
-  };
-  app.post('/reports', submitReport);
+  const submitReport = (url: string, summary: string) =>
+    app.post(url, {
+      config: clientApi('reports'),
+      bodyLimit: UPLOAD_BODY_LIMIT,
+      schema: { tags, summary, body: ReportUpload, response: { 201: UploadResponse } },
+      preParsing: decompressGzipBody,
+      preValidation: refuseArchived,
+      handler: async (request, reply) => {
+        const project = projectOf(request);
+        const upload = withStorableText(request.body);
+        checkProjectId(upload.project_id, project.id);
+        const { report, gate } = await reports.receiveUpload(credentialOf(request), project.id, upload);
+        return reply.code(201).send({ success: true, message: 'Report received.', report, gate });
+      },
+    });
+  submitReport('/reports', 'Submit an analysis report (the client package)');
   // Client versions 0.1.13 to 1.0.5 post here; the upload rules apply, not the v1 ones.
-  app.post('/v1/reports', { ...submitReport, schema: { ...submitReport.schema, summary: 'Submit an analysis report (clients before 1.0.6)' } });
+  submitReport('/v1/reports', 'Submit an analysis report (clients before 1.0.6)');
 
   app.post('/reports/failure', {
     config: clientApi('failures'),
@@ -94,7 +91,7 @@ export async function clientApiRoutes(app: App, deps: ClientApiDeps) {
     preValidation: refuseArchived,
     handler: async (request, reply) => {
       const project = projectOf(request);
-      const input = withStorableText(request.body as FailureUploadInput);
+      const input = withStorableText(request.body);
       checkProjectId(input.project_id, project.id);
       await failures.recordFailure(credentialOf(request), project.id, input);
       return reply.code(201).send({ success: true, message: 'Failure recorded.' });

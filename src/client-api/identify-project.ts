@@ -4,6 +4,7 @@ import { hashToken } from '../auth/token-hash.js';
 import {
   isWellFormedProjectApiToken,
   projectTokenCredential,
+  type ProjectsOn,
   type ProjectTokenCredential,
 } from '../projects/project-api-token.js';
 import type { ProjectsRepository, ProjectWithLatestReport } from '../projects/projects.repository.js';
@@ -20,12 +21,12 @@ export interface IdentifiedProject {
  * decides (rate limit first, then 401). A value without the token's shape (including the bare
  * `Bearer` the client sends when no token is configured) is dismissed without a database lookup.
  */
-export function createProjectIdentifier(projects: Pick<ProjectsRepository, 'findByApiTokenHash'>) {
+export function createProjectIdentifier(deps: { projects: Pick<ProjectsRepository, 'findByApiTokenHash'>; projectsOn: ProjectsOn }) {
   return async function identifyProject(request: FastifyRequest): Promise<IdentifiedProject | null> {
     const token = bearerValue(request.headers.authorization);
     if (token === null || !isWellFormedProjectApiToken(token)) return null;
     const tokenHash = hashToken(token);
-    const project = await projects.findByApiTokenHash(tokenHash);
-    return project ? { project, credential: projectTokenCredential(tokenHash) } : null;
+    const project = await deps.projects.findByApiTokenHash(tokenHash);
+    return project ? { project, credential: projectTokenCredential(tokenHash, deps.projectsOn) } : null;
   };
 }

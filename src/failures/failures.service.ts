@@ -1,16 +1,18 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { FailureUploadInput } from '../client-api/upload.schemas.js';
-import { asObject, uploadTimestamp } from '../client-api/normalize-upload.js';
+import { asObject, pastTimestamp } from '../http/json-values.js';
 import type { Clock } from '../clock.js';
+import type { RepositoriesOn } from '../repositories.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../http/pagination.js';
 import type { ProjectTokenCredential } from '../projects/project-api-token.js';
-import { createFailuresRepository, type RunFailureRow } from './failures.repository.js';
+import type { RunFailureRow } from './failures.repository.js';
+import type { FailureUploadInput } from './failure-upload.schemas.js';
 import type { RunFailure } from './failures.schemas.js';
 
 /** Failed runs (`POST /api/reports/failure`): recorded against the project, listed newest first. */
-export function createFailuresService(deps: { db: Db; clock: Clock }) {
-  const failures = createFailuresRepository(deps.db);
+export function createFailuresService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
+  const { repositories } = deps;
+  const failures = repositories(deps.db).failures;
 
   return {
     /** Recorded only if the token still names the project and it is not archived, as of the write (D22). */
@@ -25,13 +27,13 @@ export function createFailuresService(deps: { db: Db; clock: Clock }) {
         triggered_by: input.triggered_by ?? null,
         framework_version: input.laravel_version ?? input.framework_version ?? null,
         package_version: input.package_version ?? null,
-        occurred_at: input.occurred_at ? uploadTimestamp(input.occurred_at, 'occurred_at', deps.clock.now()) : receivedAt,
+        occurred_at: input.occurred_at ? pastTimestamp(input.occurred_at, 'occurred_at', deps.clock.now()) : receivedAt,
         metadata: JSON.stringify(asObject(input.metadata)),
         created_at: receivedAt,
       };
       const id = await inTransaction(deps.db, async (trx) => {
         await credential.recheck(trx);
-        return createFailuresRepository(trx).insert(row);
+        return repositories(trx).failures.insert(row);
       });
       return toRunFailure({ ...row, id });
     },

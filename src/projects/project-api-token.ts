@@ -2,7 +2,7 @@ import { randomAlphanumeric } from '../auth/random-string.js';
 import { hashToken } from '../auth/token-hash.js';
 import type { Db } from '../db/database.js';
 import { projectArchived, unauthenticated } from '../http/api-error.js';
-import { createProjectsRepository, type ProjectWithLatestReport } from './projects.repository.js';
+import type { ProjectsRepository, ProjectWithLatestReport } from './projects.repository.js';
 
 /** D10: 40 characters from [A-Za-z0-9], no prefix; only its SHA-256 is stored. */
 export function generateProjectApiToken(): { plainText: string; hash: string } {
@@ -25,10 +25,13 @@ export interface ProjectTokenCredential {
   recheck(trx: Db): Promise<ProjectWithLatestReport>;
 }
 
-export function projectTokenCredential(tokenHash: string): ProjectTokenCredential {
+/** Where the project is read again: the projects repository on the upload's transaction. */
+export type ProjectsOn = (trx: Db) => Pick<ProjectsRepository, 'findByApiTokenHashInTransaction'>;
+
+export function projectTokenCredential(tokenHash: string, projectsOn: ProjectsOn): ProjectTokenCredential {
   return {
     async recheck(trx) {
-      const project = await createProjectsRepository(trx).findByApiTokenHashInTransaction(tokenHash);
+      const project = await projectsOn(trx).findByApiTokenHashInTransaction(tokenHash);
       if (!project) throw unauthenticated();
       if (project.archived_at !== null) throw projectArchived();
       return project;

@@ -29,11 +29,21 @@ const latestReportColumns = reportSummaryColumns.map((column) => `r.${column} as
 
 type JoinedRow = ProjectRow & { [K in keyof ReportSummaryRow as `latest_${K}`]: ReportSummaryRow[K] | null };
 
+/** Each summary column and its alias in the joined row. */
+const LATEST_REPORT_ALIASES = reportSummaryColumns.map((column) => [column, `latest_${column}`] as const);
+
 /**
- * The joined row as the project and its latest report. Written out field by field: a generic walk
- * over the row's keys was a sixth of the list endpoint's CPU time in the benchmark's profile.
+ * The joined row as the project and its latest report. The project's columns are written out and
+ * the report's copied through a precomputed list: a generic walk over the row's keys was a sixth
+ * of the list endpoint's CPU time in the benchmark's profile.
  */
 function splitLatestReport(row: JoinedRow): ProjectWithLatestReport {
+  let latest: ReportSummaryRow | null = null;
+  if (row.latest_id !== null && row.latest_id !== undefined) {
+    const columns: Record<string, unknown> = {};
+    for (const [column, alias] of LATEST_REPORT_ALIASES) columns[column] = row[alias];
+    latest = columns as ReportSummaryRow;
+  }
   return {
     id: row.id,
     team_id: row.team_id,
@@ -46,32 +56,7 @@ function splitLatestReport(row: JoinedRow): ProjectWithLatestReport {
     archived_at: row.archived_at,
     created_at: row.created_at,
     updated_at: row.updated_at,
-    latest_report:
-      row.latest_id === null || row.latest_id === undefined
-        ? null
-        : toReportSummary({
-            id: row.latest_id,
-            uuid: row.latest_uuid!,
-            score: row.latest_score!,
-            total: row.latest_total!,
-            passed: row.latest_passed!,
-            failed: row.latest_failed!,
-            warnings: row.latest_warnings!,
-            skipped: row.latest_skipped!,
-            errors: row.latest_errors!,
-            total_issues: row.latest_total_issues!,
-            issues_critical: row.latest_issues_critical!,
-            issues_high: row.latest_issues_high!,
-            issues_medium: row.latest_issues_medium!,
-            issues_low: row.latest_issues_low!,
-            issues_info: row.latest_issues_info!,
-            framework_version: row.latest_framework_version,
-            package_version: row.latest_package_version,
-            total_execution_time: row.latest_total_execution_time,
-            triggered_by: row.latest_triggered_by,
-            analyzed_at: row.latest_analyzed_at!,
-            created_at: row.latest_created_at!,
-          }),
+    latest_report: latest === null ? null : toReportSummary(latest),
   };
 }
 

@@ -2,16 +2,14 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Caller } from '../auth/caller.js';
 import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
-import { createAccountsRepository } from '../accounts/accounts.repository.js';
+import type { RepositoriesOn } from '../repositories.js';
 import { inTransaction, type Db } from '../db/database.js';
 import type { TeamRole } from '../db/schema.js';
-import { createFailuresRepository } from '../failures/failures.repository.js';
 import { noTeam, notFound, roleCannotCreateProjects } from '../http/api-error.js';
-import { createReportsRepository } from '../reports/reports.repository.js';
 import { paginationEnvelope, pageOffset, PAGE_SIZE } from '../http/pagination.js';
 import { mayCreateProjects, mayPerform, UUID_PATTERN, type ProjectAction } from './permissions.js';
 import { generateProjectApiToken } from './project-api-token.js';
-import { createProjectsRepository, type ProjectWithLatestReport } from './projects.repository.js';
+import type { ProjectWithLatestReport } from './projects.repository.js';
 import type { CreateProjectBody, Project, UpdateProjectBody } from './projects.schemas.js';
 import { DEFAULT_SETTINGS, mergeSettings, parseStoredSettings } from './settings.js';
 
@@ -24,10 +22,10 @@ export type ResolvedProject = ProjectWithLatestReport;
  * (D22) and then reads the project it changes with its row locked, so what it merges or keeps is
  * what is stored at that moment (D26), never what was read when the request arrived.
  */
-export function createProjectsService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
-  const projects = createProjectsRepository(db);
-  const accounts = createAccountsRepository(db);
+export function createProjectsService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
+  const { db, clock, repositories } = deps;
+  const projects = repositories(db).projects;
+  const accounts = repositories(db).accounts;
   const now = () => clock.now().toISOString();
 
   /**
@@ -36,7 +34,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock }) {
    */
   async function lockForAction(trx: Db, credential: WriteCredential, projectId: string, action: ProjectAction) {
     const caller = await credential.recheck(trx);
-    const found = await createProjectsRepository(trx).findForMemberInTransaction(projectId, caller.userId);
+    const found = await repositories(trx).projects.findForMemberInTransaction(projectId, caller.userId);
     if (!found || !mayPerform(found.role, action)) throw notFound();
     const { role: _role, ...project } = found;
     return project;
@@ -65,7 +63,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock }) {
       created_at: at,
       updated_at: at,
     };
-    await createProjectsRepository(trx).insert({ ...row, api_token_hash: token.hash });
+    await repositories(trx).projects.insert({ ...row, api_token_hash: token.hash });
     return { project: toProject({ ...row, latest_report: null }), apiToken: token.plainText };
   }
 
@@ -100,7 +98,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock }) {
       return inTransaction(db, async (trx) => {
         const caller = await credential.recheck(trx);
         const teamId = caller.currentTeamId;
-        const role = teamId === null ? undefined : await createAccountsRepository(trx).findRoleInTransaction(teamId, caller.userId);
+        const role = teamId === null ? undefined : await repositories(trx).accounts.findRoleInTransaction(teamId, caller.userId);
         return insertProject(trx, requireCreatorRole(teamId, role), input);
       });
     },
@@ -127,7 +125,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock }) {
           ...(settings !== undefined && { settings: JSON.stringify(settings) }),
           updated_at: now(),
         };
-        await createProjectsRepository(trx).update(project.id, changes);
+        await repositories(trx).projects.update(project.id, changes);
         return toProject({ ...project, ...changes });
       });
     },
@@ -136,9 +134,9 @@ export function createProjectsService(deps: { db: Db; clock: Clock }) {
     async deleteProject(credential: WriteCredential, projectId: string): Promise<void> {
       await inTransaction(db, async (trx) => {
         const project = await lockForAction(trx, credential, projectId, 'delete');
-        await createReportsRepository(trx).deleteForProject(project.id);
-        await createFailuresRepository(trx).deleteForProject(project.id);
-        await createProjectsRepository(trx).delete(project);
+        await repositories(trx).reports.deleteForProject(project.id);
+        await repositories(trx).failures.deleteForProject(project.id);
+        await repositories(trx).projects.delete(project);
       });
     },
 
@@ -147,7 +145,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock }) {
       const token = generateProjectApiToken();
       await inTransaction(db, async (trx) => {
         const project = await lockForAction(trx, credential, projectId, 'update');
-        await createProjectsRepository(trx).update(project.id, { api_token_hash: token.hash, updated_at: now() });
+        await repositories(trx).projects.update(project.id, { api_token_hash: token.hash, updated_at: now() });
       });
       return token.plainText;
     },
@@ -158,7 +156,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock }) {
         const project = await lockForAction(trx, credential, projectId, 'update');
         const archived_at = archived ? (project.archived_at ?? now()) : null;
         if (archived_at !== project.archived_at) {
-          await createProjectsRepository(trx).update(project.id, { archived_at, updated_at: now() });
+          await repositories(trx).projects.update(project.id, { archived_at, updated_at: now() });
         }
         return toProject({ ...project, archived_at });
       });

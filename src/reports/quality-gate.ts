@@ -1,6 +1,6 @@
-import type { Severity } from '../client-api/upload.schemas.js';
 import type { ProjectSettings } from '../projects/settings.js';
-import { SEVERITY_ORDER, type StoredResult } from './report-results.js';
+import type { StoredResult } from './report-results.js';
+import { severitiesAtOrAbove } from './vocabulary.js';
 
 export interface GateOutcome {
   passed: boolean;
@@ -24,7 +24,7 @@ export function applyQualityGate(
   const { fail_on, fail_threshold } = settings;
 
   if (fail_on !== null && fail_on !== 'never') {
-    const blocking = severitiesAtOrAbove(fail_on as Severity);
+    const blocking = severitiesAtOrAbove(fail_on);
     const offending = report.results.filter(
       (result) => result.status === 'failed' && result.issues.some((issue) => blocking.has(issue.severity)),
     );
@@ -42,8 +42,4 @@ export function applyQualityGate(
   }
 
   return { passed: reasons.length === 0, fail_on, fail_threshold, reasons };
-}
-
-function severitiesAtOrAbove(threshold: Severity): Set<Severity> {
-  return new Set(SEVERITY_ORDER.slice(0, SEVERITY_ORDER.indexOf(threshold) + 1));
 }

@@ -1,4 +1,4 @@
-import type { ResultStatus, Severity } from '../client-api/upload.schemas.js';
+import type { ResultStatus, Severity } from './vocabulary.js';
 
 /**
  * The canonical form of a report's results, as stored (JSON) and read back. Whatever encoding the
@@ -38,5 +38,3 @@ export interface StoredCodeSnippet {
 export interface StoredSuppressedIssue extends StoredIssue {
   suppression: Record<string, unknown>;
 }
-
-export const SEVERITY_ORDER: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info'];

@@ -1,13 +1,10 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TInteger } from 'typebox';
 import { Nullable, NullableString, NullableTimestamp } from '../http/schemas.js';
+import { RESULT_STATUSES, SEVERITIES, type ResultStatus, type Severity } from './vocabulary.js';
 
-export const IssuesBySeverity = Type.Object({
-  critical: Type.Integer(),
-  high: Type.Integer(),
-  medium: Type.Integer(),
-  low: Type.Integer(),
-  info: Type.Integer(),
-});
+export const IssuesBySeverity = Type.Object(
+  Object.fromEntries(SEVERITIES.map((severity) => [severity, Type.Integer()])) as Record<Severity, TInteger>,
+);
 
 /** api-v1.md 2.2: the summary of a report, as `latest_report` and in report lists. */
 export const ReportSummary = Type.Object(
@@ -34,7 +31,7 @@ export const ReportSummary = Type.Object(
 );
 export type ReportSummary = Static<typeof ReportSummary>;
 
-const Severity = Type.Unsafe<string>({ type: 'string', enum: ['critical', 'high', 'medium', 'low', 'info'] });
+const SeveritySchema = Type.Unsafe<Severity>({ type: 'string', enum: [...SEVERITIES] });
 
 const IssueLocation = Type.Object({
   file: Type.String(),
@@ -51,7 +48,7 @@ const CodeSnippet = Type.Object({
 
 const issueFields = {
   message: Type.String(),
-  severity: Severity,
+  severity: SeveritySchema,
   location: Type.Union([IssueLocation, Type.Null()]),
   recommendation: Type.String(),
   code_snippet: Type.Optional(CodeSnippet),
@@ -65,7 +62,7 @@ const ReportResult = Type.Object(
     analyzer_id: Type.String({ examples: ['sql-injection'] }),
     analyzer_name: Type.String({ examples: ['SQL Injection'] }),
     category: NullableString({ examples: ['security'] }),
-    status: Type.Unsafe<string>({ type: 'string', enum: ['passed', 'failed', 'warning', 'skipped', 'error'] }),
+    status: Type.Unsafe<ResultStatus>({ type: 'string', enum: [...RESULT_STATUSES] }),
     message: Type.String(),
     execution_time: Type.Number({ description: 'Seconds' }),
     issues: Type.Array(ReportIssue),

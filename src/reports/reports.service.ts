@@ -1,17 +1,17 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Caller } from '../auth/caller.js';
 import type { WriteCredential } from '../auth/write-credential.js';
-import type { ReportUploadInput } from '../client-api/upload.schemas.js';
-import { asObject, normalizeConfiguration, normalizeResults, uploadTimestamp } from '../client-api/normalize-upload.js';
+import { asObject, pastTimestamp } from '../http/json-values.js';
 import type { Clock } from '../clock.js';
+import type { RepositoriesOn } from '../repositories.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { lockForUpdate } from '../db/dialect.js';
 import { notFound } from '../http/api-error.js';
 import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../http/pagination.js';
 import { mayPerform, UUID_PATTERN, type ProjectAction } from '../projects/permissions.js';
 import type { ProjectTokenCredential } from '../projects/project-api-token.js';
-import { createProjectsRepository } from '../projects/projects.repository.js';
 import { parseStoredSettings } from '../projects/settings.js';
+import { normalizeConfiguration, normalizeResults } from './normalize-upload.js';
 import { applyQualityGate, type GateOutcome } from './quality-gate.js';
 import { toReportDetail } from './report-detail.js';
 import {
@@ -22,19 +22,20 @@ import {
 } from './reports.repository.js';
 import type { ReportDetail, ReportSummary } from './reports.schemas.js';
 import { summarizeResults } from './summarize.js';
+import type { ReportUploadInput } from './upload.schemas.js';
 
 /**
  * Reports: receiving uploads, reading and deleting them. Every write to `reports` goes through here
  * so that the project's latest-report pointer (D19) changes in the same transaction.
  */
-export function createReportsService(deps: { db: Db; clock: Clock }) {
-  const { db } = deps;
+export function createReportsService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
+  const { db, repositories } = deps;
   const now = () => deps.clock.now().toISOString();
-  const reports = createReportsRepository(db);
+  const reports = repositories(db).reports;
 
   /** Inserts the report and moves the project's latest-report pointer; the caller holds the project's lock. */
   async function insertReport(trx: Db, report: NewReport): Promise<number> {
-    const repository = createReportsRepository(trx);
+    const repository = repositories(trx).reports;
     const id = await repository.insert(report);
     await repository.refreshLatest(report.project_id);
     return id;
@@ -86,7 +87,7 @@ export function createReportsService(deps: { db: Db; clock: Clock }) {
         total_execution_time: upload.total_execution_time ?? sumExecutionTimes(results),
         triggered_by: upload.triggered_by ?? null,
         // D2: stored in UTC; a client that sends no time is taken to have analysed just now.
-        analyzed_at: upload.analyzed_at ? uploadTimestamp(upload.analyzed_at, 'analyzed_at', deps.clock.now()) : receivedAt,
+        analyzed_at: upload.analyzed_at ? pastTimestamp(upload.analyzed_at, 'analyzed_at', deps.clock.now()) : receivedAt,
         created_at: receivedAt,
         results: JSON.stringify(results),
         metadata: JSON.stringify(asObject(upload.metadata)),
@@ -132,12 +133,12 @@ export function createReportsService(deps: { db: Db; clock: Clock }) {
       await inTransaction(db, async (trx) => {
         if (credential) {
           const caller = await credential.recheck(trx);
-          const project = await createProjectsRepository(trx).findForMemberInTransaction(report.project_id, caller.userId);
+          const project = await repositories(trx).projects.findForMemberInTransaction(report.project_id, caller.userId);
           if (!project || !mayPerform(project.role, 'delete')) throw notFound();
         } else {
           await lockForUpdate(trx, 'projects', report.project_id);
         }
-        const repository = createReportsRepository(trx);
+        const repository = repositories(trx).reports;
         // Deleted meanwhile by someone else: there is nothing left to delete (D11's 404).
         if (!(await repository.delete(report.id))) throw notFound();
         await repository.refreshLatest(report.project_id);

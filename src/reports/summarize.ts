@@ -1,4 +1,4 @@
-import type { Severity } from '../client-api/upload.schemas.js';
+import type { Severity } from './vocabulary.js';
 import type { StoredResult } from './report-results.js';
 
 export interface ReportCounts {

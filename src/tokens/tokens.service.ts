@@ -1,5 +1,6 @@
 import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
+import type { RepositoriesOn } from '../repositories.js';
 import { lockForUpdate } from '../db/dialect.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { normalizeAbilities, parseStoredAbilities, type Ability } from '../auth/abilities.js';
@@ -7,7 +8,7 @@ import { generatePersonalAccessToken } from '../auth/personal-access-token.js';
 import { hashToken } from '../auth/token-hash.js';
 import { invalidField, notFound, tokenLimitReached } from '../http/api-error.js';
 import { parseExpiry } from './token-expiry.js';
-import { createTokensRepository, type TokenRow } from './tokens.repository.js';
+import type { TokenRow } from './tokens.repository.js';
 import type { TokenMetadata } from './tokens.schemas.js';
 
 /** api-v1.md section 8 / D9: personal access tokens per user. */
@@ -19,9 +20,9 @@ export interface NewTokenInput {
   expiresAt: Date | null;
 }
 
-export function createTokensService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
-  const tokens = createTokensRepository(db);
+export function createTokensService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
+  const { db, clock, repositories } = deps;
+  const tokens = repositories(db).tokens;
 
   return {
     async listTokens(userId: number): Promise<TokenMetadata[]> {
@@ -57,7 +58,7 @@ export function createTokensService(deps: { db: Db; clock: Clock }) {
       const plainText = generatePersonalAccessToken();
       // Count and insert in one transaction, so two concurrent requests cannot both take the 10th slot.
       const row = await inTransaction(db, async (trx) => {
-        const repository = createTokensRepository(trx);
+        const repository = repositories(trx).tokens;
         await options.credential?.recheck(trx);
         await lockForUpdate(trx, 'users', userId);
         if (options.enforceLimit && (await repository.countForUser(userId)) >= MAX_TOKENS_PER_USER) {
@@ -83,7 +84,7 @@ export function createTokensService(deps: { db: Db; clock: Clock }) {
       const id = parseTokenId(tokenParam);
       await inTransaction(db, async (trx) => {
         const caller = await credential.recheck(trx);
-        if (id === null || !(await createTokensRepository(trx).deleteForUser(caller.userId, id))) throw notFound();
+        if (id === null || !(await repositories(trx).tokens.deleteForUser(caller.userId, id))) throw notFound();
       });
     },
   };

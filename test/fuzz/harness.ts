@@ -21,6 +21,7 @@ import { hashToken } from '../../src/auth/token-hash.js';
 import { createFailuresService } from '../../src/failures/failures.service.js';
 import type { Database } from '../../src/db/schema.js';
 import { projectTokenCredential } from '../../src/projects/project-api-token.js';
+import { repositoriesOn } from '../../src/repositories.js';
 import { sendRaw, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
@@ -514,8 +515,8 @@ async function seed(ctx: TestContext): Promise<World> {
   const foreign = await ctx.given.project(outsider, { name: 'Foreign' });
   const report = await ctx.given.report(project.project.id);
   const foreignReport = await ctx.given.report(foreign.project.id);
-  const projectCredential = projectTokenCredential(hashToken(project.apiToken));
-  await createFailuresService({ db: ctx.db, clock: ctx.clock }).recordFailure(projectCredential, project.project.id, {
+  const projectCredential = projectTokenCredential(hashToken(project.apiToken), (trx) => repositoriesOn(trx).projects);
+  await createFailuresService({ db: ctx.db, clock: ctx.clock, repositories: repositoriesOn }).recordFailure(projectCredential, project.project.id, {
     failure_reason: 'uncaught_exception',
     error_message: 'boom',
   });

@@ -14,6 +14,7 @@ import type { App } from '../../src/http/app-types.js';
 import { createProjectsService } from '../../src/projects/projects.service.js';
 import type { CreateProjectBody, Project } from '../../src/projects/projects.schemas.js';
 import { createReportsService } from '../../src/reports/reports.service.js';
+import { repositoriesOn } from '../../src/repositories.js';
 import type { NewReport } from '../../src/reports/reports.repository.js';
 import { FakeClock } from './fake-clock.js';
 import { ContractChecker } from './openapi-contract.js';
@@ -142,9 +143,10 @@ export async function send(app: App, options: RequestOptions): Promise<LightMyRe
 
 /** Factories: each test creates exactly the users, teams, tokens, projects and reports it needs. */
 function factories(db: Db, clock: FakeClock) {
-  const accounts = createAccountsService({ db, clock });
-  const projects = createProjectsService({ db, clock });
-  const reports = createReportsService({ db, clock });
+  const services = { db, clock, repositories: repositoriesOn };
+  const accounts = createAccountsService(services);
+  const projects = createProjectsService(services);
+  const reports = createReportsService(services);
   let sequence = 0;
 
   return {

@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/database.js';
 import type { App } from '../../src/http/app-types.js';
 import { createStatementCounter } from '../../src/http/sql-statement-count.js';
+import { repositoriesOn } from '../../src/repositories.js';
 
 // The benchmark's cost per request (issue 6): with SQL_STATEMENT_HEADER, each answer says how many
 // SQL statements its request ran, counted per request even when requests interleave.
@@ -30,7 +31,7 @@ describe('X-SQL-Statements (SQL_STATEMENT_HEADER)', () => {
     db = openDatabase(config, { onQuery: statementCounter.onQuery });
     await migrateToLatest(db);
     app = await createApp(config, { db, statementCounter });
-    const { token } = await createAccountsService({ db, clock: systemClock }).createUser({
+    const { token } = await createAccountsService({ db, clock: systemClock, repositories: repositoriesOn }).createUser({
       email: 'sql@example.com',
       name: null,
       plan: 'solo',

@@ -1,0 +1,24 @@
+import { createAccountsRepository } from './accounts/accounts.repository.js';
+import type { Db } from './db/database.js';
+import { createFailuresRepository } from './failures/failures.repository.js';
+import { createProjectsRepository } from './projects/projects.repository.js';
+import { createReportsRepository } from './reports/reports.repository.js';
+import { createTokensRepository } from './tokens/tokens.repository.js';
+
+/**
+ * Every feature's repository on one connection: the database, or a transaction. Services receive
+ * this function rather than building other features' repositories themselves; inside a transaction
+ * they ask it for the same set bound to that transaction.
+ */
+export function repositoriesOn(db: Db) {
+  return {
+    accounts: createAccountsRepository(db),
+    tokens: createTokensRepository(db),
+    projects: createProjectsRepository(db),
+    reports: createReportsRepository(db),
+    failures: createFailuresRepository(db),
+  };
+}
+
+export type Repositories = ReturnType<typeof repositoriesOn>;
+export type RepositoriesOn = (db: Db) => Repositories;
