@@ -17,7 +17,10 @@ if (!postgres) {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Each test file builds its own app on its own store, so files run in parallel safely.
+    // Each test file builds its own app on its own store, so files run in parallel safely. Vitest's
+    // default (one worker fewer than the cores) is a single worker on a 2-core machine, and the files
+    // mostly wait on PostgreSQL, Redis, sockets and timers: three at once keep both cores busy.
+    maxWorkers: 3,
     testTimeout: 20_000,
     hookTimeout: 20_000,
     projects: [
