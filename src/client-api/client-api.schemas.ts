@@ -14,9 +14,10 @@ export const QualityGate = Type.Object(
     passed: Type.Boolean(),
     fail_on: Type.Unsafe<string | null>({ type: ['string', 'null'], enum: [...FAIL_ON_LEVELS, null] }),
     fail_threshold: Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 0, maximum: 100 }),
+    fail_on_new: Type.Unsafe<string | null>({ type: ['string', 'null'], enum: [...FAIL_ON_LEVELS, null] }),
     reasons: Type.Array(Type.String(), { description: 'Why the gate failed; empty when it passed.' }),
   },
-  { $id: 'QualityGate', description: "The project's settings.fail_on and settings.fail_threshold applied to the stored report." },
+  { $id: 'QualityGate', description: "The project's settings.fail_on, fail_threshold and fail_on_new applied to the stored report." },
 );
 
 export const UploadResponse = Type.Object({

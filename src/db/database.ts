@@ -22,7 +22,7 @@ import type { Config } from '../config.js';
 import { isPostgres } from './dialect.js';
 import { isTransientConflict } from './errors.js';
 import type { Database } from './schema.js';
-import { migrations } from './migrations/index.js';
+import { migrations, runDataSteps } from './migrations/index.js';
 import { SqliteDatabase } from './sqlite-binding.js';
 
 export type Db = Kysely<Database>;
@@ -199,6 +199,7 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
     // 3F000): nothing was migrated yet, so it is safe to look again.
     if (error && (error as { code?: string }).code === '3F000' && attempt < 5) continue;
     if (error) throw error instanceof Error ? error : new Error(String(error));
+    await runDataSteps(db);
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   }
 }

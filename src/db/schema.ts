@@ -14,6 +14,7 @@ export interface Database {
   projects: ProjectsTable;
   reports: ReportsTable;
   run_failures: RunFailuresTable;
+  report_issues: ReportIssuesTable;
 }
 
 export interface UsersTable {
@@ -117,6 +118,39 @@ export interface ReportsTable {
   client_summary: string | null;
   /** JSON object: the client's effective configuration, as sent. */
   configuration: string | null;
+  /** E1.1: the run's git context, from its metadata; trimmed, or null. */
+  git_branch: string | null;
+  git_commit: string | null;
+  pull_request: string | null;
+  base_branch: string | null;
+  /** E1.3: the report this one was compared with; null without one, or once it is deleted. */
+  baseline_report_id: number | null;
+  /** E1.4: counted once against the baseline; null without a baseline. */
+  changes_new: number | null;
+  changes_fixed: number | null;
+  changes_unchanged: number | null;
+  /** E1.8: JSON `{passed, reasons}` of the upload's gate; null for reports stored before gates were. */
+  gate: string | null;
+  /** When fingerprints and changes were computed (at upload, or by migration 0004 for older reports). */
+  fingerprinted_at: string | null;
+}
+
+/** E1.2/E1.6: one issue of a report, or (change `fixed`) one of its baseline's that it no longer has. */
+export interface ReportIssuesTable {
+  id: Generated<number>;
+  report_id: number;
+  change: 'new' | 'unchanged' | 'fixed' | null;
+  change_rank: number;
+  severity_rank: number;
+  fingerprint: string;
+  analyzer_id: string;
+  analyzer_name: string;
+  category: string | null;
+  severity: 'critical' | 'high' | 'medium' | 'low' | 'info';
+  message: string;
+  file: string | null;
+  line: number | null;
+  column_number: number | null;
 }
 
 /** A run that aborted before completion, as `POST /api/reports/failure` reports it. */

@@ -29,10 +29,20 @@ export function pageOffset(page: number, perPage = PAGE_SIZE): number {
  * D16: absolute links with `?page=N`; `last` is 1 when there is nothing; `prev`/`next` are null at
  * the ends; `from`/`to` are null on an empty page (including a page past the end).
  */
-export function paginationEnvelope(args: { path: string; page: number; total: number; count: number; perPage?: number }) {
+export function paginationEnvelope(args: {
+  path: string;
+  page: number;
+  total: number;
+  count: number;
+  perPage?: number;
+  /** The list's filters, kept in every link (`?kind=new&page=2`); absent ones are left out. */
+  filters?: Record<string, string | undefined>;
+}) {
   const perPage = args.perPage ?? PAGE_SIZE;
   const lastPage = Math.max(1, Math.ceil(args.total / perPage));
-  const url = (page: number) => `${args.path}?page=${page}`;
+  const filters = Object.entries(args.filters ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  const prefix = filters.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}&`).join('');
+  const url = (page: number) => `${args.path}?${prefix}page=${page}`;
   const offset = pageOffset(args.page, perPage);
   const links: PageLinks = {
     first: url(1),

@@ -17,9 +17,10 @@ const settingsFields = {
   primary_tracker: nullableEnum(['internal', ...TICKET_PROVIDERS], '`internal` or a ticket provider.'),
   ticket_target_project_key: NullableString({ maxLength: 100, description: 'Required when primary_tracker is a ticket provider.' }),
   ticket_target_project_name: NullableString({ maxLength: 255 }),
+  fail_on_new: nullableEnum(FAIL_ON_LEVELS, 'Severity at or above which a new issue (E1.7) fails the CI gate.'),
 };
 
-/** D14: every project response carries all five keys, null where unset. */
+/** D14 and E1.7: every project response carries all six keys, null where unset. */
 export const ProjectSettings = Type.Object(settingsFields, { $id: 'ProjectSettings' });
 export type ProjectSettings = Static<typeof ProjectSettings>;
 
@@ -33,6 +34,7 @@ export const DEFAULT_SETTINGS: ProjectSettings = Object.freeze({
   primary_tracker: null,
   ticket_target_project_key: null,
   ticket_target_project_name: null,
+  fail_on_new: null,
 });
 
 export function parseStoredSettings(json: string): ProjectSettings {

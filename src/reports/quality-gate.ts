@@ -1,27 +1,29 @@
 import type { ProjectSettings } from '../projects/settings.js';
 import type { StoredResult } from './report-results.js';
-import { severitiesAtOrAbove } from './vocabulary.js';
+import { severitiesAtOrAbove, type Severity } from './vocabulary.js';
 
 export interface GateOutcome {
   passed: boolean;
   fail_on: ProjectSettings['fail_on'];
   fail_threshold: ProjectSettings['fail_threshold'];
+  fail_on_new: ProjectSettings['fail_on_new'];
   /** Why the gate failed, one sentence per rule that failed; empty when it passed. */
   reasons: string[];
 }
 
 /**
- * The project's quality gate (settings D14) applied to a stored report:
+ * The project's quality gate (settings D14, E1.7) applied to a stored report:
  * - `fail_on` fails when any *failed* analyzer has an issue at or above that severity
  *   (`never` and null never fail on severity);
- * - `fail_threshold` fails when the score is below it (a score equal to it passes).
+ * - `fail_threshold` fails when the score is below it (a score equal to it passes);
+ * - `fail_on_new` fails when a new issue (E1.4; every issue, without a baseline) is at or above it.
  */
 export function applyQualityGate(
-  settings: Pick<ProjectSettings, 'fail_on' | 'fail_threshold'>,
-  report: { score: number; results: readonly StoredResult[] },
+  settings: Pick<ProjectSettings, 'fail_on' | 'fail_threshold' | 'fail_on_new'>,
+  report: { score: number; results: readonly StoredResult[]; newIssues: readonly { severity: Severity }[] },
 ): GateOutcome {
   const reasons: string[] = [];
-  const { fail_on, fail_threshold } = settings;
+  const { fail_on, fail_threshold, fail_on_new } = settings;
 
   if (fail_on !== null && fail_on !== 'never') {
     const blocking = severitiesAtOrAbove(fail_on);
@@ -41,5 +43,11 @@ export function applyQualityGate(
     reasons.push(`Score ${report.score} is below the threshold of ${fail_threshold}.`);
   }
 
-  return { passed: reasons.length === 0, fail_on, fail_threshold, reasons };
+  if (fail_on_new !== null && fail_on_new !== 'never') {
+    const blocking = severitiesAtOrAbove(fail_on_new);
+    const count = report.newIssues.filter((issue) => blocking.has(issue.severity)).length;
+    if (count > 0) reasons.push(`${count} new ${count === 1 ? 'issue' : 'issues'} at or above ${fail_on_new} severity.`);
+  }
+
+  return { passed: reasons.length === 0, fail_on, fail_threshold, fail_on_new, reasons };
 }

@@ -1,6 +1,6 @@
 import { describeAnalyzer } from './analyzer-catalogue.js';
 import type { StoredIssue, StoredResult } from './report-results.js';
-import { toReportSummary, type ReportRow } from './reports.repository.js';
+import { toReportListItem, type ReportRow } from './reports.repository.js';
 import type { ReportDetail } from './reports.schemas.js';
 
 /**
@@ -18,7 +18,7 @@ export function toReportDetail(row: ReportRow): ReportDetail {
     }
   }
   return {
-    ...toReportSummary(row),
+    ...toReportListItem(row),
     project_id: row.project_id,
     pro_package_version: row.pro_package_version,
     suppressed_issues: suppressed,
@@ -33,7 +33,7 @@ export function toReportDetail(row: ReportRow): ReportDetail {
         status: result.status,
         message: result.message,
         execution_time: result.execution_time,
-        issues: result.issues.map(toIssue),
+        issues: result.issues.map((issue) => ({ ...toIssue(issue), fingerprint: issue.fingerprint!, change: issue.change ?? null })),
         suppressed_issues: result.suppressed_issues.map((issue) => ({ ...toIssue(issue), suppression: issue.suppression })),
       };
     }),

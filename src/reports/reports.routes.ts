@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import { callerOf, type App } from '../http/app-types.js';
-import { PageQuery, Paginated } from '../http/pagination.js';
+import { Paginated } from '../http/pagination.js';
 import { publicUrl } from '../http/public-url.js';
 import { MessageResponse } from '../http/schemas.js';
 import type { ProjectAction } from '../projects/permissions.js';
@@ -10,7 +10,15 @@ import { projectOf, resolveProjectParam } from '../projects/project-param.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { ReportRow } from './reports.repository.js';
-import { ReportDetailResponse, ReportParams, ReportSummary } from './reports.schemas.js';
+import {
+  BranchesResponse,
+  ChangeItem,
+  ChangesQuery,
+  ReportDetailResponse,
+  ReportListItem,
+  ReportListQuery,
+  ReportParams,
+} from './reports.schemas.js';
 import type { ReportsService } from './reports.service.js';
 
 const DELETED = 'Report deleted successfully.';
@@ -45,14 +53,46 @@ export async function reportsRoutes(
       tags,
       summary: "List a project's reports, newest analysis first",
       params: ProjectParams,
-      querystring: PageQuery,
-      response: { 200: Paginated(ReportSummary) },
+      querystring: ReportListQuery,
+      response: { 200: Paginated(ReportListItem) },
     },
     preValidation: resolveProjectParam(projects, 'view'),
     handler: async (request) => {
       const project = projectOf(request);
       const path = publicUrl(config, request, `/api/v1/projects/${project.id}/reports`);
-      return reports.listReports(project.id, request.query.page ?? 1, path);
+      // E1.6: `?branch=` with no name lists the reports that have no branch.
+      const { branch } = request.query;
+      return reports.listReports(project.id, request.query.page ?? 1, path, branch === undefined ? undefined : branch === '' ? null : branch);
+    },
+  });
+
+  app.get('/projects/:project/branches', {
+    config: read,
+    schema: {
+      tags,
+      summary: "The latest report of each of a project's branches, newest first",
+      params: ProjectParams,
+      response: { 200: BranchesResponse },
+    },
+    preValidation: resolveProjectParam(projects, 'view'),
+    handler: async (request) => reports.listBranches(projectOf(request).id),
+  });
+
+  app.get('/reports/:report/changes', {
+    config: read,
+    schema: {
+      tags,
+      summary: "A report's issues against its baseline: new, then fixed, then unchanged",
+      params: ReportParams,
+      querystring: ChangesQuery,
+      response: { 200: Paginated(ChangeItem) },
+    },
+    preValidation: resolveReport('view'),
+    handler: async (request) => {
+      const report = reportOf(request);
+      const { kind, severity, page } = request.query;
+      const path = publicUrl(config, request, `/api/v1/reports/${report.uuid}/changes`);
+      return reports.listChanges(report, { kind, severity }, page ?? 1, path);
     },
   });
 

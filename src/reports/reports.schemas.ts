@@ -1,4 +1,5 @@
 import { Type, type Static, type TInteger } from 'typebox';
+import { PageQuery } from '../http/pagination.js';
 import { Nullable, NullableString, NullableTimestamp } from '../http/schemas.js';
 import { RESULT_STATUSES, SEVERITIES, type ResultStatus, type Severity } from './vocabulary.js';
 
@@ -33,6 +34,46 @@ export type ReportSummary = Static<typeof ReportSummary>;
 
 const SeveritySchema = Type.Unsafe<Severity>({ type: 'string', enum: [...SEVERITIES] });
 
+/** E1.8: the gate the upload's answer gave, stored; null for reports stored before gates were. */
+export const StoredGate = Type.Object(
+  { passed: Type.Boolean(), reasons: Type.Array(Type.String()) },
+  { $id: 'StoredGate', description: 'The quality gate of the upload (E1.8).' },
+);
+export type StoredGate = Static<typeof StoredGate>;
+
+/** E1.4/E1.5: what changed against the baseline; the counts are null without one. */
+const ReportChanges = Type.Object(
+  {
+    baseline: Type.Union([
+      Type.Object({
+        uuid: Type.String({ format: 'uuid' }),
+        analyzed_at: Type.String({ format: 'date-time' }),
+        branch: NullableString(),
+        commit: NullableString(),
+      }),
+      Type.Null(),
+    ], { description: 'The report compared with; null without one, or once it was deleted.' }),
+    new: Nullable<number>('integer', { description: 'Issues whose fingerprint the baseline did not have.' }),
+    fixed: Nullable<number>('integer', { description: "The baseline's issues this report no longer has." }),
+    unchanged: Nullable<number>('integer', { description: 'Issues in both.' }),
+  },
+  { $id: 'ReportChanges' },
+);
+
+/** E1.5: what a report list item adds to the 2.2 summary. */
+const reportContextFields = {
+  branch: NullableString({ description: 'git_branch of the run (E1.1).' }),
+  commit: NullableString({ description: 'git_commit of the run.' }),
+  pull_request: NullableString({ description: 'pr_number of the run.' }),
+  base_branch: NullableString({ description: "The pull request's base branch." }),
+  gate: Type.Union([StoredGate, Type.Null()]),
+  changes: ReportChanges,
+};
+
+/** E1.5: an entry of a project's report list (and of its branches). */
+export const ReportListItem = Type.Object({ ...ReportSummary.properties, ...reportContextFields }, { $id: 'ReportListItem' });
+export type ReportListItem = Static<typeof ReportListItem>;
+
 const IssueLocation = Type.Object({
   file: Type.String(),
   line: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -55,7 +96,18 @@ const issueFields = {
   metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 };
 
-export const ReportIssue = Type.Object(issueFields, { $id: 'ReportIssue' });
+export const ReportIssue = Type.Object(
+  {
+    ...issueFields,
+    fingerprint: Type.String({ pattern: '^[0-9a-f]{32}$', description: 'Stable across runs (E1.2).' }),
+    change: Type.Unsafe<'new' | 'unchanged' | null>({
+      type: ['string', 'null'],
+      enum: ['new', 'unchanged', null],
+      description: 'Against the baseline; null without one (E1.5).',
+    }),
+  },
+  { $id: 'ReportIssue' },
+);
 
 const ReportResult = Type.Object(
   {
@@ -80,6 +132,7 @@ const JsonObject = (description: string) => Type.Record(Type.String(), Type.Unkn
 export const ReportDetail = Type.Object(
   {
     ...ReportSummary.properties,
+    ...reportContextFields,
     project_id: Type.String({ format: 'uuid' }),
     pro_package_version: NullableString(),
     suppressed_issues: Type.Object({
@@ -100,4 +153,49 @@ export const ReportDetailResponse = Type.Object({ data: ReportDetail });
 
 export const ReportParams = Type.Object({
   report: Type.String({ format: 'uuid', description: 'Report UUID. Anything else is a 404.' }),
+});
+
+/** E1.6: one entry of a report's changes. */
+export const ChangeItem = Type.Object(
+  {
+    fingerprint: Type.String({ pattern: '^[0-9a-f]{32}$' }),
+    change: Type.Unsafe<'new' | 'fixed' | 'unchanged' | null>({
+      type: ['string', 'null'],
+      enum: ['new', 'fixed', 'unchanged', null],
+      description: '`fixed`: an issue of the baseline this report no longer has. Null: the report has no baseline.',
+    }),
+    analyzer_id: Type.String(),
+    analyzer_name: Type.String(),
+    category: NullableString(),
+    severity: SeveritySchema,
+    message: Type.String(),
+    location: Type.Union([IssueLocation, Type.Null()]),
+  },
+  { $id: 'ChangeItem' },
+);
+export type ChangeItem = Static<typeof ChangeItem>;
+
+const ChangeKindQuery = Type.Unsafe<'new' | 'fixed' | 'unchanged'>({ type: 'string', enum: ['new', 'fixed', 'unchanged'] });
+
+export const ChangesQuery = Type.Object({
+  kind: Type.Optional(ChangeKindQuery),
+  severity: Type.Optional(SeveritySchema),
+  page: PageQuery.properties.page,
+});
+
+export const ReportListQuery = Type.Object({
+  branch: Type.Optional(
+    Type.String({ maxLength: 1000, description: "Only this branch's reports; empty: the reports without a branch (E1.6)." }),
+  ),
+  page: PageQuery.properties.page,
+});
+
+/** E1.6: `GET /projects/{project}/branches`. */
+export const BranchesResponse = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      name: NullableString({ description: 'Null for the reports without a branch.' }),
+      latest_report: ReportListItem,
+    }),
+  ),
 });

@@ -12,15 +12,20 @@ import { mayPerform, UUID_PATTERN, type ProjectAction } from '../projects/permis
 import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import { parseStoredSettings } from '../projects/settings.js';
 import { normalizeConfiguration, normalizeResults } from './normalize-upload.js';
+import type { IssueRow } from './changes.js';
 import { applyQualityGate, type GateOutcome } from './quality-gate.js';
+import { recordChanges } from './report-changes.js';
+import type { StoredResult } from './report-results.js';
 import { toReportDetail } from './report-detail.js';
 import {
   createReportsRepository,
+  toReportListItem,
   toReportSummary,
+  type ChangesFilter,
   type NewReport,
   type ReportRow,
 } from './reports.repository.js';
-import type { ReportDetail, ReportSummary } from './reports.schemas.js';
+import type { ChangeItem, ReportDetail, ReportSummary } from './reports.schemas.js';
 import { summarizeResults } from './summarize.js';
 import type { ReportUploadInput } from './upload.schemas.js';
 
@@ -33,20 +38,54 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
   const now = () => deps.clock.now().toISOString();
   const reports = repositories(db).reports;
 
-  /** Inserts the report and moves the project's latest-report pointer; the caller holds the project's lock. */
-  async function insertReport(trx: Db, report: NewReport): Promise<number> {
+  /**
+   * Stores a report with what E1 records about it (git context, baseline, fingerprints, changes)
+   * and moves the project's latest-report pointer; the caller holds the project's lock. `gateOf`
+   * decides the stored gate from the changes (E1.7, E1.8).
+   */
+  async function insertReport(
+    trx: Db,
+    report: ReportToStore,
+    results: StoredResult[],
+    gateOf: (newIssues: readonly IssueRow[]) => GateOutcome | null,
+  ): Promise<{ row: NewReport; id: number; gate: GateOutcome | null }> {
     const repository = repositories(trx).reports;
-    const id = await repository.insert(report);
+    const metadata = JSON.parse(report.metadata) as Record<string, unknown>;
+    const changes = await recordChanges(repository, {
+      projectId: report.project_id,
+      results,
+      metadata,
+      analyzedAt: report.analyzed_at,
+      id: null,
+    });
+    // E1.7: without a baseline every issue counts as new.
+    const gate = gateOf(changes.rows.filter((issue) => issue.change === 'new' || (changes.counts === null && issue.change === null)));
+    const row: NewReport = {
+      ...report,
+      results: JSON.stringify(results),
+      git_branch: changes.git.branch,
+      git_commit: changes.git.commit,
+      pull_request: changes.git.pull_request,
+      base_branch: changes.git.base_branch,
+      baseline_report_id: changes.baseline?.id ?? null,
+      changes_new: changes.counts?.new ?? null,
+      changes_fixed: changes.counts?.fixed ?? null,
+      changes_unchanged: changes.counts?.unchanged ?? null,
+      gate: gate === null ? null : JSON.stringify({ passed: gate.passed, reasons: gate.reasons }),
+      fingerprinted_at: report.created_at,
+    };
+    const id = await repository.insert(row);
+    await repository.insertIssues(id, changes.rows);
     await repository.refreshLatest(report.project_id);
-    return id;
+    return { row, id, gate };
   }
 
   return {
-    /** The operator's (and the test factories') way to store a report row, all or nothing. */
-    async storeReport(report: NewReport): Promise<number> {
+    /** The operator's (and the test factories') way to store a report, all or nothing; no gate is recorded. */
+    async storeReport(report: ReportToStore): Promise<number> {
       return inTransaction(db, async (trx) => {
         await lockForUpdate(trx, 'projects', report.project_id);
-        return insertReport(trx, report);
+        return (await insertReport(trx, report, JSON.parse(report.results) as StoredResult[], () => null)).id;
       });
     },
 
@@ -63,7 +102,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
       const results = normalizeResults(upload.results);
       const counts = summarizeResults(results);
       const receivedAt = now();
-      const row: NewReport = {
+      const report: ReportToStore = {
         uuid: uuidv7(),
         project_id: projectId,
         score: counts.score,
@@ -89,27 +128,54 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
         // D2: stored in UTC; a client that sends no time is taken to have analysed just now.
         analyzed_at: upload.analyzed_at ? pastTimestamp(upload.analyzed_at, 'analyzed_at', deps.clock.now()) : receivedAt,
         created_at: receivedAt,
-        results: JSON.stringify(results),
+        results: '',
         metadata: JSON.stringify(asObject(upload.metadata)),
         client_summary: upload.summary === undefined ? null : JSON.stringify(upload.summary),
         configuration: upload.configuration === undefined ? null : JSON.stringify(normalizeConfiguration(upload.configuration)),
       };
       // D22: stored only if the token still names this project and it is not archived, as of this
       // transaction; the gate applies the settings of that same moment.
-      const { id, settings } = await inTransaction(db, async (trx) => {
-        const project = await credential.recheck(trx);
-        return { id: await insertReport(trx, row), settings: project.settings };
+      const stored = await inTransaction(db, async (trx) => {
+        const settings = parseStoredSettings((await credential.recheck(trx)).settings);
+        return insertReport(trx, report, results, (newIssues) => applyQualityGate(settings, { score: counts.score, results, newIssues }));
       });
-      const gate = applyQualityGate(parseStoredSettings(settings), { score: counts.score, results });
-      return { report: toReportSummary({ ...row, id }), gate };
+      return { report: toReportSummary({ ...stored.row, id: stored.id }), gate: stored.gate! };
     },
 
-    /** Paginated like D16, newest analyzed_at first (the order of D19). */
-    async listReports(projectId: string, page: number, path: string) {
-      const total = await reports.countForProject(projectId);
+    /** Paginated like D16, newest analyzed_at first (the order of D19); one branch's (E1.6), `null` for none. */
+    async listReports(projectId: string, page: number, path: string, branch?: string | null) {
+      const total = await reports.countForProject(projectId, branch);
       const offset = pageOffset(page);
-      const rows = offset >= total ? [] : await reports.listForProject(projectId, { limit: PAGE_SIZE, offset });
-      return { data: rows.map(toReportSummary), ...paginationEnvelope({ path, page, total, count: rows.length }) };
+      const rows = offset >= total ? [] : await reports.listForProject(projectId, { limit: PAGE_SIZE, offset }, branch);
+      const filters = { branch: branch === undefined ? undefined : (branch ?? '') };
+      return { data: rows.map(toReportListItem), ...paginationEnvelope({ path, page, total, count: rows.length, filters }) };
+    },
+
+    /** E1.6: the latest report of each branch of the project, newest first. */
+    async listBranches(projectId: string) {
+      const rows = await reports.latestPerBranch(projectId);
+      return { data: rows.map((row) => ({ name: row.git_branch, latest_report: toReportListItem(row) })) };
+    },
+
+    /** E1.6: the report's issues against its baseline, with the baseline's fixed ones; paginated like D16. */
+    async listChanges(report: { id: number }, filter: ChangesFilter, page: number, path: string) {
+      const total = await reports.countChanges(report.id, filter);
+      const offset = pageOffset(page);
+      const rows = offset >= total ? [] : await reports.listChanges(report.id, filter, { limit: PAGE_SIZE, offset });
+      const data: ChangeItem[] = rows.map((row) => ({
+        fingerprint: row.fingerprint,
+        change: row.change,
+        analyzer_id: row.analyzer_id,
+        analyzer_name: row.analyzer_name,
+        category: row.category,
+        severity: row.severity,
+        message: row.message,
+        location:
+          row.file === null
+            ? null
+            : { file: row.file, ...(row.line !== null && { line: row.line }), ...(row.column_number !== null && { column: row.column_number }) },
+      }));
+      return { data, ...paginationEnvelope({ path, page, total, count: rows.length, filters: { kind: filter.kind, severity: filter.severity } }) };
     },
 
     /** D15 through the parent project: the report, if the caller may perform `action` on its project; else 404. */
@@ -148,6 +214,22 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
 }
 
 export type ReportsService = ReturnType<typeof createReportsService>;
+
+/** The columns E1 fills in itself when a report is stored. */
+type RecordedColumns =
+  | 'git_branch'
+  | 'git_commit'
+  | 'pull_request'
+  | 'base_branch'
+  | 'baseline_report_id'
+  | 'changes_new'
+  | 'changes_fixed'
+  | 'changes_unchanged'
+  | 'gate'
+  | 'fingerprinted_at';
+
+/** A report to store: its columns, but for what E1 records (`results` is rewritten with fingerprints). */
+export type ReportToStore = Omit<NewReport, RecordedColumns>;
 
 /** Rounded to microseconds, so 0.4 + 0.2 reads 0.6 and not 0.6000000000000001. */
 function sumExecutionTimes(results: readonly { execution_time: number }[]): number {

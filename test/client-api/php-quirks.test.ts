@@ -160,6 +160,9 @@ describe('Quirk: an empty PHP associative array arrives as [] and is stored as {
       severity: 'high',
       recommendation: 'Fix it.',
       location: { file: 'app/Models/User.php', line: 10 },
+      // E1.5: the first report of a project has no baseline.
+      fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
+      change: null,
     });
     expect((await storedJson('results'))[0].issues[0].metadata ?? {}).toEqual({});
   });
@@ -356,6 +359,13 @@ describe('Quirk: location line/column only mean something from 1 on', () => {
   it('returns location null for an issue sent without one, and recommendation "" when sent empty', async () => {
     const sent = { message: 'bare', severity: 'info', recommendation: '' };
     const detail = await uploadAndRead(minimalReport({ results: [resultWith([sent])] }));
-    expect(detail.results[0].issues[0]).toEqual({ message: 'bare', severity: 'info', recommendation: '', location: null });
+    expect(detail.results[0].issues[0]).toEqual({
+      message: 'bare',
+      severity: 'info',
+      recommendation: '',
+      location: null,
+      fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
+      change: null,
+    });
   });
 });

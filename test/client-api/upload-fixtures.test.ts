@@ -79,18 +79,35 @@ function configurationWithoutPhpObjects(configuration: any): Record<string, unkn
   return rest;
 }
 
+/**
+ * E1.5: a list item adds the run's git context (from the metadata the client sent), the stored
+ * gate and the changes: none for a project's first report.
+ */
+function expectedListItem(sent: any, summary: Record<string, any>) {
+  const metadata = Array.isArray(sent.metadata) ? {} : (sent.metadata ?? {});
+  return {
+    ...summary,
+    branch: metadata.git_branch ?? null,
+    commit: metadata.git_commit ?? null,
+    pull_request: metadata.pr_number ?? null,
+    base_branch: metadata.base_branch ?? null,
+    gate: { passed: true, reasons: [] },
+    changes: { baseline: null, new: null, fixed: null, unchanged: null },
+  };
+}
+
 /** The upload reads back the same through project, report list and report detail (CLIENT-WIRE.md, D19). */
 async function expectReadsBack(sent: any, summary: Record<string, any>) {
   expect((await readProject(ctx, user, projectId)).latest_report).toEqual(summary);
 
   const list = await listReports(ctx, user, projectId);
-  expect(list.data).toEqual([summary]);
+  expect(list.data).toEqual([expectedListItem(sent, summary)]);
   expect(list.meta).toMatchObject({ current_page: 1, per_page: 20, total: 1 });
 
   const detail = await readReport(ctx, user, summary.uuid);
   const { results, metadata, configuration, ...rest } = detail;
   expect(rest).toEqual({
-    ...summary,
+    ...expectedListItem(sent, summary),
     project_id: projectId,
     pro_package_version: sent.pro_package_version ?? null,
     suppressed_issues: countSuppressed(sent.results),
@@ -126,7 +143,7 @@ describe('CLIENT-WIRE.md: every recorded client body is accepted and stored with
       const summary = expectedSummary(sent, report);
       expect(report).toEqual(summary);
       // With no settings the gate has nothing to fail on.
-      expect(response.json().gate).toEqual({ passed: true, fail_on: null, fail_threshold: null, reasons: [] });
+      expect(response.json().gate).toEqual({ passed: true, fail_on: null, fail_threshold: null, fail_on_new: null, reasons: [] });
 
       await expectReadsBack(sent, summary);
       expect(await storedRows(ctx)).toEqual({ reports: 1, failures: 0 });

@@ -106,7 +106,7 @@ const op = (name: string, kind: Operation['kind'], body?: Operation['body']): Op
   return { name, method, template, kind, ...(body && { body }) };
 };
 
-/** 17 /api/v1 operations, the 5 client-package ones, and the two probes. */
+/** 19 /api/v1 operations, the 5 client-package ones, and the two probes. */
 export const OPERATIONS: Operation[] = [
   op('GET /api/v1/projects', 'v1'),
   op('POST /api/v1/projects', 'v1', 'createProject'),
@@ -118,7 +118,9 @@ export const OPERATIONS: Operation[] = [
   op('POST /api/v1/projects/{project}/unarchive', 'v1'),
   op('GET /api/v1/projects/{project}/reports', 'v1'),
   op('GET /api/v1/projects/{project}/failures', 'v1'),
+  op('GET /api/v1/projects/{project}/branches', 'v1'),
   op('GET /api/v1/reports/{report}', 'v1'),
+  op('GET /api/v1/reports/{report}/changes', 'v1'),
   op('DELETE /api/v1/reports/{report}', 'v1'),
   op('GET /api/v1/tokens', 'v1'),
   op('POST /api/v1/tokens', 'v1', 'createToken'),
@@ -400,7 +402,7 @@ export class FuzzServer {
         ['archived_at', 'created_at', 'description', 'framework_version', 'id', 'latest_report', 'name', 'repository_url', 'settings', 'team_id'],
       );
       expect(Object.keys(project.settings as object).sort()).toEqual(
-        ['fail_on', 'fail_threshold', 'primary_tracker', 'ticket_target_project_key', 'ticket_target_project_name'],
+        ['fail_on', 'fail_on_new', 'fail_threshold', 'primary_tracker', 'ticket_target_project_key', 'ticket_target_project_name'],
       );
     }
     expect(this.ctx.contract.violations.splice(0), 'answers that drift from the OpenAPI document').toEqual([]);

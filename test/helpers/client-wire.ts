@@ -323,7 +323,11 @@ export function expectedIssue(issue: any): Record<string, unknown> {
 }
 
 /** How the report detail must show a result: name and category from its metadata, the catalogue, or the id. */
-export function expectedResult(result: any): Record<string, unknown> {
+/**
+ * The detail of a result as sent. Its issues carry a fingerprint (E1.2, checked in shape here) and
+ * `change` (E1.5): null for a report without a baseline, such as a project's first.
+ */
+export function expectedResult(result: any, change: 'new' | 'unchanged' | null = null): Record<string, unknown> {
   const metadata = result.metadata && !Array.isArray(result.metadata) ? result.metadata : {};
   const known = analyzerCatalogue().get(result.analyzer_id);
   const derived = (result.analyzer_id as string)
@@ -338,7 +342,7 @@ export function expectedResult(result: any): Record<string, unknown> {
     status: result.status,
     message: result.message ?? '',
     execution_time: result.execution_time ?? 0,
-    issues: listOfValues(result.issues).map(expectedIssue),
+    issues: listOfValues(result.issues).map((issue) => ({ ...expectedIssue(issue), fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/), change })),
     suppressed_issues: listOfValues(result.suppressed_issues).map((issue) => ({
       ...expectedIssue(issue),
       suppression: issue.suppression,

@@ -136,6 +136,15 @@ export const ENDPOINTS: EndpointCase[] = [
     prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/reports` }),
   },
   {
+    name: 'GET /projects/{project}/branches',
+    method: 'GET',
+    path: '/projects/:project/branches',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/branches` }),
+  },
+  {
     name: 'GET /projects/{project}/failures',
     method: 'GET',
     path: '/projects/:project/failures',
@@ -153,6 +162,16 @@ export const ENDPOINTS: EndpointCase[] = [
     subscription: true,
     success: 200,
     prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/reports/${await reportOf(ctx, user)}` }),
+  },
+  {
+    name: 'GET /reports/{report}/changes',
+    method: 'GET',
+    path: '/reports/:report/changes',
+    invalidQuery: '?kind=moved',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/reports/${await reportOf(ctx, user)}/changes` }),
   },
   {
     name: 'DELETE /reports/{report}',

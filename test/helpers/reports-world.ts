@@ -96,4 +96,4 @@ export async function setGate(
   expect(response.statusCode, response.body).toBe(200);
 }
 
-export { REPORT_SUMMARY_KEYS } from '../projects/project-expectations.js';
+export { REPORT_LIST_ITEM_KEYS, REPORT_SUMMARY_KEYS } from '../projects/project-expectations.js';

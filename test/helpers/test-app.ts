@@ -15,7 +15,7 @@ import { createProjectsService } from '../../src/projects/projects.service.js';
 import type { CreateProjectBody, Project } from '../../src/projects/projects.schemas.js';
 import { createReportsService } from '../../src/reports/reports.service.js';
 import { repositoriesOn } from '../../src/repositories.js';
-import type { NewReport } from '../../src/reports/reports.repository.js';
+import type { ReportToStore } from '../../src/reports/reports.service.js';
 import { FakeClock } from './fake-clock.js';
 import { ContractChecker } from './openapi-contract.js';
 import { createTestStore, type TestStore } from './test-backend.js';
@@ -199,7 +199,7 @@ function factories(db: Db, clock: FakeClock) {
     },
 
     /** Stores a report through the service that keeps latest_report (D19) up to date. */
-    async report(projectId: string, overrides: Partial<NewReport> = {}): Promise<{ id: number; uuid: string }> {
+    async report(projectId: string, overrides: Partial<ReportToStore> = {}): Promise<{ id: number; uuid: string }> {
       const uuid = uuidv7();
       const at = clock.now().toISOString();
       const id = await reports.storeReport({

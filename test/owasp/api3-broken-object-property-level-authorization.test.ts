@@ -98,7 +98,7 @@ describe('API3 mass assignment: properties a body may not set', () => {
       created_at: now,
       updated_at: now,
     });
-    expect(JSON.parse(row.settings)).toEqual({ fail_on: null, fail_threshold: null, primary_tracker: null, ticket_target_project_key: null, ticket_target_project_name: null });
+    expect(JSON.parse(row.settings)).toEqual({ fail_on: null, fail_threshold: null, primary_tracker: null, ticket_target_project_key: null, ticket_target_project_name: null, fail_on_new: null });
     expect(project.id).not.toBe(FOREIGN_UUID);
     expect(api_token).not.toBe(PLANTED_TOKEN);
     expect(await ctx.db.selectFrom('projects').select('id').where('id', '=', FOREIGN_UUID).executeTakeFirst()).toBeUndefined();

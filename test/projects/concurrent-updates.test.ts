@@ -66,6 +66,7 @@ describe('concurrent settings updates (D26)', () => {
       primary_tracker: 'internal',
       ticket_target_project_key: 'SHOP',
       ticket_target_project_name: 'Shop board',
+      fail_on_new: null,
     });
   });
 

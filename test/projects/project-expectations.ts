@@ -19,13 +19,14 @@ export const PROJECT_KEYS = [
   'team_id',
 ];
 
-/** D14: all five keys, null where unset. */
+/** D14 and E1.7: all six keys, null where unset. */
 export const EMPTY_SETTINGS = {
   fail_on: null,
   fail_threshold: null,
   primary_tracker: null,
   ticket_target_project_key: null,
   ticket_target_project_name: null,
+  fail_on_new: null,
 };
 
 /** api-v1.md 2.2. */
@@ -48,6 +49,9 @@ export const REPORT_SUMMARY_KEYS = [
   'uuid',
   'warnings',
 ];
+
+/** E1.5: a report list item is the 2.2 summary plus the git context, the stored gate and the changes. */
+export const REPORT_LIST_ITEM_KEYS = [...REPORT_SUMMARY_KEYS, 'base_branch', 'branch', 'changes', 'commit', 'gate', 'pull_request'].sort();
 
 /** Asserts the exact project shape (2.1 + D14) and returns the project for further checks. */
 export function expectProjectShape(project: Record<string, any>): Record<string, any> {

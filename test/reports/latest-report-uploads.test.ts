@@ -245,6 +245,16 @@ function reportRow(projectId: string, analyzedAt: string): NewReport {
     pro_package_version: null,
     client_summary: null,
     configuration: null,
+    git_branch: null,
+    git_commit: null,
+    pull_request: null,
+    base_branch: null,
+    baseline_report_id: null,
+    changes_new: null,
+    changes_fixed: null,
+    changes_unchanged: null,
+    gate: null,
+    fingerprinted_at: analyzedAt,
   };
 }
 

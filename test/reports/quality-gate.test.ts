@@ -34,7 +34,8 @@ describe('the quality gate of POST /api/reports', () => {
 
   /** Asserts a failing gate with `count` reasons, each a non-empty sentence, and the echoed settings. */
   function expectFailed(gate: Record<string, any>, settings: { fail_on: string | null; fail_threshold: number | null }, count: number) {
-    expect(Object.keys(gate).sort()).toEqual(['fail_on', 'fail_threshold', 'passed', 'reasons']);
+    expect(Object.keys(gate).sort()).toEqual(['fail_on', 'fail_on_new', 'fail_threshold', 'passed', 'reasons']);
+    expect(gate.fail_on_new).toBeNull();
     expect(gate.passed).toBe(false);
     expect(gate.fail_on).toBe(settings.fail_on);
     expect(gate.fail_threshold).toBe(settings.fail_threshold);
@@ -48,7 +49,7 @@ describe('the quality gate of POST /api/reports', () => {
   describe('defaults', () => {
     it('passes with fail_on and fail_threshold null when the project has no settings, even with critical issues', async () => {
       const gate = await gateFor([result('sql-injection', 'failed', ['critical', 'critical']), result('debug-mode', 'failed', ['high'])]);
-      expect(gate).toEqual({ passed: true, fail_on: null, fail_threshold: null, reasons: [] });
+      expect(gate).toEqual({ passed: true, fail_on: null, fail_threshold: null, fail_on_new: null, reasons: [] });
     });
   });
 
@@ -67,7 +68,7 @@ describe('the quality gate of POST /api/reports', () => {
 
     it.each(levels)('fail_on $level: an issue just below ($below) passes', async ({ level, below }) => {
       await setGate(ctx, user, projectId, { fail_on: level });
-      expect(await gateFor(failedWith(below))).toEqual({ passed: true, fail_on: level, fail_threshold: null, reasons: [] });
+      expect(await gateFor(failedWith(below))).toEqual({ passed: true, fail_on: level, fail_threshold: null, fail_on_new: null, reasons: [] });
     });
 
     it.each(levels)('fail_on $level: every severity at or above the level fails, every one below passes', async ({ level }) => {
@@ -76,14 +77,14 @@ describe('the quality gate of POST /api/reports', () => {
         expectFailed(await gateFor(failedWith(severity)), { fail_on: level, fail_threshold: null }, 1);
       }
       for (const severity of SEVERITIES.slice(SEVERITIES.indexOf(level) + 1)) {
-        expect(await gateFor(failedWith(severity))).toEqual({ passed: true, fail_on: level, fail_threshold: null, reasons: [] });
+        expect(await gateFor(failedWith(severity))).toEqual({ passed: true, fail_on: level, fail_threshold: null, fail_on_new: null, reasons: [] });
       }
     });
 
     it.each([null, 'never'])('fail_on %s never fails on severity, even for critical issues', async (level) => {
       await setGate(ctx, user, projectId, { fail_on: level });
       const gate = await gateFor([result('sql-injection', 'failed', ['critical', 'high', 'medium', 'low', 'info'])]);
-      expect(gate).toEqual({ passed: true, fail_on: level, fail_threshold: null, reasons: [] });
+      expect(gate).toEqual({ passed: true, fail_on: level, fail_threshold: null, fail_on_new: null, reasons: [] });
     });
 
     it('gives one reason for the rule however many issues and analyzers offend', async () => {
@@ -100,7 +101,7 @@ describe('the quality gate of POST /api/reports', () => {
       async (status) => {
         await setGate(ctx, user, projectId, { fail_on: 'low' });
         const gate = await gateFor([result('sql-injection', status, ['critical', 'high', 'medium', 'low'])]);
-        expect(gate).toEqual({ passed: true, fail_on: 'low', fail_threshold: null, reasons: [] });
+        expect(gate).toEqual({ passed: true, fail_on: 'low', fail_threshold: null, fail_on_new: null, reasons: [] });
       },
     );
 
@@ -118,7 +119,7 @@ describe('the quality gate of POST /api/reports', () => {
           ],
         }),
       ]);
-      expect(gate).toEqual({ passed: true, fail_on: 'low', fail_threshold: null, reasons: [] });
+      expect(gate).toEqual({ passed: true, fail_on: 'low', fail_threshold: null, fail_on_new: null, reasons: [] });
     });
 
     it('applies the setting as it is at upload time', async () => {
@@ -143,7 +144,7 @@ describe('the quality gate of POST /api/reports', () => {
       const answer = await uploadOk(ctx, apiToken, uploadBody(resultsWithScore(score)));
       expect(answer.report.score).toBe(score);
       if (passed) {
-        expect(answer.gate).toEqual({ passed: true, fail_on: null, fail_threshold: threshold, reasons: [] });
+        expect(answer.gate).toEqual({ passed: true, fail_on: null, fail_threshold: threshold, fail_on_new: null, reasons: [] });
       } else {
         expectFailed(answer.gate, { fail_on: null, fail_threshold: threshold }, 1);
       }
@@ -153,7 +154,7 @@ describe('the quality gate of POST /api/reports', () => {
       await setGate(ctx, user, projectId, { fail_threshold: 0 });
       const answer = await uploadOk(ctx, apiToken, uploadBody([result('a', 'failed', ['critical']), result('b', 'error')]));
       expect(answer.report.score).toBe(0);
-      expect(answer.gate).toEqual({ passed: true, fail_on: null, fail_threshold: 0, reasons: [] });
+      expect(answer.gate).toEqual({ passed: true, fail_on: null, fail_threshold: 0, fail_on_new: null, reasons: [] });
     });
 
     it('uses the recomputed score, not the score of the client summary', async () => {
@@ -198,7 +199,7 @@ describe('the quality gate of POST /api/reports', () => {
     it('passes with reasons [] when neither fails, echoing both settings', async () => {
       await setGate(ctx, user, projectId, { fail_on: 'high', fail_threshold: 50 });
       const gate = await gateFor([result('sql-injection', 'failed', ['medium']), result('csrf-protection', 'passed')]);
-      expect(gate).toEqual({ passed: true, fail_on: 'high', fail_threshold: 50, reasons: [] });
+      expect(gate).toEqual({ passed: true, fail_on: 'high', fail_threshold: 50, fail_on_new: null, reasons: [] });
     });
   });
 
@@ -206,7 +207,7 @@ describe('the quality gate of POST /api/reports', () => {
     it('ignores configuration.fail_on and configuration.fail_threshold sent by the client', async () => {
       const body = uploadBody(failedWith('critical'), { configuration: { fail_on: 'low', fail_threshold: 100 } });
       const answer = await uploadOk(ctx, apiToken, body);
-      expect(answer.gate).toEqual({ passed: true, fail_on: null, fail_threshold: null, reasons: [] });
+      expect(answer.gate).toEqual({ passed: true, fail_on: null, fail_threshold: null, fail_on_new: null, reasons: [] });
     });
 
     it('fails on the project settings even when the client configuration would pass', async () => {

@@ -2,11 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { expectApiHeaders, expectNotFound } from '../helpers/contract.js';
 import { MISSING_REPORT } from '../helpers/endpoints.js';
-import { REPORT_SUMMARY_KEYS, catalogue, fixture, issue, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { REPORT_LIST_ITEM_KEYS, REPORT_SUMMARY_KEYS, catalogue, fixture, issue, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
 
 /** The detail adds these to the 2.2 summary keys. */
 const DETAIL_KEYS = [
-  ...REPORT_SUMMARY_KEYS,
+  ...REPORT_LIST_ITEM_KEYS,
   'configuration',
   'metadata',
   'pro_package_version',
@@ -24,6 +24,9 @@ function expectedIssue(sent: Record<string, any>): Record<string, unknown> {
     severity: sent.severity,
     location: sent.location ?? null,
     recommendation: sent.recommendation,
+    // E1.5: the reports here are their project's first: no baseline.
+    fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
+    change: null,
   };
   if (sent.code_snippet) expected.code_snippet = sent.code_snippet;
   if (sent.metadata && !Array.isArray(sent.metadata) && Object.keys(sent.metadata).length > 0) expected.metadata = sent.metadata;
@@ -158,7 +161,11 @@ describe('GET /api/v1/reports/{uuid}', () => {
         const original = sent.results[index];
         expect(shown.issues).toEqual(original.issues.map(expectedIssue));
         expect(shown.suppressed_issues).toEqual(
-          original.suppressed_issues.map((s: Record<string, any>) => ({ ...expectedIssue(s), suppression: s.suppression })),
+          // A suppressed issue is not an issue of the run: it gets no fingerprint or change (E1.2).
+          original.suppressed_issues.map((s: Record<string, any>) => {
+            const { fingerprint: _fingerprint, change: _change, ...shownSuppressed } = expectedIssue(s);
+            return { ...shownSuppressed, suppression: s.suppression };
+          }),
         );
         for (const i of shown.issues) {
           if ('code_snippet' in i) withSnippet += 1;
@@ -275,9 +282,17 @@ describe('GET /api/v1/reports/{uuid}', () => {
         ]),
       );
       const data = await show(answer.report.uuid);
+      const fingerprint = expect.stringMatching(/^[0-9a-f]{32}$/);
       expect(data.results[0].issues).toEqual([
-        { message: 'no location', severity: 'high', location: null, recommendation: 'Fix it.' },
-        { message: 'with location', severity: 'low', location: { file: 'app/Models/User.php', line: 12, column: 4 }, recommendation: '' },
+        { message: 'no location', severity: 'high', location: null, recommendation: 'Fix it.', fingerprint, change: null },
+        {
+          message: 'with location',
+          severity: 'low',
+          location: { file: 'app/Models/User.php', line: 12, column: 4 },
+          recommendation: '',
+          fingerprint,
+          change: null,
+        },
       ]);
     });
   });

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { ISO_UTC, UUID_V7, expectJson, expectValidationError } from '../helpers/contract.js';
-import { REPORT_SUMMARY_KEYS, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { REPORT_LIST_ITEM_KEYS, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
 
 // inject() sends `Host: localhost:80`; D16 builds links from the request's scheme and host.
 const INJECT_HOST = 'http://localhost:80';
@@ -206,7 +206,7 @@ describe('GET /api/v1/projects/{project}/reports', () => {
       const body = (await list()).json();
       expect(body.data).toHaveLength(1);
       const item = body.data[0];
-      expect(Object.keys(item).sort()).toEqual(REPORT_SUMMARY_KEYS);
+      expect(Object.keys(item).sort()).toEqual(REPORT_LIST_ITEM_KEYS);
       expect(Object.keys(item.issues_by_severity).sort()).toEqual(['critical', 'high', 'info', 'low', 'medium']);
       expect(item.uuid).toMatch(UUID_V7);
       expect(item.created_at).toMatch(ISO_UTC);
@@ -229,9 +229,17 @@ describe('GET /api/v1/projects/{project}/reports', () => {
         triggered_by: 'ci_cd',
         analyzed_at: '2026-11-21T08:15:00.000Z',
         created_at: '2026-11-21T10:00:00.000Z',
+        // E1.5: no git context was sent, the gate passed, and a first report has no baseline.
+        branch: null,
+        commit: null,
+        pull_request: null,
+        base_branch: null,
+        gate: { passed: true, reasons: [] },
+        changes: { baseline: null, new: null, fixed: null, unchanged: null },
       });
-      // The upload's answer describes the same report.
-      expect(answer.report).toEqual(item);
+      // The upload's answer describes the same report, in the 2.2 summary shape.
+      const { branch: _b, commit: _c, pull_request: _p, base_branch: _bb, gate: _g, changes: _ch, ...summary } = item;
+      expect(answer.report).toEqual(summary);
     });
   });
 

@@ -1,7 +1,9 @@
-import type { Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
+import { backfillChanges } from '../../reports/changes-backfill.js';
 import * as initial from './0001-initial.js';
 import * as uploads from './0002-uploads.js';
 import * as teamProjectCount from './0003-team-project-count.js';
+import * as changes from './0004-changes.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -12,4 +14,14 @@ export const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-uploads': uploads,
   '0003-team-project-count': teamProjectCount,
+  '0004-changes': changes,
 };
+
+/**
+ * Data a migration's new columns need for the rows stored before it, filled after every migration
+ * has run, at each `migrate` and `serve`: in batches of their own transactions, so a crash or an
+ * interruption keeps what was done and the next start does the rest, and cheap when nothing is left.
+ */
+export async function runDataSteps(db: Kysely<any>): Promise<void> {
+  await backfillChanges(db);
+}

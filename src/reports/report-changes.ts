@@ -1,0 +1,34 @@
+import { compareWithBaseline, fingerprintResults, type ChangeCounts, type IssueRow } from './changes.js';
+import { gitContextOf, isPullRequest, type GitContext } from './git-context.js';
+import type { StoredResult } from './report-results.js';
+import type { BaselineCandidate, ReportsRepository } from './reports.repository.js';
+
+/** What E1 records about a report: its git context, its baseline, its issue rows and the counts. */
+export interface ReportChanges {
+  git: GitContext;
+  baseline: BaselineCandidate | null;
+  rows: IssueRow[];
+  counts: ChangeCounts | null;
+}
+
+/**
+ * E1.1-E1.4 for one report: reads its git context from its metadata, chooses its baseline (once,
+ * here), fingerprints its issues and compares them with the baseline's. The results are changed in
+ * place (each issue gets its fingerprint and change, for the detail), so store them afterwards.
+ * `id` is null for an upload, not stored yet (it will be the newest); the migration passes each older
+ * report's own, so that a pull request's baseline too is taken from the reports before it.
+ */
+export async function recordChanges(
+  reports: Pick<ReportsRepository, 'findBaseline' | 'issuesOf'>,
+  report: { projectId: string; results: StoredResult[]; metadata: Record<string, unknown>; analyzedAt: string; id: number | null },
+): Promise<ReportChanges> {
+  const git = gitContextOf(report.metadata);
+  const ownPlace = { analyzed_at: report.analyzedAt, id: report.id ?? Number.MAX_SAFE_INTEGER };
+  const baseline =
+    (isPullRequest(git)
+      ? await reports.findBaseline(report.projectId, { branch: git.base_branch, before: report.id === null ? null : ownPlace })
+      : await reports.findBaseline(report.projectId, { branch: git.branch, before: ownPlace })) ?? null;
+  const issues = fingerprintResults(report.results);
+  const { rows, counts } = compareWithBaseline(report.results, issues, baseline === null ? null : await reports.issuesOf(baseline.id));
+  return { git, baseline, rows, counts };
+}
