@@ -27,6 +27,14 @@ const smoke = args.smoke!;
 const settings = {
   projects: smoke ? 60 : 10_000,
   reportsPerProject: smoke ? 3 : 10,
+  // Issue 13: projects whose null branch holds a run of report-large.json; large uploads rotate among them.
+  largeProjects: smoke ? 2 : 8,
+  // Runs of report-large.json in one project, for the changes list and a report list of large runs.
+  changesProjectRuns: smoke ? 3 : 20,
+  // Requests over a 3,972-issue report (4 MB uploads, its changes list, its exports) take tens to
+  // hundreds of ms each: 32 in flight would queue them for seconds (near the 10 s timeout, and
+  // longer than a smoke run) without adding throughput on a 2-core machine.
+  heavyConnections: 2,
   warmupSeconds: Number(args.warmup ?? (smoke ? 0.5 : 3)),
   durationSeconds: Number(args.duration ?? (smoke ? 1 : 10)),
   connections: Number(args.connections),
@@ -34,12 +42,32 @@ const settings = {
   leakRequests: Number(args['leak-requests'] ?? (smoke ? 0 : 1_000_000)),
 };
 
+/**
+ * Whose bearer token a request carries: the user's personal token, the API token of the first
+ * project (`project`), or of the projects seeded for large uploads (`large`: the load rotates among
+ * them, the statement count uses the first).
+ */
+type TokenKind = 'user' | 'project' | 'large';
+
 interface Scenario {
   name: string;
-  /** What SQL-statement counting and the load send; `requests` chains several (create then delete). */
+  /**
+   * What SQL-statement counting and the load send; `requests` chains several (create then delete).
+   * `x-token: project|large` in a request's headers picks the token (else the user's).
+   */
   requests: autocannon.Request[];
   /** For the statement count: one request per step, in order. */
-  steps: { method: string; path: (context: Record<string, string>) => string; body?: string; token: 'user' | 'project' }[];
+  steps: { method: string; path: (context: Record<string, string>) => string; body?: string | (() => string); token: TokenKind }[];
+  /**
+   * Requests over a 3,972-issue report: loaded with `heavyConnections`, not `--connections`, and
+   * without warm-up in a smoke run (whose second could not even finish a warm-up's requests).
+   */
+  heavy?: boolean;
+  /**
+   * An endpoint other work adds (issue 13's E2/E3): the scenario runs only when the service's
+   * OpenAPI document has this path, so the harness works before and after it exists.
+   */
+  requiresPath?: string;
 }
 
 interface Measured {
@@ -62,26 +90,42 @@ async function main(): Promise<void> {
 
   log(`seeding ${settings.projects} projects x ${settings.reportsPerProject} reports`);
   const started = Date.now();
-  const seeded = await seed({ root: ROOT, env, projects: settings.projects, reportsPerProject: settings.reportsPerProject });
+  const seeded = await seed({
+    root: ROOT,
+    env,
+    projects: settings.projects,
+    reportsPerProject: settings.reportsPerProject,
+    largeProjects: settings.largeProjects,
+    changesProjectRuns: settings.changesProjectRuns,
+  });
   log(`seeded ${seeded.reports} reports in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-  const scenarios = buildScenarios(seeded).filter((s) => !args.only || s.name.includes(args.only));
+  let scenarios = buildScenarios(seeded).filter((s) => !args.only || s.name.includes(args.only));
 
   // Cost per request: the service with X-SQL-Statements on, one request of each step.
   const counting = await startServer([join(ROOT, 'bin/scoreboard.js'), 'serve'], { ...env, SQL_STATEMENT_HEADER: 'true' }, '/healthz');
+  const paths = await documentedPaths(counting.url);
+  scenarios = scenarios.filter((scenario) => {
+    if (!scenario.requiresPath || paths.has(scenario.requiresPath)) return true;
+    log(`skipped ${scenario.name}: the service has no ${scenario.requiresPath} yet`);
+    return false;
+  });
   const statements = new Map<string, string>();
   for (const scenario of scenarios) statements.set(scenario.name, await countStatements(counting.url, scenario, seeded));
   await counting.stop();
 
   const ceilingServer = await startServer([join(ROOT, 'bench/.build/hello.js')], env, '/hello');
-  const ceiling = await load(ceilingServer.url, [{ method: 'GET', path: '/hello' }]);
+  const ceiling = await load(ceilingServer.url, [{ method: 'GET', path: '/hello' }], settings);
   await ceilingServer.stop();
   log(`ceiling: ${ceiling.requestsPerSecond.toFixed(0)} req/s`);
 
   const service = await startServer([join(ROOT, 'bin/scoreboard.js'), 'serve'], env, '/healthz');
   const rows: Measured[] = [{ name: 'ceiling: bare Fastify GET /hello', ...ceiling, ratio: 1, statements: '-' }];
   for (const scenario of scenarios) {
-    const result = await load(service.url, withAuth(scenario.requests, seeded));
+    const result = await load(service.url, withAuth(scenario.requests, seeded), {
+      connections: scenario.heavy ? settings.heavyConnections : settings.connections,
+      warmupSeconds: scenario.heavy && smoke ? 0 : settings.warmupSeconds,
+    });
     rows.push({ name: scenario.name, ...result, ratio: result.requestsPerSecond / ceiling.requestsPerSecond, statements: statements.get(scenario.name)! });
     log(`${scenario.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99} ms, ${result.errors} errors`);
   }
@@ -114,6 +158,37 @@ function buildScenarios(seeded: Seeded): Scenario[] {
   );
   const project = JSON.stringify({ name: 'Bench', framework_version: '11' });
   const json = { 'content-type': 'application/json' };
+
+  // Issue 13. The report list, branch list and detail of the show project (10 reports: `main`,
+  // and one pull request in five projects); its newest report for the detail.
+  const showReport = seeded.reportIds[seeded.projectIds.indexOf(show) * settings.reportsPerProject + settings.reportsPerProject - 1]!;
+  const get = (name: string, path: string, options: { note?: string; requiresPath?: string; heavy?: boolean } = {}): Scenario => ({
+    name: withNotes(name, options.note, options.heavy && `${settings.heavyConnections} connections`),
+    requests: [{ method: 'GET', path }],
+    steps: [{ method: 'GET', path: () => path, token: 'user' }],
+    ...(options.heavy && { heavy: true }),
+    ...(options.requiresPath && { requiresPath: options.requiresPath }),
+  });
+  // report-large.json (4 MB, 155 analyzers, 3,972 issues, no git metadata) as the client sends it.
+  // A Buffer: autocannon rebuilds a request with setupRequest (the token rotation) every time,
+  // and copying a Buffer is cheaper than encoding a 4 MB string.
+  const largeText = readFileSync(join(ROOT, 'test/fixtures/client-wire/reports/report-large.json'), 'utf8').replace(
+    '0190c8a0-0000-7000-8000-000000000001',
+    'unknown',
+  );
+  const large = Buffer.from(largeText);
+  // The same run as a branch's first (no baseline, E1.3): a branch name of its own in every request.
+  const marker = '\u0000branch\u0000';
+  const parsed = JSON.parse(largeText);
+  const [beforeBranch, afterBranch] = JSON.stringify({ ...parsed, metadata: { ...parsed.metadata, git_branch: marker } })
+    .split(JSON.stringify(marker))
+    .map((part) => Buffer.from(part)) as [Buffer, Buffer];
+  let branches = 0;
+  const onNewBranch = () => Buffer.concat([beforeBranch, Buffer.from(JSON.stringify(`bench/first-${process.pid}-${++branches}`)), afterBranch]);
+  const changes = seeded.changes!.reportId;
+  const largeRuns = seeded.changes!.projectId;
+  const largeRunsNote = `${settings.changesProjectRuns} runs of report-large.json`;
+
   return [
     {
       name: 'GET /api/v1/projects/{id}',
@@ -135,10 +210,54 @@ function buildScenarios(seeded: Seeded): Scenario[] {
       requests: [{ method: 'GET', path: '/api/v1/tokens' }],
       steps: [{ method: 'GET', path: () => '/api/v1/tokens', token: 'user' }],
     },
+    get('GET /api/v1/projects/{id}/reports', `/api/v1/projects/${show}/reports`),
+    get('GET /api/v1/projects/{id}/reports?branch=main', `/api/v1/projects/${show}/reports?branch=main`),
+    get('GET /api/v1/projects/{id}/branches', `/api/v1/projects/${show}/branches`),
+    get('GET /api/v1/reports/{uuid}', `/api/v1/reports/${showReport}`),
+    get('GET /api/v1/reports/{uuid}/changes', `/api/v1/reports/${changes}/changes`, { note: '3,972 issues', heavy: true }),
+    // On SQLite the E1 columns (added by ALTER TABLE) sit after `results` in each row: a list item of
+    // a 4 MB run reads through its results' overflow pages, and its baseline's.
+    get('GET /api/v1/projects/{id}/reports', `/api/v1/projects/${largeRuns}/reports`, { note: largeRunsNote, heavy: true }),
+    get('GET /api/v1/projects/{id}/trend', `/api/v1/projects/${show}/trend`, { requiresPath: '/api/v1/projects/{project}/trend' }),
+    get('GET /api/v1/projects/{id}/trend', `/api/v1/projects/${largeRuns}/trend`, {
+      note: largeRunsNote,
+      heavy: true,
+      requiresPath: '/api/v1/projects/{project}/trend',
+    }),
+    get('GET /api/v1/reports/{uuid}/export?format=csv', `/api/v1/reports/${changes}/export?format=csv`, {
+      note: '3,972 issues',
+      heavy: true,
+      requiresPath: '/api/v1/reports/{report}/export',
+    }),
+    get('GET /api/v1/reports/{uuid}/export?format=sarif', `/api/v1/reports/${changes}/export?format=sarif`, {
+      note: '3,972 issues',
+      heavy: true,
+      requiresPath: '/api/v1/reports/{report}/export',
+    }),
     {
       name: 'POST /api/reports (report-full.json)',
       requests: [{ method: 'POST', path: '/api/reports', headers: { ...json, 'x-token': 'project' }, body: upload }],
       steps: [{ method: 'POST', path: () => '/api/reports', body: upload, token: 'project' }],
+    },
+    {
+      // Issue 13's budget: every upload has a 3,972-issue baseline (the previous run on the null branch).
+      name: `POST /api/reports (report-large.json, with baseline; ${settings.heavyConnections} connections)`,
+      requests: [{ method: 'POST', path: '/api/reports', headers: { ...json, 'x-token': 'large' }, body: large }],
+      steps: [{ method: 'POST', path: () => '/api/reports', body: largeText, token: 'large' }],
+      heavy: true,
+    },
+    {
+      name: `POST /api/reports (report-large.json, first of its branch; ${settings.heavyConnections} connections)`,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/reports',
+          headers: { ...json, 'x-token': 'large' },
+          setupRequest: (request) => ({ ...request, body: onNewBranch() }),
+        },
+      ],
+      steps: [{ method: 'POST', path: () => '/api/reports', body: () => onNewBranch().toString(), token: 'large' }],
+      heavy: true,
     },
     {
       name: 'POST /api/v1/projects + DELETE',
@@ -165,12 +284,47 @@ function buildScenarios(seeded: Seeded): Scenario[] {
   ];
 }
 
-/** Bearer tokens per request: the personal token, or the project's for `x-token: project`. */
+/** `name (note; note)`, without the empty notes. */
+function withNotes(name: string, ...notes: (string | false | undefined)[]): string {
+  const given = notes.filter((note): note is string => typeof note === 'string' && note !== '');
+  return given.length === 0 ? name : `${name} (${given.join('; ')})`;
+}
+
+/** The bearer token of a kind (for `large`, the first of the large-upload projects'). */
+function tokenOf(which: string | undefined, seeded: Seeded): string {
+  return which === 'project' ? seeded.apiToken : which === 'large' ? seeded.large.apiTokens[0]! : seeded.token;
+}
+
+/**
+ * Bearer tokens per request: the personal token, the first project's for `x-token: project`, and
+ * for `x-token: large` each of the large-upload projects' in turn (every project keeps growing by
+ * one 4 MB report and its issue rows per upload; rotating keeps each project's share small, like
+ * many projects uploading at once).
+ */
 function withAuth(requests: autocannon.Request[], seeded: Seeded): autocannon.Request[] {
   return requests.map((request) => {
     const { 'x-token': which, ...headers } = (request.headers ?? {}) as Record<string, string>;
-    return { ...request, headers: { ...headers, authorization: `Bearer ${which === 'project' ? seeded.apiToken : seeded.token}` } };
+    if (which !== 'large') return { ...request, headers: { ...headers, authorization: `Bearer ${tokenOf(which, seeded)}` } };
+    const tokens = seeded.large.apiTokens;
+    // The typings allow a string (a module path, for the command line); the harness passes functions.
+    const setup = request.setupRequest as ((request: autocannon.Request, context: object) => autocannon.Request) | undefined;
+    let next = 0;
+    return {
+      ...request,
+      headers,
+      setupRequest: (built, context) => {
+        const request = setup ? setup(built, context) : built;
+        return { ...request, headers: { ...request.headers, authorization: `Bearer ${tokens[next++ % tokens.length]}` } };
+      },
+    };
   });
+}
+
+/** The paths of the service's OpenAPI document (`/api/v1/...{param}`). */
+async function documentedPaths(base: string): Promise<Set<string>> {
+  const response = await fetch(`${base}/api/v1/openapi.json`);
+  if (!response.ok) throw new Error(`GET /api/v1/openapi.json answered ${response.status}`);
+  return new Set(Object.keys(((await response.json()) as { paths: Record<string, unknown> }).paths));
 }
 
 /** SQL statements per step, read from X-SQL-Statements on a second run (the first may write last_used_at). */
@@ -183,10 +337,10 @@ async function countStatements(base: string, scenario: Scenario, seeded: Seeded)
       const response = await fetch(`${base}${step.path(context)}`, {
         method: step.method,
         headers: {
-          authorization: `Bearer ${step.token === 'project' ? seeded.apiToken : seeded.token}`,
+          authorization: `Bearer ${tokenOf(step.token, seeded)}`,
           ...(step.body ? { 'content-type': 'application/json' } : {}),
         },
-        body: step.body,
+        body: typeof step.body === 'function' ? step.body() : step.body,
       });
       const text = await response.text();
       if (!response.ok) throw new Error(`${step.method} ${step.path(context)} answered ${response.status}: ${text.slice(0, 300)}`);
@@ -197,13 +351,14 @@ async function countStatements(base: string, scenario: Scenario, seeded: Seeded)
   return counts.join(' + ');
 }
 
-async function load(base: string, requests: autocannon.Request[]) {
-  const run = (duration: number) =>
-    autocannon({ url: base, connections: settings.connections, duration, requests, timeout: 10 });
-  if (settings.warmupSeconds > 0) await run(settings.warmupSeconds);
+async function load(base: string, requests: autocannon.Request[], options: { connections: number; warmupSeconds: number }) {
+  const run = (duration: number) => autocannon({ url: base, connections: options.connections, duration, requests, timeout: 10 });
+  if (options.warmupSeconds > 0) await run(options.warmupSeconds);
   const result = await run(settings.durationSeconds);
   return {
-    requestsPerSecond: result.requests.average,
+    // Completed requests over the measured time: autocannon's `requests.average` is a mean of whole
+    // per-second counts, too coarse for the large uploads' few per second.
+    requestsPerSecond: result.requests.total / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
     // Non-2xx answers count as errors, with socket errors and timeouts.
@@ -238,7 +393,7 @@ function render(rows: Measured[], memory: { peakRssMiB: number; afterTenthMiB: n
     '|---|---:|---:|---:|---:|---:|---|',
     ...rows.map(
       (row) =>
-        `| ${row.name} | ${row.requestsPerSecond.toFixed(0)} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.ratio === null ? '-' : row.ratio.toFixed(2)} | ${row.statements} |`,
+        `| ${row.name} | ${row.requestsPerSecond.toFixed(row.requestsPerSecond < 100 ? 1 : 0)} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.ratio === null ? '-' : row.ratio.toFixed(2)} | ${row.statements} |`,
     ),
     '',
     `Service peak RSS: ${memory.peakRssMiB.toFixed(0)} MiB.`,

@@ -22,14 +22,31 @@ export interface Seeded {
   apiToken: string;
   /** The API tokens of the first projects (up to 10), in the order of `projectIds`. */
   apiTokens: string[];
-  /** The uuid of every seeded report. */
+  /** The uuid of every seeded report (of `projectIds`' projects). */
   reportIds: string[];
   reports: number;
+  /**
+   * Issue 13's large uploads: projects (not in `projectIds`) whose null branch holds one run of
+   * `report-large.json` (3,972 issues, no git metadata), so that every upload of it there has a
+   * baseline of that size; with their API tokens, in the same order.
+   */
+  large: { projectIds: string[]; apiTokens: string[] };
+  /**
+   * A project (not in `projectIds`) with runs of `report-large.json` on the null branch: a variant
+   * (about one issue in ten missing, one in twenty reworded), then the fixture itself, compared with
+   * it, then the fixture again, each compared with the one before. `reportId` is the second run,
+   * whose changes list has new, fixed and unchanged issues (E1.6). Null when not seeded.
+   */
+  changes: { projectId: string; reportId: string } | null;
 }
 
 /** Writes rows one statement at a time inside a transaction (`?` placeholders). */
 interface BulkWriter {
   run(sql: string, params: unknown[]): Promise<void>;
+  /** An `insert` into a table with an `id` key; returns the new row's id. */
+  insert(sql: string, params: unknown[]): Promise<number>;
+  /** Inserts `rows` (values in the order of `columns`) into `table`. */
+  insertMany(table: string, columns: readonly string[], rows: unknown[][]): Promise<void>;
   begin(): Promise<void>;
   commit(): Promise<void>;
   close(): Promise<void>;
@@ -40,6 +57,10 @@ export async function seed(options: {
   env: NodeJS.ProcessEnv;
   projects: number;
   reportsPerProject: number;
+  /** Projects seeded with one `report-large.json` run each, for large uploads (default 0). */
+  largeProjects?: number;
+  /** Runs in the project of `changes` (0, the default: no such project; else at least 2). */
+  changesProjectRuns?: number;
 }): Promise<Seeded> {
   const { root, env } = options;
   const cli = (...args: string[]) =>
@@ -60,56 +81,150 @@ export async function seed(options: {
 
   // Realistic result payloads: mostly the small recorded report (10 analyzers), and the full one
   // (155 analyzers, 150 KB) for one report in fifty, to keep the file near 1.5 GB at full size.
-  // Stored the way an upload stores them: the product's own normalisation and summary (a raw
-  // fixture lacks e.g. `location: null`, and the report detail would fail to serialise it).
+  // Stored the way an upload stores them: the product's own normalisation, summary and, since
+  // issue 13, git context, fingerprints, baseline, changes, gate and issue rows (E1), so that the
+  // service's start finds nothing to back-fill (a raw fixture also lacks e.g. `location: null`,
+  // and the report detail would fail to serialise it).
   const product = await productUploadCode(root);
-  const payloads = ['report-small', 'report-full'].map((name) => {
-    const body = JSON.parse(readFileSync(join(root, 'test/fixtures/client-wire/reports', `${name}.json`), 'utf8'));
+  const settings = JSON.stringify({
+    fail_on: 'high',
+    fail_threshold: 60,
+    primary_tracker: null,
+    ticket_target_project_key: null,
+    ticket_target_project_name: null,
+    fail_on_new: 'high',
+  });
+  const gateSettings = product.parseStoredSettings(settings);
+  const fixture = (name: string) => JSON.parse(readFileSync(join(root, 'test/fixtures/client-wire/reports', `${name}.json`), 'utf8'));
+
+  /** A payload as stored: its columns but for E1's, its issues (fingerprinted) and its git context. */
+  const payloadOf = (body: any) => {
     const results = product.normalizeResults(body.results);
+    const metadata = product.asObject(body.metadata) as Record<string, unknown>;
     return {
+      results,
+      issues: product.fingerprintResults(results),
       summary: product.summarizeResults(results),
-      results: JSON.stringify(results),
-      metadata: JSON.stringify(product.asObject(body.metadata)),
+      git: product.gitContextOf(metadata),
+      metadata: JSON.stringify(metadata),
       clientSummary: body.summary === undefined ? null : JSON.stringify(body.summary),
       configuration: body.configuration === undefined ? null : JSON.stringify(product.normalizeConfiguration(body.configuration)),
     };
-  });
+  };
+  type Payload = ReturnType<typeof payloadOf>;
+  /** What an upload of `payload` against a baseline with `baseline`'s issues (or none) stores. */
+  const storedAgainst = (payload: Payload, baseline: Payload | null) => {
+    const results = structuredClone(payload.results);
+    let before = null;
+    if (baseline !== null) {
+      const fingerprints = baseline.issues.map((issue) => issue.fingerprint);
+      const missing = new Set(product.missingFromReport(fingerprints, payload.issues));
+      before = { fingerprints, gone: baseline.issues.filter((issue) => missing.has(issue.fingerprint)) };
+    }
+    const { rows, counts } = product.compareWithBaseline(results, payload.issues, before);
+    const newIssues = rows.filter((row) => row.change === 'new' || (counts === null && row.change === null));
+    const gate = product.applyQualityGate(gateSettings, { score: payload.summary.score, results, newIssues });
+    return { payload, results: JSON.stringify(results), rows, counts, gate: JSON.stringify({ passed: gate.passed, reasons: gate.reasons }) };
+  };
+  type Stored = ReturnType<typeof storedAgainst>;
+
+  // The small report is a run of `main`, the full one a pull request into `main`: either's baseline
+  // is the project's previous small report (E1.3), whose issues are always the small report's.
+  const [small, full] = ['report-small', 'report-full'].map((name) => payloadOf(fixture(name))) as [Payload, Payload];
+  const stored = {
+    small: { first: storedAgainst(small, null), next: storedAgainst(small, small) },
+    full: { first: storedAgainst(full, null), next: storedAgainst(full, small) },
+  };
 
   const insertProject = `insert into projects (id, team_id, name, description, repository_url, framework_version, settings, api_token_hash,
-       latest_report_id, archived_at, created_at, updated_at)
-     values (?, ?, ?, null, ?, '11', ?, ?, null, null, ?, ?)`;
+       badge_key, latest_report_id, archived_at, created_at, updated_at)
+     values (?, ?, ?, null, ?, '11', ?, ?, ?, null, null, ?, ?)`;
   const insertReport = `insert into reports (uuid, project_id, score, total, passed, failed, warnings, skipped, errors, total_issues,
        issues_critical, issues_high, issues_medium, issues_low, issues_info, framework_version, package_version,
        total_execution_time, triggered_by, analyzed_at, created_at, results, metadata, pro_package_version,
-       client_summary, configuration)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '11.44.2', 'v1.13.3', ?, 'ci_cd', ?, ?, ?, ?, null, ?, ?)`;
-  const settings = JSON.stringify({ fail_on: 'high', fail_threshold: 60, primary_tracker: null, ticket_target_project_key: null, ticket_target_project_name: null });
+       client_summary, configuration, git_branch, git_commit, pull_request, base_branch, baseline_report_id,
+       changes_new, changes_fixed, changes_unchanged, gate, fingerprinted_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '11.44.2', 'v1.13.3', ?, 'ci_cd', ?, ?, ?, ?, null, ?, ?,
+       ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  const issueColumns = ['report_id', 'change', 'change_rank', 'severity_rank', 'fingerprint', 'analyzer_id', 'analyzer_name',
+    'category', 'severity', 'message', 'file', 'line', 'column_number'] as const;
   const projectIds: string[] = [];
   const apiTokens: string[] = [];
   const reportIds: string[] = [];
   const start = Date.UTC(2026, 0, 1);
 
+  const addProject = async (id: string, name: string, at: string): Promise<string> => {
+    const token = randomToken();
+    await db.run(insertProject, [id, user.team.id, name, `https://github.com/acme/${name.toLowerCase().replace(/ /g, '-')}`, settings, sha256(token), randomToken().slice(0, 32), at, at]);
+    return token;
+  };
+  /** Inserts a report as `report` says, compared with the report `baselineId` (or none); returns its id. */
+  const addReport = async (projectId: string, uuid: string, analyzedAt: string, report: Stored, baselineId: number | null) => {
+    const { payload, counts } = report;
+    const s = payload.summary;
+    const bySeverity = s.issues_by_severity;
+    const git = payload.git;
+    const id = await db.insert(insertReport, [uuid, projectId, s.score, s.total, s.passed, s.failed, s.warnings, s.skipped, s.errors,
+      s.total_issues, bySeverity.critical, bySeverity.high, bySeverity.medium, bySeverity.low, bySeverity.info, 12.5,
+      analyzedAt, analyzedAt, report.results, payload.metadata, payload.clientSummary, payload.configuration,
+      git.branch, git.commit, git.pull_request, git.base_branch, baselineId,
+      counts?.new ?? null, counts?.fixed ?? null, counts?.unchanged ?? null, report.gate, analyzedAt]);
+    await db.insertMany('report_issues', issueColumns, report.rows.map((row) => [id, ...issueColumns.slice(1).map((column) => row[column as keyof typeof row] ?? null)]));
+    return id;
+  };
+
+  const large: Seeded['large'] = { projectIds: [], apiTokens: [] };
+  let changes: Seeded['changes'] = null;
+  const changesRuns = options.changesProjectRuns ?? 0;
   try {
     await db.begin();
     for (let p = 0; p < options.projects; p++) {
       const id = uuidV7(start + p * 1000);
-      const token = randomToken();
+      const token = await addProject(id, `Project ${p}`, new Date(start + p * 1000).toISOString());
       if (p < 10) apiTokens.push(token);
-      const at = new Date(start + p * 1000).toISOString();
-      await db.run(insertProject, [id, user.team.id, `Project ${p}`, `https://github.com/acme/project-${p}`, settings, sha256(token), at, at]);
       projectIds.push(id);
+      let latestMain: number | null = null;
       for (let r = 0; r < options.reportsPerProject; r++) {
-        const payload = payloads[(p * options.reportsPerProject + r) % 50 === 0 ? 1 : 0]!;
-        const s = payload.summary;
+        const kind = (p * options.reportsPerProject + r) % 50 === 0 ? stored.full : stored.small;
         const analyzedAt = new Date(start + p * 1000 + r * 60_000).toISOString();
         const uuid = uuidV7(start + p * 1000 + r);
-        const bySeverity = s.issues_by_severity;
-        await db.run(insertReport, [uuid, id, s.score, s.total, s.passed, s.failed, s.warnings, s.skipped, s.errors,
-          s.total_issues, bySeverity.critical, bySeverity.high, bySeverity.medium, bySeverity.low, bySeverity.info, 12.5,
-          analyzedAt, analyzedAt, payload.results, payload.metadata, payload.clientSummary, payload.configuration]);
+        const reportId = await addReport(id, uuid, analyzedAt, latestMain === null ? kind.first : kind.next, latestMain);
+        if (kind === stored.small) latestMain = reportId;
         reportIds.push(uuid);
       }
     }
+
+    if ((options.largeProjects ?? 0) > 0 || changesRuns > 0) {
+      // report-large.json has no git metadata: all its runs are on the null branch. Seeded a day
+      // (and two) before the fixture's analyzed_at, so that an upload of it comes after them in
+      // D19's order and takes the newest of them as its baseline. Created before every other
+      // project (the end of the project list), and not in `projectIds`.
+      const body = fixture('report-large');
+      const fixtureTime = Date.parse(body.analyzed_at);
+      const original = payloadOf(body);
+      const variant = payloadOf({ ...body, results: largeVariant(body.results) });
+      const first = storedAgainst(variant, null);
+      for (let p = 0; p < (options.largeProjects ?? 0); p++) {
+        const id = uuidV7(start - 86_400_000 + p * 1000);
+        large.apiTokens.push(await addProject(id, `Large ${p}`, new Date(start - 86_400_000 + p * 1000).toISOString()));
+        large.projectIds.push(id);
+        await addReport(id, uuidV7(fixtureTime - 86_400_000 + p), new Date(fixtureTime - 86_400_000).toISOString(), first, null);
+      }
+      if (changesRuns > 0) {
+        const id = uuidV7(start - 2 * 86_400_000);
+        await addProject(id, 'Changes', new Date(start - 2 * 86_400_000).toISOString());
+        const againstVariant = storedAgainst(original, variant);
+        const again = storedAgainst(original, original);
+        let previous: number | null = null;
+        for (let run = 0; run < Math.max(2, changesRuns); run++) {
+          const at = fixtureTime - (changesRuns + 1 - run) * 86_400_000;
+          const uuid = uuidV7(at);
+          previous = await addReport(id, uuid, new Date(at).toISOString(), run === 0 ? first : run === 1 ? againstVariant : again, previous);
+          if (run === 1) changes = { projectId: id, reportId: uuid };
+        }
+      }
+    }
+
     // The team's project count (migration 0003) and, D19, each project's pointer to its newest
     // report, as the service keeps them.
     await db.run('update teams set projects_count = (select count(*) from projects where projects.team_id = teams.id)', []);
@@ -122,7 +237,35 @@ export async function seed(options: {
   } finally {
     await db.close();
   }
-  return { token: user.token, projectIds, apiToken: apiTokens[0] ?? '', apiTokens, reportIds, reports: reportIds.length };
+  return {
+    token: user.token,
+    projectIds,
+    apiToken: apiTokens[0] ?? '',
+    apiTokens,
+    reportIds,
+    reports: reportIds.length,
+    large,
+    changes,
+  };
+}
+
+/**
+ * An earlier run of `report-large.json` (its results as sent): every tenth issue not there yet and
+ * every twentieth (of the rest) worded differently, so that the fixture compared with it has new,
+ * fixed and unchanged issues.
+ */
+function largeVariant(results: { issues?: unknown }[]): unknown[] {
+  let n = 0;
+  return results.map((result) => {
+    if (!Array.isArray(result.issues)) return result;
+    const issues = [];
+    for (const issue of result.issues as { message: string }[]) {
+      n++;
+      if (n % 10 === 0) continue;
+      issues.push(n % 20 === 5 ? { ...issue, message: `${issue.message} (earlier wording)` } : issue);
+    }
+    return { ...result, issues };
+  });
 }
 
 async function sqliteWriter(root: string, file: string): Promise<BulkWriter> {
@@ -138,6 +281,18 @@ async function sqliteWriter(root: string, file: string): Promise<BulkWriter> {
       let statement = statements.get(sql);
       if (!statement) statements.set(sql, (statement = db.prepare(sql)));
       statement.run(...params);
+    },
+    async insert(sql, params) {
+      let statement = statements.get(sql);
+      if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+      return Number(statement.run(...params).lastInsertRowid);
+    },
+    async insertMany(table, columns, rows) {
+      // One prepared single-row statement: SQLite in process does not gain from multi-row inserts.
+      const sql = `insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`;
+      let statement = statements.get(sql);
+      if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+      for (const row of rows) statement.run(...row);
     },
     async begin() {
       db.exec('begin');
@@ -161,6 +316,20 @@ async function postgresWriter(url: string): Promise<BulkWriter> {
     async run(sql, params) {
       let n = 0;
       await client.query(sql.replace(/\?/g, () => `$${++n}`), params);
+    },
+    async insert(sql, params) {
+      let n = 0;
+      const result = await client.query(`${sql.replace(/\?/g, () => `$${++n}`)} returning id`, params);
+      return Number(result.rows[0].id);
+    },
+    async insertMany(table, columns, rows) {
+      // A round trip per statement: 500 rows each (13 parameters a row, under PostgreSQL's 65,535).
+      for (let first = 0; first < rows.length; first += 500) {
+        const chunk = rows.slice(first, first + 500);
+        let n = 0;
+        const values = chunk.map((row) => `(${row.map(() => `$${++n}`).join(', ')})`).join(', ');
+        await client.query(`insert into ${table} (${columns.join(', ')}) values ${values}`, chunk.flat());
+      }
     },
     async begin() {
       await client.query('begin');
@@ -202,7 +371,49 @@ async function productUploadCode(root: string) {
       issues_by_severity: Record<'critical' | 'high' | 'medium' | 'low' | 'info', number>;
     };
   };
-  return { ...normalize, summarizeResults };
+  // Issue 13 (E1): git context, fingerprints, changes and the gate, as an upload computes them.
+  type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
+  interface IssueRow {
+    change: 'new' | 'fixed' | 'unchanged' | null;
+    change_rank: number;
+    severity_rank: number;
+    fingerprint: string;
+    analyzer_id: string;
+    analyzer_name: string;
+    category: string | null;
+    severity: Severity;
+    message: string;
+    file: string | null;
+    line: number | null;
+    column_number: number | null;
+  }
+  type IssueRecord = Omit<IssueRow, 'change' | 'change_rank' | 'severity_rank'>;
+  const changes = (await load('reports/changes.js')) as {
+    fingerprintResults(results: unknown[]): IssueRecord[];
+    missingFromReport(baselineFingerprints: readonly string[], issues: readonly IssueRecord[]): string[];
+    compareWithBaseline(
+      results: unknown[],
+      issues: readonly IssueRecord[],
+      baseline: { fingerprints: readonly string[]; gone: readonly IssueRecord[] } | null,
+    ): { rows: IssueRow[]; counts: { new: number; fixed: number; unchanged: number } | null };
+  };
+  const { gitContextOf } = (await load('reports/git-context.js')) as {
+    gitContextOf(metadata: Record<string, unknown>): { branch: string | null; commit: string | null; pull_request: string | null; base_branch: string | null };
+  };
+  const { applyQualityGate } = (await load('reports/quality-gate.js')) as {
+    applyQualityGate(settings: unknown, report: { score: number; results: unknown[]; newIssues: readonly { severity: Severity }[] }): { passed: boolean; reasons: string[] };
+  };
+  const { parseStoredSettings } = (await load('projects/settings.js')) as { parseStoredSettings(json: string): unknown };
+  return {
+    ...normalize,
+    summarizeResults,
+    fingerprintResults: changes.fingerprintResults,
+    missingFromReport: changes.missingFromReport,
+    compareWithBaseline: changes.compareWithBaseline,
+    gitContextOf,
+    applyQualityGate,
+    parseStoredSettings,
+  };
 }
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');

@@ -29,17 +29,21 @@ import { loggerOptions } from './http/logging.js';
 import { registerOperationalRoutes } from './http/operational.routes.js';
 import { API_SECURITY_HEADERS, registerSecurityHeaders } from './http/security-headers.js';
 import { validatorCompiler } from './http/validation.js';
+import { badgesRoutes } from './badges/badges.routes.js';
+import { createBadgesService } from './badges/badges.service.js';
+import { publicBadgeRoutes } from './badges/public-badges.routes.js';
 import { clientApiRoutes } from './client-api/client-api.routes.js';
 import { createProjectIdentifier } from './client-api/identify-project.js';
 import { createFailuresService } from './failures/failures.service.js';
 import { failuresRoutes } from './failures/failures.routes.js';
 import { createProjectsService } from './projects/projects.service.js';
 import { projectsRoutes } from './projects/projects.routes.js';
-import { createApiRateLimiter, createClientApiRateLimiter, registerRateLimiting } from './rate-limit/api-rate-limit.js';
+import { createApiRateLimiter, createBadgeRateLimiter, createClientApiRateLimiter, registerRateLimiting } from './rate-limit/api-rate-limit.js';
 import { memoryStoreOn } from './rate-limit/memory-store.js';
 import { closeRedis, connectRedis, untilConnected } from './rate-limit/redis-client.js';
 import { redisStoreOn, type RateLimitBackendState } from './rate-limit/redis-store.js';
 import { createTokensService } from './tokens/tokens.service.js';
+import { createReportExportService } from './reports/export/report-export.service.js';
 import { createReportsService } from './reports/reports.service.js';
 import { reportsRoutes } from './reports/reports.routes.js';
 import { repositoriesOn } from './repositories.js';
@@ -77,7 +81,9 @@ export interface AppDependencies {
  *   validation     9 422 from the route's TypeBox schema; the handler adds rules a schema cannot say
  *
  * The client package's endpoints under /api (client-api/) follow the same steps with the project
- * API token instead of a personal one; their order is written beside their routes.
+ * API token instead of a personal one; their order is written beside their routes. The public
+ * badges under /badges (badges/public-badges.routes.ts) need no token: they count against their
+ * badge key's budget, then check the Host header, then answer 404 for an unknown key (E2.3).
  */
 export async function createApp(config: Config, deps: AppDependencies = {}): Promise<App> {
   const clock = deps.clock ?? systemClock;
@@ -193,7 +199,9 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   const tokensService = createTokensService(services);
   const projectsService = createProjectsService(services);
   const reportsService = createReportsService(services);
+  const reportExportService = createReportExportService(services);
   const failuresService = createFailuresService(services);
+  const badgesService = createBadgesService(services);
   await app.register(
     async (v1: App) => {
       v1.decorateRequest('project', null);
@@ -216,8 +224,9 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
       v1.setNotFoundHandler(answerUnknownRoute);
       await v1.register(tokensRoutes, { tokensService });
       await v1.register(projectsRoutes, { projectsService, config });
-      await v1.register(reportsRoutes, { reportsService, projectsService, config });
+      await v1.register(reportsRoutes, { reportsService, reportExportService, projectsService, config });
       await v1.register(failuresRoutes, { failuresService, projectsService, config });
+      await v1.register(badgesRoutes, { badgesService, projectsService, config });
     },
     { prefix: '/api/v1' },
   );
@@ -231,14 +240,17 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     failuresService,
   });
 
+  // E2.3: README images, no token; D8's per-IP budget does not apply, each badge key has its own.
+  await app.register(publicBadgeRoutes, { prefix: '/badges', badgesService, applyRateLimit: createBadgeRateLimiter(app) });
+
   app.setNotFoundHandler(answerUnknownRoute);
   return app;
 }
 
-/** A request whose own hooks count it against a rate limit first (D8): the REST API's and the client package's. */
+/** A request whose own hooks count it against a rate limit first (D8): the REST API's, the client package's, the badges'. */
 function countsRequests(request: FastifyRequest): boolean {
-  const { ability, clientApi } = request.routeOptions.config;
-  return ability !== undefined || clientApi !== undefined || (request.is404 && request.url.startsWith('/api/v1/'));
+  const { ability, clientApi, publicBadge } = request.routeOptions.config;
+  return ability !== undefined || clientApi !== undefined || publicBadge !== undefined || (request.is404 && request.url.startsWith('/api/v1/'));
 }
 
 /** D8: counters in Redis when REDIS_URL is set (shared by every instance), else in this process. */

@@ -1,7 +1,9 @@
 import { createAccountsRepository } from './accounts/accounts.repository.js';
+import { createBadgesRepository } from './badges/badges.repository.js';
 import type { Db } from './db/database.js';
 import { createFailuresRepository } from './failures/failures.repository.js';
 import { createProjectsRepository } from './projects/projects.repository.js';
+import { createExportRowsRepository } from './reports/export/export-rows.js';
 import { createReportsRepository } from './reports/reports.repository.js';
 import { createTokensRepository } from './tokens/tokens.repository.js';
 
@@ -16,7 +18,9 @@ export function repositoriesOn(db: Db) {
     tokens: createTokensRepository(db),
     projects: createProjectsRepository(db),
     reports: createReportsRepository(db),
+    reportExports: createExportRowsRepository(db),
     failures: createFailuresRepository(db),
+    badges: createBadgesRepository(db),
   };
 }
 

@@ -81,6 +81,11 @@ export interface ProjectsTable {
   api_token_hash: string;
   /** D19: pointer to the report with the latest analyzed_at, kept up to date on every report write. */
   latest_report_id: number | null;
+  /**
+   * E2.2: the secret of the project's public badge URLs (badges/badge-key.ts). Stored as is, unlike
+   * the tokens: the API shows it back in the badge URLs, and it grants nothing but the badge data.
+   */
+  badge_key: string;
   archived_at: string | null;
   created_at: string;
   updated_at: string;

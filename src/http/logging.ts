@@ -27,9 +27,15 @@ export const REDACTED_LOG_PATHS = [
  */
 const TOKEN_SHAPED = /service_[A-Za-z0-9]{8,}|(?:(?<=%[0-9A-Fa-f]{2})|(?<![A-Za-z0-9%]))[A-Za-z0-9]{40,}(?![A-Za-z0-9])/g;
 
-/** `text` with every token-shaped value replaced by "[Redacted]". */
+/**
+ * The key of a public badge URL (E2.2, `/badges/{key}/score.svg`): 32 letters and digits, too short
+ * for the token shapes above, so it is found by where it stands. Anyone with it can read the badge.
+ */
+const BADGE_KEY_IN_PATH = /(\/badges\/)[^/?#\s"]+/g;
+
+/** `text` with every token-shaped value, and every badge key in a badge path, replaced by "[Redacted]". */
 export function redactTokenShapes(text: string): string {
-  return text.replace(TOKEN_SHAPED, REDACTED);
+  return text.replace(TOKEN_SHAPED, REDACTED).replace(BADGE_KEY_IN_PATH, `$1${REDACTED}`);
 }
 
 /**

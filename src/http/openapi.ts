@@ -67,7 +67,8 @@ const FieldErrors = Type.Record(Type.String(), Type.Array(Type.String(), { minIt
   examples: [{ name: ['The name field is required.'] }],
 });
 
-type Kind = 'v1' | 'client';
+/** v1: personal access token; client: project API token; badge: no token, the badge key in the path (E2.3). */
+type Kind = 'v1' | 'client' | 'badge';
 
 /** The error answers a route of `kind` can give, by status, given what it declares. */
 function errorResponses(route: {
@@ -106,10 +107,13 @@ function errorResponses(route: {
     add(415, e(unsupportedMediaType(), 'The body is not JSON (or uses an unsupported Content-Encoding).'));
   }
   const verify = config?.clientApi?.unauthenticatedBody !== undefined;
-  add(
-    401,
-    e(unauthenticated(), 'The token is missing, malformed, unknown, revoked or expired.', verify ? { valid: Type.Literal(false) } : undefined),
-  );
+  // A public badge takes no token (E2.3): nothing to be unauthenticated about.
+  if (route.kind !== 'badge') {
+    add(
+      401,
+      e(unauthenticated(), 'The token is missing, malformed, unknown, revoked or expired.', verify ? { valid: Type.Literal(false) } : undefined),
+    );
+  }
   if (route.kind === 'v1') {
     const reasons = [
       config?.subscription ? '`Subscription Required`: the user has no active subscription (D7)' : null,
@@ -132,7 +136,11 @@ function errorResponses(route: {
     };
   }
   if (hasPathResource) {
-    add(404, e(notFound(), 'The resource does not exist, or the caller may not act on it (D15).'));
+    const missing =
+      route.kind === 'badge'
+        ? 'No project has this badge key (a regenerated key names nothing, E2.2).'
+        : 'The resource does not exist, or the caller may not act on it (D15).';
+    add(404, e(notFound(), missing));
   }
   if (client && route.method === 'POST') {
     add(409, e(projectArchived(), 'The project is archived (D17): it accepts no uploads.'));
@@ -142,7 +150,7 @@ function errorResponses(route: {
   }
   add(
     429,
-    e(tooManyRequests(60), 'Over the rate limit (D8; uploads: per project).', {
+    e(tooManyRequests(60), route.kind === 'badge' ? 'Over the badge key\'s budget (E2.3: per key, not per IP).' : 'Over the rate limit (D8; uploads: per project).', {
       retry_after: Type.Integer({ minimum: 1, description: 'Seconds until the window resets.' }),
     }),
     { ...RATE_LIMIT_HEADERS, ...RETRY_AFTER_HEADER },
@@ -162,7 +170,8 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
         description:
           'Code-quality reports from the analysis client package. `/api/v1`: projects, reports and personal access ' +
           'tokens, with `Authorization: Bearer service_…`. `/api`: the endpoints the client package calls, with the ' +
-          "project's API token. Errors are `{error, message}` (D3); every `/api` answer also carries `success`.",
+          "project's API token. `/badges/{key}/`: public badge images, no token (the project's badge key is the URL's secret). " +
+          'Errors are `{error, message}` (D3); every `/api` answer also carries `success`.',
       },
       ...(config.publicUrl ? { servers: [{ url: config.publicUrl }] } : {}),
       components: {
@@ -186,6 +195,7 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
         { name: 'reports', description: 'Reports and failed runs of a project' },
         { name: 'tokens', description: 'Personal access tokens' },
         { name: 'client package', description: 'What the analysis client package calls (project API token)' },
+        { name: 'badges', description: "Public badges for READMEs (no token: the project's badge key is in the URL), and their URLs" },
         { name: 'operations', description: 'Health and readiness; no token' },
       ],
     },
@@ -193,13 +203,19 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     transformObject: (documentObject) => liftHeaderRequired((documentObject as { openapiObject: object }).openapiObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
-      const kind: Kind | null = route.config?.clientApi ? 'client' : route.config?.ability ? 'v1' : null;
+      const kind: Kind | null = route.config?.clientApi ? 'client' : route.config?.ability ? 'v1' : route.config?.publicBadge ? 'badge' : null;
       if (kind === null || schema?.hide) return { schema, url };
       const method = String(Array.isArray(route.method) ? route.method[0] : route.method);
       const success = Object.fromEntries(
         Object.entries((schema.response ?? {}) as Record<string, TSchema>).map(([status, body]) => [
           status,
-          { ...body, 'x-response-description': schema.summary ?? 'Success', headers: RATE_LIMIT_HEADERS },
+          {
+            ...body,
+            // A success is described by the route's summary; another answer (a badge's 304) by its own description.
+            'x-response-description': (!status.startsWith('2') && (body as { description?: string }).description) || (schema.summary ?? 'Success'),
+            // A route may document headers of its own (an export's Content-Disposition) besides D8's.
+            headers: { ...RATE_LIMIT_HEADERS, ...(body as { headers?: object }).headers },
+          },
         ]),
       );
       // The route's own body limit (uploads: 10 MiB), else the application's (D5: 1 MiB).
@@ -207,7 +223,7 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
       return {
         schema: {
           ...schema,
-          security: [kind === 'v1' ? { personalAccessToken: [] } : { projectToken: [] }],
+          ...(kind !== 'badge' && { security: [kind === 'v1' ? { personalAccessToken: [] } : { projectToken: [] }] }),
           response: { ...success, ...errorResponses({ kind, config: route.config, schema, url, method, bodyLimit }) },
         } as FastifySchema,
         url,

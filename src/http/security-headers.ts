@@ -16,6 +16,15 @@ const API_POLICY: FastifyHelmetOptions = {
 };
 
 /**
+ * E2.3: the public badges are images for other sites' pages (README renderers, dashboards), which
+ * `Cross-Origin-Resource-Policy: same-origin` would make browsers refuse to load; everything else of
+ * the API policy stays (`default-src 'none'` keeps an SVG opened on its own from running anything).
+ */
+export const CROSS_ORIGIN_IMAGE_POLICY = {
+  crossOriginResourcePolicy: { policy: 'cross-origin' },
+} as const satisfies FastifyHelmetOptions;
+
+/**
  * `@fastify/helmet` sets the headers on every answer that passes through the request hooks (errors
  * and unknown routes included) and removes `X-Powered-By`.
  */

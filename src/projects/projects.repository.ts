@@ -6,7 +6,8 @@ import type { ProjectsTable, TeamRole } from '../db/schema.js';
 import { reportSummaryColumns, toReportSummary, type ReportSummaryRow } from '../reports/reports.repository.js';
 import type { ReportSummary } from '../reports/reports.schemas.js';
 
-export type ProjectRow = Omit<Selectable<ProjectsTable>, 'api_token_hash'>;
+// The badge key is read only where its URLs are built or a badge is served (badges/), never with the project.
+export type ProjectRow = Omit<Selectable<ProjectsTable>, 'api_token_hash' | 'badge_key'>;
 export type ProjectWithLatestReport = ProjectRow & { latest_report: ReportSummary | null };
 
 // The token hash is only ever written and compared, never selected (D10).

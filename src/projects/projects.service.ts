@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Caller } from '../auth/caller.js';
 import type { WriteCredential } from '../auth/write-credential.js';
+import { generateBadgeKey } from '../badges/badge-key.js';
 import type { Clock } from '../clock.js';
 import type { RepositoriesOn } from '../repositories.js';
 import { inTransaction, type Db } from '../db/database.js';
@@ -63,7 +64,8 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
       created_at: at,
       updated_at: at,
     };
-    await repositories(trx).projects.insert({ ...row, api_token_hash: token.hash });
+    // E2.2: every project has a badge key from the start; it is not part of the project's shape.
+    await repositories(trx).projects.insert({ ...row, api_token_hash: token.hash, badge_key: generateBadgeKey() });
     return { project: toProject({ ...row, latest_report: null }), apiToken: token.plainText };
   }
 

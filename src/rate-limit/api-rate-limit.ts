@@ -2,7 +2,8 @@ import rateLimit, { normalizeIP, type FastifyRateLimitStoreCtor } from '@fastify
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import '../client-api/client-request.js';
 import { tooManyRequests } from '../http/api-error.js';
-import { ANONYMOUS_IP_LIMIT, RATE_WINDOW_MS, userRequestLimit } from './limits.js';
+import { isWellFormedBadgeKey } from '../badges/badge-key.js';
+import { ANONYMOUS_IP_LIMIT, BADGE_KEY_LIMIT, RATE_WINDOW_MS, userRequestLimit } from './limits.js';
 
 export type ApplyRateLimit = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
@@ -59,5 +60,21 @@ export function createClientApiRateLimiter(app: FastifyInstance, perProject: num
       return `project-${request.routeOptions.config.clientApi?.rateGroup ?? 'reads'}:${identified.project.id}`;
     },
     max: (request) => (request.clientProject ? perProject : ANONYMOUS_IP_LIMIT),
+  });
+}
+
+/**
+ * E2.3 for `/badges/{key}/...`: each badge key has its own budget, in the same store as every other
+ * limit (Redis when configured, so shared by every instance). A key without the badge-key shape
+ * names nothing (404); all such keys share one bucket, so an arbitrary 8 KiB path segment never
+ * becomes a counter of its own.
+ */
+export function createBadgeRateLimiter(app: FastifyInstance, perKey = BADGE_KEY_LIMIT): ApplyRateLimit {
+  return createLimiter(app, {
+    key: (request) => {
+      const { key } = request.params as { key: string };
+      return isWellFormedBadgeKey(key) ? `badge:${key}` : 'badge:malformed';
+    },
+    max: () => perKey,
   });
 }

@@ -11,6 +11,13 @@ const PLAN_MULTIPLIER: Record<Plan, number> = { solo: 1, business: 3, enterprise
 export const ANONYMOUS_IP_LIMIT = 10;
 
 /**
+ * E2.3: requests per window for each public badge key. README images are fetched through proxies
+ * (GitHub's camo, CDNs) that share a few addresses among many readers, so a badge counts against
+ * its key, not the client IP (D8's per-IP budget does not apply).
+ */
+export const BADGE_KEY_LIMIT = 600;
+
+/**
  * D8: a user with no active subscription gets multiplier 1. `base` is 120 unless the operator
  * raises it (RATE_LIMIT_USER_BASE, for load tests such as the benchmark).
  */

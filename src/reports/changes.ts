@@ -41,6 +41,23 @@ export interface ChangeCounts {
 }
 
 /**
+ * What a comparison needs of the baseline (E1.4): the fingerprints of all its issues, and the full
+ * records only of those the report no longer has (its `fixed` rows). Reading only fingerprints
+ * keeps a 3,000-issue baseline cheap when, as usual, most issues are unchanged.
+ */
+export interface BaselineIssues {
+  fingerprints: readonly string[];
+  /** The baseline's issues whose fingerprints `missingFromReport` named. */
+  gone: readonly IssueRecord[];
+}
+
+/** The baseline fingerprints that the report's issues do not have: its fixed issues (E1.4). */
+export function missingFromReport(baselineFingerprints: readonly string[], issues: readonly IssueRecord[]): string[] {
+  const now = new Set(issues.map((issue) => issue.fingerprint));
+  return baselineFingerprints.filter((fingerprint) => !now.has(fingerprint));
+}
+
+/**
  * E1.2: fingerprints every issue of `results` (suppressed issues are not issues: they get none) and
  * writes each into its stored issue, so the report detail shows it. Returns the report's issues in
  * upload order.
@@ -69,37 +86,65 @@ export function fingerprintResults(results: StoredResult[]): IssueRecord[] {
       severity: issue.severity,
       message: issue.message,
       file: issue.location?.file ?? null,
-      line: issue.location?.line ?? null,
-      column_number: issue.location?.column ?? null,
+      line: columnInteger(issue.location?.line),
+      column_number: columnInteger(issue.location?.column),
     };
   });
 }
 
 /**
  * E1.4: the report's issues against its baseline's (null: no baseline). Each issue is new or
- * unchanged, and the baseline's issues the report no longer has come back as `fixed` rows; the
- * counts are null without a baseline. The change of each issue is written into the stored results
- * too (`results`, as fingerprinted), for the report detail (E1.5).
+ * unchanged, and the baseline's issues the report no longer has (`baseline.gone`) come back as
+ * `fixed` rows; the counts are null without a baseline. The change of each issue is written into
+ * the stored results too (`results`, as fingerprinted), for the report detail (E1.5).
  */
 export function compareWithBaseline(
   results: StoredResult[],
   issues: readonly IssueRecord[],
-  baseline: readonly IssueRecord[] | null,
+  baseline: BaselineIssues | null,
 ): { rows: IssueRow[]; counts: ChangeCounts | null } {
-  const before = baseline === null ? null : new Set(baseline.map((issue) => issue.fingerprint));
-  const now = new Set(issues.map((issue) => issue.fingerprint));
+  const before = baseline === null ? null : new Set(baseline.fingerprints);
   const changeOf = (fingerprint: string): IssueChange => (before === null ? null : before.has(fingerprint) ? 'unchanged' : 'new');
 
   for (const result of results) for (const issue of result.issues) issue.change = changeOf(issue.fingerprint!);
 
-  const rows: IssueRow[] = issues.map((issue) => row(issue, changeOf(issue.fingerprint)));
-  const fixed = baseline === null ? [] : baseline.filter((issue) => !now.has(issue.fingerprint)).map((issue) => row(issue, 'fixed'));
-  rows.push(...fixed);
-  if (before === null) return { rows, counts: null };
-  const unchanged = issues.filter((issue) => before.has(issue.fingerprint)).length;
-  return { rows, counts: { new: issues.length - unchanged, fixed: fixed.length, unchanged } };
+  const rows: IssueRow[] = [];
+  let unchanged = 0;
+  for (const issue of issues) {
+    const change = changeOf(issue.fingerprint);
+    if (change === 'unchanged') unchanged++;
+    rows.push(row(issue, change));
+  }
+  if (baseline === null) return { rows, counts: null };
+  for (const issue of baseline.gone) rows.push(row(issue, 'fixed'));
+  return { rows, counts: { new: issues.length - unchanged, fixed: baseline.gone.length, unchanged } };
 }
 
+/** The largest value an `integer` column holds on PostgreSQL (and the SQL standard). */
+const INTEGER_COLUMN_MAX = 2_147_483_647;
+
+/**
+ * A line or column for `report_issues`: the client's JSON may carry any integer (`1e308` is one),
+ * which the detail shows as sent; a row keeps only what an integer column holds, else none.
+ */
+function columnInteger(value: number | undefined): number | null {
+  return value !== undefined && value <= INTEGER_COLUMN_MAX ? value : null;
+}
+
+/** Field by field: spreading thousands of records (`{...issue}`) took most of the comparison's time in an upload's profile. */
 function row(issue: IssueRecord, change: ChangeKind | null): IssueRow {
-  return { ...issue, change, change_rank: CHANGE_RANK[change ?? 'none'], severity_rank: SEVERITY_RANK[issue.severity] };
+  return {
+    fingerprint: issue.fingerprint,
+    analyzer_id: issue.analyzer_id,
+    analyzer_name: issue.analyzer_name,
+    category: issue.category,
+    severity: issue.severity,
+    message: issue.message,
+    file: issue.file,
+    line: issue.line,
+    column_number: issue.column_number,
+    change,
+    change_rank: CHANGE_RANK[change ?? 'none'],
+    severity_rank: SEVERITY_RANK[issue.severity],
+  };
 }

@@ -1,4 +1,5 @@
 import { describeAnalyzer } from './analyzer-catalogue.js';
+import { fingerprintResults } from './changes.js';
 import type { StoredIssue, StoredResult } from './report-results.js';
 import { toReportListItem, type ReportRow } from './reports.repository.js';
 import type { ReportDetail } from './reports.schemas.js';
@@ -9,6 +10,9 @@ import type { ReportDetail } from './reports.schemas.js';
  */
 export function toReportDetail(row: ReportRow): ReportDetail {
   const results = JSON.parse(row.results) as StoredResult[];
+  // A report stored before E1 that the back-fill has not reached yet (another instance may still be
+  // running it): its fingerprints are computed here, the same as the back-fill will store them.
+  if (row.fingerprinted_at === null) fingerprintResults(results);
   const suppressed = { inline: 0, config: 0, baseline: 0, total: 0 };
   for (const result of results) {
     for (const issue of result.suppressed_issues) {

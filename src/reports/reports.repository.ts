@@ -1,9 +1,9 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
-import { countAll } from '../db/dialect.js';
+import { countAll, isPostgres } from '../db/dialect.js';
 import type { ReportIssuesTable, ReportsTable, TeamRole } from '../db/schema.js';
 import type { ChangeKind, IssueRecord, IssueRow } from './changes.js';
-import type { ReportListItem, ReportSummary, StoredGate } from './reports.schemas.js';
+import type { ReportListItem, ReportSummary, StoredGate, TrendPoint } from './reports.schemas.js';
 import { SEVERITIES, type Severity } from './vocabulary.js';
 
 export type NewReport = Omit<Selectable<ReportsTable>, 'id'>;
@@ -89,14 +89,92 @@ export function toReportListItem(row: ReportListRow): ReportListItem {
   };
 }
 
+/** E2.1: a trend point's columns; no results, no baseline join. */
+const trendColumns = [
+  'uuid',
+  'analyzed_at',
+  'git_branch',
+  'score',
+  'total_issues',
+  'issues_critical',
+  'issues_high',
+  'issues_medium',
+  'issues_low',
+  'issues_info',
+  'changes_new',
+  'changes_fixed',
+  'gate',
+] as const;
+
+export type TrendRow = Pick<Selectable<ReportsTable>, (typeof trendColumns)[number]>;
+
+/** E2.1: a trend point, from its row. */
+export function toTrendPoint(row: TrendRow): TrendPoint {
+  return {
+    uuid: row.uuid,
+    analyzed_at: row.analyzed_at,
+    branch: row.git_branch,
+    score: row.score,
+    total_issues: row.total_issues,
+    issues_by_severity: issuesBySeverityOf(row),
+    new: row.changes_new,
+    fixed: row.changes_fixed,
+    gate_passed: row.gate === null ? null : (JSON.parse(row.gate) as StoredGate).passed,
+  };
+}
+
 /** The report a new one is compared with (E1.3). */
 export interface BaselineCandidate {
   id: number;
   uuid: string;
 }
 
-/** Rows per insert statement: 14 parameters each stays well under SQLite's and PostgreSQL's limits. */
+/** Rows per insert statement: 13 parameters each stays well under SQLite's and PostgreSQL's limits. */
 const ISSUE_ROWS_PER_INSERT = 500;
+
+/** Fingerprints per `in (...)` list when reading a baseline's fixed issues. */
+const FINGERPRINTS_PER_SELECT = 500;
+
+/** The columns of `report_issues` an upload writes, in the order of insertIssues' parameters. */
+const ISSUE_COLUMNS = [
+  'report_id',
+  'change',
+  'change_rank',
+  'severity_rank',
+  'fingerprint',
+  'analyzer_id',
+  'analyzer_name',
+  'category',
+  'severity',
+  'message',
+  'file',
+  'line',
+  'column_number',
+] as const satisfies readonly (keyof Insertable<ReportIssuesTable>)[];
+
+/** An issue's columns as the comparison with the next report reads them (E1.4). */
+const issueRecordColumns = ['fingerprint', 'analyzer_id', 'analyzer_name', 'category', 'severity', 'message', 'file', 'line', 'column_number'] as const;
+
+/**
+ * The SQL of an insert of `rows` issue rows, kept per dialect and row count (a full batch, and the
+ * few remainders uploads have). Written here rather than built by Kysely: building and compiling a
+ * 500-row insert (6,500 value nodes) took about a third of insertIssues' time in an upload's profile,
+ * and the text is the same every time. Identifiers are double-quoted on both dialects.
+ */
+const issueInsertSql = new Map<string, string>();
+function issueInsertText(postgres: boolean, rows: number): string {
+  const key = `${postgres ? 'postgres' : 'sqlite'}:${rows}`;
+  let text = issueInsertSql.get(key);
+  if (text === undefined) {
+    let n = 0;
+    const tuple = () => `(${ISSUE_COLUMNS.map(() => (postgres ? `$${++n}` : '?')).join(', ')})`;
+    text = `insert into "report_issues" (${ISSUE_COLUMNS.map((column) => `"${column}"`).join(', ')}) values ${Array.from({ length: rows }, tuple).join(', ')}`;
+    // A full batch and a handful of remainders in practice; bounded all the same.
+    if (issueInsertSql.size >= 64) issueInsertSql.clear();
+    issueInsertSql.set(key, text);
+  }
+  return text;
+}
 
 /** What the changes list (E1.6) may be narrowed to. */
 export interface ChangesFilter {
@@ -116,13 +194,7 @@ export function toReportSummary(row: ReportSummaryRow): ReportSummary {
     skipped: row.skipped,
     errors: row.errors,
     total_issues: row.total_issues,
-    issues_by_severity: {
-      critical: row.issues_critical,
-      high: row.issues_high,
-      medium: row.issues_medium,
-      low: row.issues_low,
-      info: row.issues_info,
-    },
+    issues_by_severity: issuesBySeverityOf(row),
     framework_version: row.framework_version,
     package_version: row.package_version,
     total_execution_time: row.total_execution_time === null ? null : Number(row.total_execution_time),
@@ -130,6 +202,13 @@ export function toReportSummary(row: ReportSummaryRow): ReportSummary {
     analyzed_at: row.analyzed_at,
     created_at: row.created_at,
   };
+}
+
+/** The summary's `issues_by_severity`, from the per-severity columns. */
+function issuesBySeverityOf(
+  row: Pick<Selectable<ReportsTable>, 'issues_critical' | 'issues_high' | 'issues_medium' | 'issues_low' | 'issues_info'>,
+): ReportSummary['issues_by_severity'] {
+  return { critical: row.issues_critical, high: row.issues_high, medium: row.issues_medium, low: row.issues_low, info: row.issues_info };
 }
 
 /** Callers pass a transaction: a report write and its latest-report pointer change together. */
@@ -163,6 +242,24 @@ export function createReportsRepository(db: Db) {
         .execute();
     },
 
+    /**
+     * E2.1: the project's last `limit` reports (or one branch's, `null` for the reports without one),
+     * oldest first. One statement: the newest `limit` in D19's order (served by the project's
+     * analyzed_at and branch indexes), turned around here.
+     */
+    async trend(projectId: string, branch: string | null | undefined, limit: number): Promise<TrendRow[]> {
+      const rows = await db
+        .selectFrom('reports')
+        .select(trendColumns)
+        .where('project_id', '=', projectId)
+        .$if(branch !== undefined, (query) => query.where('git_branch', branch === null ? 'is' : '=', branch!))
+        .orderBy('analyzed_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.reverse();
+    },
+
     /** E1.6: the latest report (D19's order) of each of the project's branches, newest first. */
     async latestPerBranch(projectId: string): Promise<ReportListRow[]> {
       const ranked = db
@@ -187,13 +284,13 @@ export function createReportsRepository(db: Db) {
     },
 
     /**
-     * E1.3: a pull request's baseline is the project's latest report on its base branch; any other
-     * report's, the latest on its own branch (null matching null) that comes before it in D19's order.
-     * `before` bounds both (the migration computes history with it; an upload's own is newest by id).
+     * E1.3: the project's latest report on `branch` (null matching null), in D19's order; when
+     * `before` is given, among those that come before it in D19's order (a report not stored yet,
+     * id null, comes after every stored one with its analyzed_at).
      */
     async findBaseline(
       projectId: string,
-      on: { branch: string | null; before: { analyzed_at: string; id: number } | null },
+      on: { branch: string | null; before: { analyzed_at: string; id: number | null } | null },
     ): Promise<BaselineCandidate | undefined> {
       const { branch, before } = on;
       return db
@@ -205,7 +302,9 @@ export function createReportsRepository(db: Db) {
           query.where((eb) =>
             eb.or([
               eb('analyzed_at', '<', before!.analyzed_at),
-              eb.and([eb('analyzed_at', '=', before!.analyzed_at), eb('id', '<', before!.id)]),
+              before!.id === null
+                ? eb('analyzed_at', '=', before!.analyzed_at)
+                : eb.and([eb('analyzed_at', '=', before!.analyzed_at), eb('id', '<', before!.id)]),
             ]),
           ),
         )
@@ -215,22 +314,58 @@ export function createReportsRepository(db: Db) {
         .executeTakeFirst();
     },
 
-    /** The report's own issues (not the fixed ones it carries from its baseline), for the next comparison. */
-    async issuesOf(reportId: number): Promise<IssueRecord[]> {
-      return db
+    /** The fingerprints of the report's own issues (not the fixed ones it carries from its baseline), for the next comparison. */
+    async fingerprintsOf(reportId: number): Promise<string[]> {
+      const rows = await db
         .selectFrom('report_issues')
-        .select(['fingerprint', 'analyzer_id', 'analyzer_name', 'category', 'severity', 'message', 'file', 'line', 'column_number'])
+        .select('fingerprint')
         .where('report_id', '=', reportId)
         .where((eb) => eb.or([eb('change', 'is', null), eb('change', '!=', 'fixed')]))
         .execute();
+      return rows.map((row) => row.fingerprint);
+    },
+
+    /** The report's own issues with these fingerprints, in the order they were stored (the next report's fixed ones). */
+    async issuesWithFingerprints(reportId: number, fingerprints: readonly string[]): Promise<IssueRecord[]> {
+      const found: (IssueRecord & { id: number })[] = [];
+      for (let start = 0; start < fingerprints.length; start += FINGERPRINTS_PER_SELECT) {
+        const rows = await db
+          .selectFrom('report_issues')
+          .select(['id', ...issueRecordColumns])
+          .where('report_id', '=', reportId)
+          .where((eb) => eb.or([eb('change', 'is', null), eb('change', '!=', 'fixed')]))
+          .where('fingerprint', 'in', fingerprints.slice(start, start + FINGERPRINTS_PER_SELECT))
+          .execute();
+        found.push(...rows);
+      }
+      return found.sort((a, b) => a.id - b.id);
     },
 
     async insertIssues(reportId: number, rows: readonly IssueRow[]): Promise<void> {
+      const postgres = isPostgres(db);
       for (let start = 0; start < rows.length; start += ISSUE_ROWS_PER_INSERT) {
-        const values: Insertable<ReportIssuesTable>[] = rows
-          .slice(start, start + ISSUE_ROWS_PER_INSERT)
-          .map((row) => ({ report_id: reportId, ...row }));
-        await db.insertInto('report_issues').values(values).execute();
+        const end = Math.min(rows.length, start + ISSUE_ROWS_PER_INSERT);
+        // Row by row, in the order of ISSUE_COLUMNS.
+        const parameters: unknown[] = [];
+        for (let i = start; i < end; i++) {
+          const row = rows[i]!;
+          parameters.push(
+            reportId,
+            row.change,
+            row.change_rank,
+            row.severity_rank,
+            row.fingerprint,
+            row.analyzer_id,
+            row.analyzer_name,
+            row.category,
+            row.severity,
+            row.message,
+            row.file,
+            row.line,
+            row.column_number,
+          );
+        }
+        await db.executeQuery(CompiledQuery.raw(issueInsertText(postgres, end - start), parameters));
       }
     },
 

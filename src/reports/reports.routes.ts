@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import { callerOf, type App } from '../http/app-types.js';
@@ -9,15 +9,22 @@ import type { ProjectAction } from '../projects/permissions.js';
 import { projectOf, resolveProjectParam } from '../projects/project-param.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
 import type { ProjectsService } from '../projects/projects.service.js';
+import { EXPORT_MEDIA_TYPES, exportFileName } from './export/export-formats.js';
+import type { ReportExportService } from './export/report-export.service.js';
 import type { ReportRow } from './reports.repository.js';
 import {
   BranchesResponse,
   ChangeItem,
   ChangesQuery,
+  DEFAULT_TREND_LIMIT,
+  ExportQuery,
+  ExportResponse,
   ReportDetailResponse,
   ReportListItem,
   ReportListQuery,
   ReportParams,
+  TrendQuery,
+  TrendResponse,
 } from './reports.schemas.js';
 import type { ReportsService } from './reports.service.js';
 
@@ -36,9 +43,9 @@ const write = { ability: 'write', subscription: true } as const;
 
 export async function reportsRoutes(
   app: App,
-  deps: { reportsService: ReportsService; projectsService: ProjectsService; config: Config },
+  deps: { reportsService: ReportsService; reportExportService: ReportExportService; projectsService: ProjectsService; config: Config },
 ) {
-  const { reportsService: reports, projectsService: projects, config } = deps;
+  const { reportsService: reports, reportExportService: exportService, projectsService: projects, config } = deps;
   const tags = ['reports'];
 
   const resolveReport = (action: ProjectAction) => async (request: FastifyRequest) => {
@@ -78,6 +85,23 @@ export async function reportsRoutes(
     handler: async (request) => reports.listBranches(projectOf(request).id),
   });
 
+  app.get('/projects/:project/trend', {
+    config: read,
+    schema: {
+      tags,
+      summary: "A project's last reports, oldest first: score, issues, changes and gate of each (E2.1)",
+      params: ProjectParams,
+      querystring: TrendQuery,
+      response: { 200: TrendResponse },
+    },
+    preValidation: resolveProjectParam(projects, 'view'),
+    handler: async (request) => {
+      // As in the report list: `?branch=` with no name means the reports that have no branch.
+      const { branch, limit } = request.query;
+      return reports.trend(projectOf(request).id, branch === undefined ? undefined : branch === '' ? null : branch, limit ?? DEFAULT_TREND_LIMIT);
+    },
+  });
+
   app.get('/reports/:report/changes', {
     config: read,
     schema: {
@@ -93,6 +117,36 @@ export async function reportsRoutes(
       const { kind, severity, page } = request.query;
       const path = publicUrl(config, request, `/api/v1/reports/${report.uuid}/changes`);
       return reports.listChanges(report, { kind, severity }, page ?? 1, path);
+    },
+  });
+
+  // E3: a download, not a JSON answer (D2 does not apply to its 200); errors are still D3's envelope.
+  app.get('/reports/:report/export', {
+    config: read,
+    schema: {
+      tags,
+      summary: "Download a report's issues as SARIF 2.1.0 or CSV",
+      params: ReportParams,
+      querystring: ExportQuery,
+      response: { 200: ExportResponse },
+    },
+    preValidation: resolveReport('view'),
+    handler: async (request, reply) => {
+      const report = reportOf(request);
+      const { format } = request.query;
+      const headers = {
+        'content-type': EXPORT_MEDIA_TYPES[format],
+        'content-disposition': `attachment; filename="${exportFileName(report.uuid, format)}"`,
+        // The issues of a private project: kept by no cache, shared or not.
+        'cache-control': 'no-store',
+      };
+      // The type provider types the body as the schema's shape; this body is a stream of its text.
+      const download = reply as FastifyReply;
+      // HEAD: the same headers without reading a single issue.
+      if (request.method === 'HEAD') return download.headers(headers).send();
+      // Opened before the headers are set: if it fails, the error answer carries none of them.
+      const body = await exportService.open(report, format);
+      return download.headers(headers).send(body);
     },
   });
 

@@ -1,6 +1,8 @@
 import { Type, type Static, type TInteger } from 'typebox';
 import { PageQuery } from '../http/pagination.js';
 import { Nullable, NullableString, NullableTimestamp } from '../http/schemas.js';
+import { EXPORT_FORMATS, EXPORT_MEDIA_TYPES, type ExportFormat } from './export/export-formats.js';
+import { FINGERPRINT_KEY, SARIF_SCHEMA_URI } from './export/sarif-export.js';
 import { RESULT_STATUSES, SEVERITIES, type ResultStatus, type Severity } from './vocabulary.js';
 
 export const IssuesBySeverity = Type.Object(
@@ -183,6 +185,68 @@ export const ChangesQuery = Type.Object({
   page: PageQuery.properties.page,
 });
 
+/** E3: `format` is required; anything but these two is a 422 like any other query value. */
+export const ExportQuery = Type.Object({
+  format: Type.Unsafe<ExportFormat>({ type: 'string', enum: [...EXPORT_FORMATS], description: 'sarif: SARIF 2.1.0; csv: RFC 4180.' }),
+});
+
+/**
+ * E3: what the document says of a SARIF export; the full grammar is the OASIS schema, which the
+ * tests validate every export against (test/fixtures/sarif/).
+ */
+const SarifLog = Type.Object(
+  {
+    $schema: Type.Literal(SARIF_SCHEMA_URI),
+    version: Type.Literal('2.1.0'),
+    runs: Type.Array(
+      Type.Object({
+        tool: Type.Object({
+          driver: Type.Object({
+            name: Type.Literal('Scoreboard'),
+            rules: Type.Array(Type.Object({ id: Type.String({ description: 'The analyzer id.' }) }), {
+              description: 'The analyzers with issues in the report: id, name, category, help when the client described them.',
+            }),
+          }),
+        }),
+        results: Type.Array(
+          Type.Object({
+            ruleId: Type.String(),
+            level: Type.Unsafe({ type: 'string', enum: ['error', 'warning', 'note'] }),
+            message: Type.Object({ text: Type.String() }),
+            partialFingerprints: Type.Object({ [FINGERPRINT_KEY]: Type.String({ pattern: '^[0-9a-f]{32}$' }) }),
+          }),
+          { description: "One per issue of the report (not the baseline's fixed ones)." },
+        ),
+      }),
+      { minItems: 1, maxItems: 1 },
+    ),
+  },
+  { description: 'A SARIF 2.1.0 log (OASIS) with one run.' },
+);
+
+/** E3: the 200 of an export, in its format's media type; a download (`Content-Disposition: attachment`). */
+export const ExportResponse = {
+  description: "The report's issues, streamed.",
+  headers: {
+    'Content-Disposition': {
+      type: 'string',
+      required: true,
+      description: 'attachment; filename="scoreboard-{report uuid}.sarif" (or .csv)',
+    },
+  },
+  content: {
+    [EXPORT_MEDIA_TYPES.sarif]: { schema: SarifLog },
+    // The header names the charset; the key is the media type alone.
+    'text/csv': {
+      schema: Type.String({
+        description:
+          'RFC 4180 with CRLF line ends, UTF-8 without BOM; header analyzer_id,analyzer_name,category,severity,message,file,line,fingerprint,change. ' +
+          "A field starting with =, +, -, @, tab or CR is prefixed with ' (formula injection).",
+      }),
+    },
+  },
+};
+
 export const ReportListQuery = Type.Object({
   branch: Type.Optional(
     Type.String({ maxLength: 1000, description: "Only this branch's reports; empty: the reports without a branch (E1.6)." }),
@@ -199,3 +263,37 @@ export const BranchesResponse = Type.Object({
     }),
   ),
 });
+
+/** E2.1: how many reports a trend has when `limit` is not given. */
+export const DEFAULT_TREND_LIMIT = 30;
+
+/** E2.1: `GET /projects/{project}/trend?branch=NAME&limit=N`. */
+export const TrendQuery = Type.Object({
+  branch: Type.Optional(
+    Type.String({ maxLength: 1000, description: "Only this branch's reports; empty: the reports without a branch. Absent: every branch." }),
+  ),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, default: DEFAULT_TREND_LIMIT, description: 'How many of the latest reports.' })),
+});
+
+/** E2.1: one report of a trend. */
+export const TrendPoint = Type.Object(
+  {
+    uuid: Type.String({ format: 'uuid' }),
+    analyzed_at: Type.String({ format: 'date-time' }),
+    branch: NullableString({ description: 'git_branch of the run (E1.1).' }),
+    score: Type.Integer({ minimum: 0, maximum: 100 }),
+    total_issues: Type.Integer(),
+    issues_by_severity: IssuesBySeverity,
+    new: Nullable<number>('integer', { description: 'New issues against the baseline (E1.4); null without one.' }),
+    fixed: Nullable<number>('integer', { description: "The baseline's issues this report no longer has; null without one." }),
+    gate_passed: Type.Unsafe<boolean | null>({
+      type: ['boolean', 'null'],
+      description: 'The stored gate of the upload (E1.8); null for reports stored before gates were.',
+    }),
+  },
+  { $id: 'TrendPoint' },
+);
+export type TrendPoint = Static<typeof TrendPoint>;
+
+/** E2.1: the last `limit` reports, oldest first (D19's order: analyzed_at, then id). */
+export const TrendResponse = Type.Object({ data: Type.Array(TrendPoint) });

@@ -21,6 +21,7 @@ import {
   createReportsRepository,
   toReportListItem,
   toReportSummary,
+  toTrendPoint,
   type ChangesFilter,
   type NewReport,
   type ReportRow,
@@ -149,6 +150,11 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
       const rows = offset >= total ? [] : await reports.listForProject(projectId, { limit: PAGE_SIZE, offset }, branch);
       const filters = { branch: branch === undefined ? undefined : (branch ?? '') };
       return { data: rows.map(toReportListItem), ...paginationEnvelope({ path, page, total, count: rows.length, filters }) };
+    },
+
+    /** E2.1: the last `limit` reports of the project (or of one branch, `null` for none), oldest first. */
+    async trend(projectId: string, branch: string | null | undefined, limit: number) {
+      return { data: (await reports.trend(projectId, branch, limit)).map(toTrendPoint) };
     },
 
     /** E1.6: the latest report of each branch of the project, newest first. */

@@ -294,6 +294,25 @@ describe('a change that commits after the last identification, before the write 
     expect((await ctx.request({ method: 'GET', url: '/api/token/verify', token: apiToken })).statusCode).toBe(200);
   });
 
+  it('POST /projects/{id}/badges/regenerate, token revoked: 401, the badge key unchanged (E2.2)', async () => {
+    const before = (await projectRow())!.badge_key;
+    const answer = await commitBeforeWrite(revokeOwnersToken, PROJECT_RESOLVED, 1, () =>
+      ctx.request({ method: 'POST', url: `/api/v1/projects/${projectId}/badges/regenerate`, token: owner.token }),
+    );
+    expect({ status: answer.statusCode, body: answer.json() }).toEqual({ status: 401, body: UNAUTHENTICATED });
+    expect((await projectRow())!.badge_key).toBe(before);
+  });
+
+  it('POST /projects/{id}/badges/regenerate, the owner demoted to readonly: 404, the badge key unchanged (E2.2, D15)', async () => {
+    const before = (await projectRow())!.badge_key;
+    const demote = (db: Db) => db.updateTable('team_members').set({ role: 'readonly' }).where('user_id', '=', owner.id);
+    const answer = await commitBeforeWrite(demote, PROJECT_RESOLVED, 1, () =>
+      ctx.request({ method: 'POST', url: `/api/v1/projects/${projectId}/badges/regenerate`, token: owner.token }),
+    );
+    expect({ status: answer.statusCode, body: answer.json() }).toEqual({ status: 404, body: NOT_FOUND });
+    expect((await projectRow())!.badge_key).toBe(before);
+  });
+
   it('DELETE /reports/{id}, token revoked: 401, the report stays', async () => {
     const report = await ctx.given.report(projectId);
     const answer = await commitBeforeWrite(revokeOwnersToken, REPORT_RESOLVED, 1, () =>

@@ -95,8 +95,8 @@ export interface Operation {
   name: string;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   template: string;
-  /** v1: personal access token; client: project API token; ops: none. */
-  kind: 'v1' | 'client' | 'ops';
+  /** v1: personal access token; client: project API token; badge: none, the badge key in the path (E2.3); ops: none. */
+  kind: 'v1' | 'client' | 'badge' | 'ops';
   /** The body the operation reads (a JSON schema in the document), if any. */
   body?: 'createProject' | 'updateProject' | 'createToken' | 'report' | 'failure';
 }
@@ -106,7 +106,10 @@ const op = (name: string, kind: Operation['kind'], body?: Operation['body']): Op
   return { name, method, template, kind, ...(body && { body }) };
 };
 
-/** 19 /api/v1 operations, the 5 client-package ones, and the two probes. */
+/**
+ * 21 /api/v1 operations (personal access token), the 5 client-package ones (one, the older clients'
+ * upload, under /api/v1), the 3 public badges (E2.3) and the two probes: 31.
+ */
 export const OPERATIONS: Operation[] = [
   op('GET /api/v1/projects', 'v1'),
   op('POST /api/v1/projects', 'v1', 'createProject'),
@@ -119,8 +122,12 @@ export const OPERATIONS: Operation[] = [
   op('GET /api/v1/projects/{project}/reports', 'v1'),
   op('GET /api/v1/projects/{project}/failures', 'v1'),
   op('GET /api/v1/projects/{project}/branches', 'v1'),
+  op('GET /api/v1/projects/{project}/trend', 'v1'),
+  op('GET /api/v1/projects/{project}/badges', 'v1'),
+  op('POST /api/v1/projects/{project}/badges/regenerate', 'v1'),
   op('GET /api/v1/reports/{report}', 'v1'),
   op('GET /api/v1/reports/{report}/changes', 'v1'),
+  op('GET /api/v1/reports/{report}/export', 'v1'),
   op('DELETE /api/v1/reports/{report}', 'v1'),
   op('GET /api/v1/tokens', 'v1'),
   op('POST /api/v1/tokens', 'v1', 'createToken'),
@@ -130,6 +137,9 @@ export const OPERATIONS: Operation[] = [
   op('POST /api/reports/failure', 'client', 'failure'),
   op('GET /api/token/verify', 'client'),
   op('GET /api/project', 'client'),
+  op('GET /badges/{key}/score.svg', 'badge'),
+  op('GET /badges/{key}/gate.svg', 'badge'),
+  op('GET /badges/{key}/score.json', 'badge'),
   op('GET /healthz', 'ops'),
   op('GET /readyz', 'ops'),
 ];
@@ -151,6 +161,8 @@ export interface World {
   /** An archived project of the owner (uploads get 409) and its API token. */
   archivedProjectId: string;
   archivedApiToken: string;
+  /** The owner's project's badge key (E2.2): all a public badge request needs. */
+  badgeKey: string;
   /** Another user's project, report and token: never reachable with the owner's tokens (D15). */
   foreignProjectId: string;
   foreignReportUuid: string;
@@ -170,7 +182,8 @@ export function pathOf(world: World, operation: Operation, value?: string): stri
   return operation.template
     .replace('{project}', value ?? world.projectId)
     .replace('{report}', value ?? world.reportUuid)
-    .replace('{token}', value ?? String(world.victimTokenId));
+    .replace('{token}', value ?? String(world.victimTokenId))
+    .replace('{key}', value ?? world.badgeKey);
 }
 
 /** The credential an operation is meant to be called with. */
@@ -533,6 +546,7 @@ async function seed(ctx: TestContext): Promise<World> {
     reportUuid: report.uuid,
     archivedProjectId: archived.project.id,
     archivedApiToken: archived.apiToken,
+    badgeKey: (await ctx.db.selectFrom('projects').select('badge_key').where('id', '=', project.project.id).executeTakeFirstOrThrow()).badge_key,
     foreignProjectId: foreign.project.id,
     foreignReportUuid: foreignReport.uuid,
     foreignTokenId: tokenIds.find((t) => t.user_id === outsider.id)!.id,

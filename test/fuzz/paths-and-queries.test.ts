@@ -33,6 +33,8 @@ function headersFor(world: World, who: Credential, body: string | undefined): [s
 function idsFor(world: World, operation: Operation): { own: string[]; foreign: string[] } {
   if (operation.template.includes('{project}')) return { own: [world.projectId, world.archivedProjectId], foreign: [world.foreignProjectId] };
   if (operation.template.includes('{report}')) return { own: [world.reportUuid], foreign: [world.foreignReportUuid] };
+  // A badge key is public to whoever has it (E2.3): there is no one else's key to be refused.
+  if (operation.template.includes('{key}')) return { own: [world.badgeKey], foreign: [] };
   return { own: [String(world.victimTokenId), String(world.patId)], foreign: [String(world.foreignTokenId)] };
 }
 

@@ -77,6 +77,21 @@ describe('text no database column can hold (was a 500 on PostgreSQL, and a silen
     expect(detail.results.find((r: { analyzer_id: string }) => r.analyzer_id === 'debug-mode').message).toBe('ok\u0000');
   });
 
+  it('stores an issue whose line and column no integer column holds (1e308: was a 500 on PostgreSQL), showing them as sent', async () => {
+    const body = minimalReport();
+    const issue = (body.results as { issues: { location: Record<string, number | string> }[] }[])[1]!.issues[0]!;
+    issue.location = { file: 'app/A.php', line: 1e308, column: 2 ** 31 };
+    const response = await upload(ctx, apiToken, body);
+    expect(response.statusCode, response.body).toBe(201);
+    const uuid = response.json().report.uuid;
+    const detail = await readReport(ctx, user, uuid);
+    expect(detail.results[1].issues[0].location).toEqual({ file: 'app/A.php', line: 1e308, column: 2 ** 31 });
+    // The changes list reads the issue's row, which keeps the file and drops what it cannot hold.
+    const changes = await ctx.request({ method: 'GET', url: `/api/v1/reports/${uuid}/changes`, token: user.token });
+    expect(changes.statusCode, changes.body).toBe(200);
+    expect(changes.json().data[0].location).toEqual({ file: 'app/A.php' });
+  });
+
   it('records a failed run whose error message holds a NUL (PHP names protected properties "\\0*\\0name")', async () => {
     const response = await upload(ctx, apiToken, { error_message: 'Undefined property \u0000*\u0000items' }, { url: '/api/reports/failure' });
     expect(response.statusCode, response.body).toBe(201);

@@ -18,6 +18,10 @@ export interface EndpointCase {
   /** A body (or query) that fails validation with 422 once every earlier check passes. */
   invalidBody?: unknown;
   invalidQuery?: string;
+  /** A query every successful request needs (`?format=sarif` for E3's export), appended to `path`. */
+  query?: string;
+  /** The success answer's Content-Type, when it is not D2's JSON (E3's downloads). */
+  contentType?: string;
 }
 
 /** A project id that is a well-formed UUID v7 but names no project. */
@@ -36,8 +40,8 @@ const projectOf = async (ctx: TestContext, user: TestUser) => (await ctx.given.p
 const reportOf = async (ctx: TestContext, user: TestUser) => (await ctx.given.report(await projectOf(ctx, user))).uuid;
 
 /**
- * api-v1 section 4 (9 endpoints), D17 archive/unarchive and the report endpoints (the reports
- * issue), each with a request that succeeds.
+ * api-v1 section 4 (9 endpoints), D17 archive/unarchive, the report endpoints (the reports issue)
+ * and the extensions' (E1 changes and branches, E2 trend and badges), each with a request that succeeds.
  */
 export const ENDPOINTS: EndpointCase[] = [
   {
@@ -145,6 +149,34 @@ export const ENDPOINTS: EndpointCase[] = [
     prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/branches` }),
   },
   {
+    name: 'GET /projects/{project}/trend',
+    method: 'GET',
+    path: '/projects/:project/trend',
+    invalidQuery: '?limit=0',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/trend` }),
+  },
+  {
+    name: 'GET /projects/{project}/badges',
+    method: 'GET',
+    path: '/projects/:project/badges',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/badges` }),
+  },
+  {
+    name: 'POST /projects/{project}/badges/regenerate',
+    method: 'POST',
+    path: '/projects/:project/badges/regenerate',
+    ability: 'write',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'POST', url: `/api/v1/projects/${await projectOf(ctx, user)}/badges/regenerate` }),
+  },
+  {
     name: 'GET /projects/{project}/failures',
     method: 'GET',
     path: '/projects/:project/failures',
@@ -172,6 +204,19 @@ export const ENDPOINTS: EndpointCase[] = [
     subscription: true,
     success: 200,
     prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/reports/${await reportOf(ctx, user)}/changes` }),
+  },
+  {
+    name: 'GET /reports/{report}/export',
+    method: 'GET',
+    path: '/reports/:report/export',
+    // SARIF rather than CSV: the success answer is still JSON for the tests that read it as such.
+    query: '?format=sarif',
+    invalidQuery: '?format=pdf',
+    contentType: 'application/sarif+json',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/reports/${await reportOf(ctx, user)}/export?format=sarif` }),
   },
   {
     name: 'DELETE /reports/{report}',

@@ -12,7 +12,7 @@ import type { App } from '../../src/http/app-types.js';
 type OpenApiDocument = { paths: Record<string, Record<string, { responses: Record<string, DocumentedResponse> }>> };
 interface DocumentedResponse {
   headers?: Record<string, { schema: object; required?: boolean }>;
-  content?: { 'application/json'?: { schema: object } };
+  content?: Record<string, { schema: object }>;
 }
 
 /** Compiled validators per document text: every test app of a worker serves the same document. */
@@ -66,7 +66,13 @@ export class ContractChecker {
       }
     }
     const schema = documented.content?.['application/json']?.schema;
-    if (!schema) return;
+    if (!schema) {
+      // A download (E3's exports): no JSON to check, but its media type must be one the document lists.
+      const mediaTypes = Object.keys(documented.content ?? {});
+      const sent = String(reply.getHeader('content-type') ?? '').split(';')[0]!.trim();
+      if (mediaTypes.length > 0 && !mediaTypes.includes(sent)) this.violations.push(`${where}: media type ${sent} not documented (${mediaTypes.join(', ')})`);
+      return;
+    }
     if (!String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
       this.violations.push(`${where}: not JSON (${String(reply.getHeader('content-type'))})`);
       return;

@@ -83,9 +83,7 @@ async function createPostgresStore(): Promise<TestStore> {
 async function dumpTables(open: TestStore['open'], schema?: string): Promise<string> {
   const db = open();
   try {
-    const tables = (await db.introspection.getTables({ withInternalKyselyTables: true })).filter(
-      (table) => schema === undefined || table.schema === schema,
-    );
+    const tables = (await tablesOf(db)).filter((table) => schema === undefined || table.schema === schema);
     const parts: string[] = [];
     for (const table of tables) {
       const rows = await db.selectFrom(table.name as keyof Database).selectAll().execute();
@@ -94,6 +92,20 @@ async function dumpTables(open: TestStore['open'], schema?: string): Promise<str
     return parts.join('\n');
   } finally {
     await db.destroy();
+  }
+}
+
+/**
+ * Kysely's introspection reads every schema of the database; another test file dropping its own
+ * schema meanwhile makes PostgreSQL answer 3F000 (schema does not exist). Nothing was read: read again.
+ */
+async function tablesOf(db: ReturnType<TestStore['open']>) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.introspection.getTables({ withInternalKyselyTables: true });
+    } catch (error) {
+      if ((error as { code?: string }).code !== '3F000' || attempt >= 5) throw error;
+    }
   }
 }
 

@@ -7,6 +7,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Ability } from '../../src/auth/abilities.js';
 import {
+  JSON_UTF8,
   NO_TEAM,
   NOT_FOUND,
   SUBSCRIPTION_REQUIRED,
@@ -56,7 +57,7 @@ function urlOf(endpoint: Endpoint, world: World, options: { missing?: boolean; q
     .replace(':project', options.missing ? MISSING_PROJECT : world.projectId)
     .replace(':report', options.missing ? MISSING_REPORT : world.reportUuid)
     .replace(':token', options.missing ? MISSING_TOKEN : String(world.spareTokenId));
-  return `/api/v1${path}${options.query ?? ''}`;
+  return `/api/v1${path}${options.query ?? endpoint.query ?? ''}`;
 }
 
 const label = (e: Endpoint) => `${e.method} /api/v1${e.path}`;
@@ -199,8 +200,10 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))('D4 order of checks:
   }
 
   it(`answers ${endpoint.success} with the rate-limit headers when every check passes`, async () => {
-    const response = await send({ method: endpoint.method, url: urlOf(endpoint, world), token: world.user.token, body: endpoint.body });
+    // Not `send`: a download (E3) is the one success that is not D2's JSON.
+    const response = await ctx.request({ method: endpoint.method, url: urlOf(endpoint, world), token: world.user.token, body: endpoint.body });
     expect(response.statusCode).toBe(endpoint.success);
+    expect(response.headers['content-type']).toBe(endpoint.contentType ?? JSON_UTF8);
     expect(response.headers['x-ratelimit-limit']).toBe('120');
     expect(response.headers['x-ratelimit-remaining']).toBe('119');
   });

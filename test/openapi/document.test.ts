@@ -14,6 +14,13 @@ const CLIENT_OPERATIONS = [
 
 const V1_OPERATIONS = ENDPOINTS.map((e) => [e.method.toLowerCase(), `/api/v1${e.path.replace(/:([a-z]+)/g, '{$1}')}`] as const);
 
+/** The public badges (E2.3): no token, the badge key in the path. */
+const BADGE_OPERATIONS = [
+  ['get', '/badges/{key}/score.svg'],
+  ['get', '/badges/{key}/gate.svg'],
+  ['get', '/badges/{key}/score.json'],
+] as const;
+
 type Operation = {
   tags: string[];
   summary: string;
@@ -56,12 +63,29 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
-  it('covers every /api/v1 endpoint and every client-package endpoint, and nothing hidden', () => {
-    for (const [method, path] of [...V1_OPERATIONS, ...CLIENT_OPERATIONS]) operation(method, path);
+  it('covers every /api/v1 endpoint, every client-package endpoint and the public badges, and nothing hidden', () => {
+    for (const [method, path] of [...V1_OPERATIONS, ...CLIENT_OPERATIONS, ...BADGE_OPERATIONS]) operation(method, path);
     const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((m) => `${m} ${path}`));
     expect(documented.sort()).toEqual(
-      [...V1_OPERATIONS, ...CLIENT_OPERATIONS, ['get', '/healthz'], ['get', '/readyz']].map(([m, p]) => `${m} ${p}`).sort(),
+      [...V1_OPERATIONS, ...CLIENT_OPERATIONS, ...BADGE_OPERATIONS, ['get', '/healthz'], ['get', '/readyz']].map(([m, p]) => `${m} ${p}`).sort(),
     );
+  });
+
+  it('documents the public badges: no token, their media types, caching headers, 304, 404 and the per-key 429 (E2.3)', () => {
+    for (const [method, path] of BADGE_OPERATIONS) {
+      const { security, tags, responses } = operation(method, path);
+      expect(security).toBeUndefined();
+      expect(tags).toEqual(['badges']);
+      expect(Object.keys(responses).sort()).toEqual(['200', '304', '400', '404', '429', '500', '503']);
+      expect(Object.keys(responses['200']!.content!)).toEqual([path.endsWith('.json') ? 'application/json' : 'image/svg+xml']);
+      for (const status of ['200', '304']) {
+        expect(responses[status]!.headers?.['ETag']?.required, `${path} ${status}`).toBe(true);
+        expect(responses[status]!.headers?.['Cache-Control']?.required, `${path} ${status}`).toBe(true);
+        expect(responses[status]!.headers?.['X-RateLimit-Limit']?.required, `${path} ${status}`).toBe(true);
+      }
+      expect(responses['304']!.content).toBeUndefined();
+      expect(responses['429']!.headers).toHaveProperty('Retry-After');
+    }
   });
 
   it('secures /api/v1 with personal access tokens and /api with project tokens', () => {

@@ -35,7 +35,7 @@ function urlOf(endpoint: EndpointCase, ids: Ids): string {
     if (!(name in ids)) throw new Error(`${endpoint.name}: teach this file the path parameter :${name}`);
     return ids[name as keyof Ids];
   });
-  return `/api/v1${path}`;
+  return `/api/v1${path}${endpoint.query ?? ''}`;
 }
 
 const MISSING: Ids = { project: MISSING_PROJECT, report: MISSING_REPORT, token: MISSING_TOKEN };

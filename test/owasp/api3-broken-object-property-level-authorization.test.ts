@@ -93,6 +93,8 @@ describe('API3 mass assignment: properties a body may not set', () => {
       // D13: settings are set on update only.
       settings: expect.any(String),
       api_token_hash: sha256(api_token),
+      // E2.2: a key of its own, not one a body could plant.
+      badge_key: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
       latest_report_id: null,
       archived_at: null,
       created_at: now,

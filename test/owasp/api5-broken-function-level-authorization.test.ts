@@ -32,6 +32,8 @@ const PUBLIC_ROUTES = ['/healthz', '/readyz', '/metrics', '/docs', '/docs/json',
 const OPENAPI_DOCUMENT = '/api/v1/openapi.json';
 /** The client package's routes (CLIENT-WIRE.md), authenticated by the project API token. */
 const CLIENT_ROUTES = ['POST /api/reports', 'POST /api/v1/reports', 'POST /api/reports/failure', 'GET /api/token/verify', 'GET /api/project'];
+/** The public badges (E2.3): no token, the project's badge key in the path is the credential. */
+const BADGE_ROUTES = ['/badges/:key/score.svg', '/badges/:key/gate.svg', '/badges/:key/score.json'];
 
 interface Route {
   method: HTTPMethods;
@@ -54,13 +56,17 @@ function endpointOf(route: Route): EndpointCase | undefined {
 }
 
 /** Why a route is allowed to exist, or why not (a problem to fix). */
-function classify(route: Route): { kind: 'v1' | 'client' | 'document' | 'public' } | { problem: string } {
+function classify(route: Route): { kind: 'v1' | 'client' | 'document' | 'public' | 'badge' } | { problem: string } {
   const name = `${route.method} ${route.url}`;
   const { config } = route;
   if (config.clientApi !== undefined) {
     return CLIENT_ROUTES.includes(`${asGet(route).method} ${route.url}`) ? { kind: 'client' } : { problem: `${name}: a client-package route CLIENT-WIRE.md does not name` };
   }
   if (config.publicDocument) return route.url === OPENAPI_DOCUMENT ? { kind: 'document' } : { problem: `${name}: public without being the OpenAPI document` };
+  if (config.publicBadge) {
+    const badge = asGet(route).method === 'GET' && BADGE_ROUTES.includes(route.url);
+    return badge ? { kind: 'badge' } : { problem: `${name}: a public badge route E2.3 does not name` };
+  }
   if (config.ability !== undefined) {
     if (!route.url.startsWith('/api/v1/')) return { problem: `${name}: an ability outside /api/v1 is never checked` };
     const endpoint = endpointOf(route);
@@ -170,6 +176,7 @@ describe('API5 broken function level authorization', () => {
       'POST /api/v1/projects/:project/regenerate-token': ['owner', 'admin', 'member'],
       'POST /api/v1/projects/:project/archive': ['owner', 'admin', 'member'],
       'POST /api/v1/projects/:project/unarchive': ['owner', 'admin', 'member'],
+      'POST /api/v1/projects/:project/badges/regenerate': ['owner', 'admin', 'member'],
       'DELETE /api/v1/projects/:project': ['owner', 'admin'],
       'DELETE /api/v1/reports/:report': ['owner', 'admin'],
     };
@@ -206,7 +213,7 @@ describe('API5 broken function level authorization', () => {
       let refused = 0;
       for (const route of routes) {
         const kind = classify(route);
-        if (!('kind' in kind) || kind.kind === 'public' || kind.kind === 'document') continue;
+        if (!('kind' in kind) || kind.kind === 'public' || kind.kind === 'document' || kind.kind === 'badge') continue;
         const url = urlOf(route);
         const body = route.method === 'GET' || route.method === 'HEAD' ? undefined : kind.kind === 'client' ? minimalReport() : {};
         const response = await ctx.request({ method: route.method, url, body, remoteAddress: freshAddress() });
@@ -227,6 +234,22 @@ describe('API5 broken function level authorization', () => {
         const response = await ctx.request({ method: route.method, url: urlOf(route), remoteAddress: freshAddress() });
         expect(response.statusCode, `${route.method} ${route.url}`).toBeLessThan(400);
       }
+    });
+
+    it('answers the public badge routes without a token, by their key alone: a key no project has is 404', async () => {
+      const user = await ctx.given.user({ plan: 'enterprise' });
+      const { project } = await ctx.given.project(user, { name: 'Badged' });
+      const { badge_key: key } = await ctx.db.selectFrom('projects').select('badge_key').where('id', '=', project.id).executeTakeFirstOrThrow();
+      let answered = 0;
+      for (const route of routes.filter((r) => r.config.publicBadge)) {
+        const ok = await ctx.request({ method: route.method, url: route.url.replace(':key', key), remoteAddress: freshAddress() });
+        expect(ok.statusCode, `${route.method} ${route.url}`).toBe(200);
+        const unknown = await ctx.request({ method: route.method, url: route.url.replace(':key', 'K'.repeat(32)), remoteAddress: freshAddress() });
+        expect(unknown.statusCode, `${route.method} ${route.url}`).toBe(404);
+        if (route.method !== 'HEAD') expectNotFound(unknown);
+        answered += 1;
+      }
+      expect(answered).toBe(BADGE_ROUTES.length * 2); // GET and HEAD
     });
 
     it('refuses a personal access token on every client-package route (401)', async () => {

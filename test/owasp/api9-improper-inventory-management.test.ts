@@ -66,10 +66,10 @@ describe('API9 improper inventory management', () => {
     expect(documented.length).toBeGreaterThanOrEqual(21);
   });
 
-  it('serves nothing outside the API, the operational endpoints and /docs, and no debug or test route', () => {
+  it('serves nothing outside the API, the public badges, the operational endpoints and /docs, and no debug or test route', () => {
     for (const route of served) {
       const url = route.split(' ')[1]!;
-      expect(url, route).toMatch(/^\/(api\/|healthz$|readyz$|metrics$|docs($|\/))/);
+      expect(url, route).toMatch(/^\/(api\/|badges\/:key\/|healthz$|readyz$|metrics$|docs($|\/))/);
       expect(url, route).not.toMatch(/debug|test|internal|admin|phpinfo|\benv\b|config|seed|reset|dump|__/i);
     }
     // One API version: /api/v1, plus the client package's unversioned /api paths (CLIENT-WIRE.md).

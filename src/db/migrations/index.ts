@@ -4,6 +4,7 @@ import * as initial from './0001-initial.js';
 import * as uploads from './0002-uploads.js';
 import * as teamProjectCount from './0003-team-project-count.js';
 import * as changes from './0004-changes.js';
+import * as badgeKeys from './0005-badge-keys.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -15,6 +16,7 @@ export const migrations: Record<string, Migration> = {
   '0002-uploads': uploads,
   '0003-team-project-count': teamProjectCount,
   '0004-changes': changes,
+  '0005-badge-keys': badgeKeys,
 };
 
 /**

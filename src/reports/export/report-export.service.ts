@@ -1,0 +1,43 @@
+import { Readable } from 'node:stream';
+import type { Db } from '../../db/database.js';
+import type { RepositoriesOn } from '../../repositories.js';
+import type { ReportRow } from '../reports.repository.js';
+import { csvDocument } from './csv-export.js';
+import type { ExportFormat } from './export-formats.js';
+import { issueBatches, primed } from './export-rows.js';
+import { sarifLog } from './sarif-export.js';
+import { analyzerHelpOf } from './sarif-rules.js';
+
+/**
+ * How much text the stream holds before it stops reading from the database (its highWaterMark);
+ * a batch being written comes on top. Node's own pipe then waits for the socket, so a client that
+ * stops reading stops the export (D28), and a 3,000-issue report is never in memory as a whole.
+ */
+const STREAM_BUFFER_BYTES = 64 * 1024;
+
+/**
+ * E3: a report's issues as a SARIF log or a CSV file, streamed. Whatever can fail before the first
+ * byte (the rules query, the first batch) runs before the stream is returned, so such a failure is
+ * an ordinary error answer; the rest is read batch by batch as the client takes it.
+ */
+export function createReportExportService(deps: { db: Db; repositories: RepositoriesOn }) {
+  const rows = deps.repositories(deps.db).reportExports;
+
+  return {
+    async open(report: ReportRow, format: ExportFormat): Promise<Readable> {
+      if (format === 'csv') return streamOf(csvDocument(await primed(issueBatches(rows, report.id))));
+      // The rules come before the results in the log: known first, with one query.
+      const analyzers = await rows.analyzersOf(report.id);
+      const help = analyzerHelpOf(report.results, new Set(analyzers.map((analyzer) => analyzer.analyzer_id)));
+      const batches = await primed(issueBatches(rows, report.id));
+      return streamOf(sarifLog({ report, analyzers, help }, batches));
+    },
+  };
+}
+
+export type ReportExportService = ReturnType<typeof createReportExportService>;
+
+/** Bytes, not objects: the buffer limit then counts bytes. */
+function streamOf(pieces: AsyncGenerator<string>): Readable {
+  return Readable.from(pieces, { objectMode: false, highWaterMark: STREAM_BUFFER_BYTES });
+}

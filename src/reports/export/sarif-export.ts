@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import type { Severity } from '../vocabulary.js';
+import { artifactLocationOf, SOURCE_ROOT } from './artifact-uri.js';
+import type { ExportAnalyzer, ExportIssue } from './export-rows.js';
+import { sarifRule, type AnalyzerHelp } from './sarif-rules.js';
+
+/** E3: the OASIS schema the log declares and is tested against (test/fixtures/sarif/). */
+export const SARIF_SCHEMA_URI = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
+
+/** The key of our fingerprint among a result's `partialFingerprints`: versioned, as SARIF 3.27.17 asks. */
+export const FINGERPRINT_KEY = 'scoreboard/v1';
+
+/** E3: critical and high are errors, medium a warning, low and info notes. */
+export const SARIF_LEVELS: Record<Severity, 'error' | 'warning' | 'note'> = {
+  critical: 'error',
+  high: 'error',
+  medium: 'warning',
+  low: 'note',
+  info: 'note',
+};
+
+/**
+ * Where an issue that names no file is shown. SARIF allows a result without locations, but GitHub's
+ * code scanning refuses the whole upload when any result has none ("expected at least one
+ * location"), and E3 asks for a log code-scanning uploaders accept. Such issues are about the
+ * application as a whole (configuration, dependencies, environment), so they are shown at the
+ * manifest every application the client analyses has at its root, with no line, and the location
+ * says why. The CSV export leaves their file empty.
+ */
+export const NO_FILE_LOCATION = {
+  physicalLocation: { artifactLocation: { uri: 'composer.json', uriBaseId: SOURCE_ROOT } },
+  message: { text: 'This issue names no file; it is shown at the application root.' },
+};
+
+// Read once: package.json sits three levels above both src/reports/export/ and dist/reports/export/.
+const SCOREBOARD_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
+
+/** What the log says about the run besides its results. */
+export interface SarifRunContext {
+  report: { uuid: string; analyzed_at: string; git_branch: string | null; git_commit: string | null; package_version: string | null };
+  analyzers: readonly ExportAnalyzer[];
+  help: ReadonlyMap<string, AnalyzerHelp>;
+}
+
+/**
+ * A SARIF 2.1.0 log with one run, as text, piece by piece: everything up to the results first
+ * (the rules are known by then), then one piece per batch of issues, then the closing brackets.
+ */
+export async function* sarifLog(context: SarifRunContext, batches: AsyncIterable<readonly ExportIssue[]>): AsyncGenerator<string> {
+  const { report } = context;
+  const rules = context.analyzers.map((analyzer) => sarifRule(analyzer, context.help.get(analyzer.analyzer_id)));
+  const ruleIndex = new Map(rules.map((rule, index) => [rule.id, index]));
+  const skeleton = JSON.stringify({
+    $schema: SARIF_SCHEMA_URI,
+    version: '2.1.0',
+    runs: [
+      {
+        tool: { driver: { name: 'Scoreboard', version: SCOREBOARD_VERSION, rules } },
+        properties: {
+          report: report.uuid,
+          analyzed_at: report.analyzed_at,
+          branch: report.git_branch,
+          commit: report.git_commit,
+          client_version: report.package_version,
+        },
+        // Last key of the last run: the text ends with `[]}]}`, and the results go between the brackets.
+        results: [],
+      },
+    ],
+  });
+  yield skeleton.slice(0, -4);
+  let first = true;
+  for await (const batch of batches) {
+    const text = batch.map((issue) => JSON.stringify(sarifResult(issue, ruleIndex))).join(',');
+    yield first ? text : `,${text}`;
+    first = false;
+  }
+  yield skeleton.slice(-4);
+}
+
+/** One SARIF result for one issue. */
+export function sarifResult(issue: ExportIssue, ruleIndex: ReadonlyMap<string, number>) {
+  const index = ruleIndex.get(issue.analyzer_id);
+  return {
+    ruleId: issue.analyzer_id,
+    ...(index !== undefined && { ruleIndex: index }),
+    level: SARIF_LEVELS[issue.severity],
+    // An empty message is allowed by the upload; a result without text helps nobody.
+    message: { text: issue.message.trim() === '' ? issue.analyzer_name : issue.message },
+    locations: [locationOf(issue)],
+    partialFingerprints: { [FINGERPRINT_KEY]: issue.fingerprint },
+    // E1.5's change is SARIF's own baseline state; without a baseline there is none to state.
+    ...(issue.change !== null && { baselineState: issue.change }),
+    properties: { severity: issue.severity, ...(issue.category !== null && { category: issue.category }) },
+  };
+}
+
+function locationOf(issue: ExportIssue) {
+  const artifactLocation = issue.file === null ? null : artifactLocationOf(issue.file);
+  if (artifactLocation === null) return NO_FILE_LOCATION;
+  // No line, no region: a region needs its start line, and a column alone points nowhere.
+  const region =
+    issue.line === null ? undefined : { startLine: issue.line, ...(issue.column_number !== null && { startColumn: issue.column_number }) };
+  return { physicalLocation: { artifactLocation, ...(region && { region }) } };
+}
