@@ -35,7 +35,8 @@ const settings = {
   // hundreds of ms each: 32 in flight would queue them for seconds (near the 10 s timeout, and
   // longer than a smoke run) without adding throughput on a 2-core machine.
   heavyConnections: 2,
-  warmupSeconds: Number(args.warmup ?? (smoke ? 0.5 : 3)),
+  // A smoke run asserts nothing about speed: no warm-up (it has some twenty scenarios of a second).
+  warmupSeconds: Number(args.warmup ?? (smoke ? 0 : 3)),
   durationSeconds: Number(args.duration ?? (smoke ? 1 : 10)),
   connections: Number(args.connections),
   // RSS after this many requests is compared with RSS after a tenth of them (0: skip).
@@ -45,9 +46,9 @@ const settings = {
 /**
  * Whose bearer token a request carries: the user's personal token, the API token of the first
  * project (`project`), or of the projects seeded for large uploads (`large`: the load rotates among
- * them, the statement count uses the first).
+ * them, the statement count uses the first); `none` for the public badges.
  */
-type TokenKind = 'user' | 'project' | 'large';
+type TokenKind = 'user' | 'project' | 'large' | 'none';
 
 interface Scenario {
   name: string;
@@ -58,10 +59,7 @@ interface Scenario {
   requests: autocannon.Request[];
   /** For the statement count: one request per step, in order. */
   steps: { method: string; path: (context: Record<string, string>) => string; body?: string | (() => string); token: TokenKind }[];
-  /**
-   * Requests over a 3,972-issue report: loaded with `heavyConnections`, not `--connections`, and
-   * without warm-up in a smoke run (whose second could not even finish a warm-up's requests).
-   */
+  /** Requests over a 3,972-issue report: loaded with `heavyConnections`, not `--connections`. */
   heavy?: boolean;
   /**
    * An endpoint other work adds (issue 13's E2/E3): the scenario runs only when the service's
@@ -124,7 +122,7 @@ async function main(): Promise<void> {
   for (const scenario of scenarios) {
     const result = await load(service.url, withAuth(scenario.requests, seeded), {
       connections: scenario.heavy ? settings.heavyConnections : settings.connections,
-      warmupSeconds: scenario.heavy && smoke ? 0 : settings.warmupSeconds,
+      warmupSeconds: settings.warmupSeconds,
     });
     rows.push({ name: scenario.name, ...result, ratio: result.requestsPerSecond / ceiling.requestsPerSecond, statements: statements.get(scenario.name)! });
     log(`${scenario.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99} ms, ${result.errors} errors`);
@@ -224,6 +222,8 @@ function buildScenarios(seeded: Seeded): Scenario[] {
       heavy: true,
       requiresPath: '/api/v1/projects/{project}/trend',
     }),
+    get('GET /api/v1/projects/{id}/badges', `/api/v1/projects/${show}/badges`, { requiresPath: '/api/v1/projects/{project}/badges' }),
+    ...(['score.svg', 'gate.svg', 'score.json'] as const).map((file) => publicBadge(file, seeded.badgeKeys)),
     get('GET /api/v1/reports/{uuid}/export?format=csv', `/api/v1/reports/${changes}/export?format=csv`, {
       note: '3,972 issues',
       heavy: true,
@@ -284,6 +284,28 @@ function buildScenarios(seeded: Seeded): Scenario[] {
   ];
 }
 
+/**
+ * E2.3: a public badge, without a token, each request for the next project's key (every seeded
+ * project's in turn). A key's own budget is 600 requests a minute and cannot be raised: spread over
+ * 10,000 keys (60 in a smoke run) the load stays far below it.
+ */
+function publicBadge(file: 'score.svg' | 'gate.svg' | 'score.json', keys: string[]): Scenario {
+  let next = 0;
+  return {
+    name: `GET /badges/{key}/${file}`,
+    requests: [
+      {
+        method: 'GET',
+        path: `/badges/${keys[0]}/${file}`,
+        headers: { 'x-token': 'none' },
+        setupRequest: (request) => ({ ...request, path: `/badges/${keys[next++ % keys.length]}/${file}` }),
+      },
+    ],
+    steps: [{ method: 'GET', path: () => `/badges/${keys[0]}/${file}`, token: 'none' }],
+    requiresPath: `/badges/{key}/${file}`,
+  };
+}
+
 /** `name (note; note)`, without the empty notes. */
 function withNotes(name: string, ...notes: (string | false | undefined)[]): string {
   const given = notes.filter((note): note is string => typeof note === 'string' && note !== '');
@@ -304,6 +326,7 @@ function tokenOf(which: string | undefined, seeded: Seeded): string {
 function withAuth(requests: autocannon.Request[], seeded: Seeded): autocannon.Request[] {
   return requests.map((request) => {
     const { 'x-token': which, ...headers } = (request.headers ?? {}) as Record<string, string>;
+    if (which === 'none') return { ...request, headers };
     if (which !== 'large') return { ...request, headers: { ...headers, authorization: `Bearer ${tokenOf(which, seeded)}` } };
     const tokens = seeded.large.apiTokens;
     // The typings allow a string (a module path, for the command line); the harness passes functions.
@@ -337,7 +360,7 @@ async function countStatements(base: string, scenario: Scenario, seeded: Seeded)
       const response = await fetch(`${base}${step.path(context)}`, {
         method: step.method,
         headers: {
-          authorization: `Bearer ${tokenOf(step.token, seeded)}`,
+          ...(step.token !== 'none' && { authorization: `Bearer ${tokenOf(step.token, seeded)}` }),
           ...(step.body ? { 'content-type': 'application/json' } : {}),
         },
         body: typeof step.body === 'function' ? step.body() : step.body,

@@ -22,6 +22,8 @@ export interface Seeded {
   apiToken: string;
   /** The API tokens of the first projects (up to 10), in the order of `projectIds`. */
   apiTokens: string[];
+  /** The badge key (E2.2) of every project of `projectIds`, in the same order. */
+  badgeKeys: string[];
   /** The uuid of every seeded report (of `projectIds`' projects). */
   reportIds: string[];
   reports: number;
@@ -150,13 +152,16 @@ export async function seed(options: {
     'category', 'severity', 'message', 'file', 'line', 'column_number'] as const;
   const projectIds: string[] = [];
   const apiTokens: string[] = [];
+  const badgeKeys: string[] = [];
   const reportIds: string[] = [];
   const start = Date.UTC(2026, 0, 1);
 
-  const addProject = async (id: string, name: string, at: string): Promise<string> => {
+  /** Inserts a project; returns its API token and badge key (32 of [A-Za-z0-9], as badge-key.ts makes them). */
+  const addProject = async (id: string, name: string, at: string) => {
     const token = randomToken();
-    await db.run(insertProject, [id, user.team.id, name, `https://github.com/acme/${name.toLowerCase().replace(/ /g, '-')}`, settings, sha256(token), randomToken().slice(0, 32), at, at]);
-    return token;
+    const badgeKey = randomToken().slice(0, 32);
+    await db.run(insertProject, [id, user.team.id, name, `https://github.com/acme/${name.toLowerCase().replace(/ /g, '-')}`, settings, sha256(token), badgeKey, at, at]);
+    return { token, badgeKey };
   };
   /** Inserts a report as `report` says, compared with the report `baselineId` (or none); returns its id. */
   const addReport = async (projectId: string, uuid: string, analyzedAt: string, report: Stored, baselineId: number | null) => {
@@ -180,9 +185,10 @@ export async function seed(options: {
     await db.begin();
     for (let p = 0; p < options.projects; p++) {
       const id = uuidV7(start + p * 1000);
-      const token = await addProject(id, `Project ${p}`, new Date(start + p * 1000).toISOString());
+      const { token, badgeKey } = await addProject(id, `Project ${p}`, new Date(start + p * 1000).toISOString());
       if (p < 10) apiTokens.push(token);
       projectIds.push(id);
+      badgeKeys.push(badgeKey);
       let latestMain: number | null = null;
       for (let r = 0; r < options.reportsPerProject; r++) {
         const kind = (p * options.reportsPerProject + r) % 50 === 0 ? stored.full : stored.small;
@@ -206,7 +212,7 @@ export async function seed(options: {
       const first = storedAgainst(variant, null);
       for (let p = 0; p < (options.largeProjects ?? 0); p++) {
         const id = uuidV7(start - 86_400_000 + p * 1000);
-        large.apiTokens.push(await addProject(id, `Large ${p}`, new Date(start - 86_400_000 + p * 1000).toISOString()));
+        large.apiTokens.push((await addProject(id, `Large ${p}`, new Date(start - 86_400_000 + p * 1000).toISOString())).token);
         large.projectIds.push(id);
         await addReport(id, uuidV7(fixtureTime - 86_400_000 + p), new Date(fixtureTime - 86_400_000).toISOString(), first, null);
       }
@@ -242,6 +248,7 @@ export async function seed(options: {
     projectIds,
     apiToken: apiTokens[0] ?? '',
     apiTokens,
+    badgeKeys,
     reportIds,
     reports: reportIds.length,
     large,
