@@ -263,7 +263,7 @@ async function rateLimitStoreFor(
 ): Promise<FastifyRateLimitStoreCtor> {
   if (deps.rateLimitStore) return deps.rateLimitStore;
   if (config.redisUrl === undefined) return memoryStoreOn(clock);
-  const redis = connectRedis(config.redisUrl);
+  const redis = connectRedis(config.redisUrl, config.redisCommandTimeoutMs);
   app.addHook('onClose', async () => closeRedis(redis));
   await untilConnected(redis, 2_000);
   state.backend = 'redis';

@@ -19,6 +19,8 @@ const EnvSchema = Type.Object({
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
   // Keys of the rate-limit counters; instances sharing counters must share the prefix.
   REDIS_KEY_PREFIX: Type.String({ default: 'scoreboard:rl:' }),
+  // How long a counter command may wait for Redis before this instance counts in memory instead.
+  REDIS_COMMAND_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 500 }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })),
   TRUST_PROXY: Type.Optional(Type.String()),
   LOG_LEVEL: Type.Union(
@@ -53,6 +55,7 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   readonly redisUrl: string | undefined;
   readonly redisKeyPrefix: string;
+  readonly redisCommandTimeoutMs: number;
   readonly publicUrl: string | undefined;
   readonly trustProxy: TrustProxy;
   readonly logLevel: string;
@@ -92,6 +95,7 @@ export function loadConfig(
     databaseStatementTimeoutMs: parsed.DATABASE_STATEMENT_TIMEOUT_MS,
     redisUrl: parsed.REDIS_URL,
     redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
+    redisCommandTimeoutMs: parsed.REDIS_COMMAND_TIMEOUT_MS,
     publicUrl: parsed.PUBLIC_URL?.replace(/\/+$/, ''),
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     logLevel: parsed.LOG_LEVEL,

@@ -2,16 +2,16 @@ import { Redis } from 'ioredis';
 
 /**
  * A Redis client for the rate-limit counters that fails fast instead of waiting: no offline queue
- * (a command while disconnected fails at once), one attempt per command and a short command timeout.
- * The store then falls back to in-memory counters, so a request never waits on or fails with Redis.
- * It keeps reconnecting in the background.
+ * (a command while disconnected fails at once), one attempt per command and a short command timeout
+ * (REDIS_COMMAND_TIMEOUT_MS). The store then falls back to in-memory counters, so a request never
+ * waits long on or fails with Redis. It keeps reconnecting in the background.
  */
-export function connectRedis(url: string): Redis {
+export function connectRedis(url: string, commandTimeoutMs: number): Redis {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
-    commandTimeout: 500,
+    commandTimeout: commandTimeoutMs,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   });
   // Connection errors are reported by the store when a command fails; without a listener ioredis

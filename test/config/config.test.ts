@@ -23,6 +23,7 @@ describe('loadConfig defaults (D21)', () => {
       databasePoolMax: 10,
       databaseStatementTimeoutMs: 10_000,
       redisKeyPrefix: 'scoreboard:rl:',
+      redisCommandTimeoutMs: 500,
       uploadRateLimit: 60,
       shutdownTimeoutMs: 10_000,
       httpHeadersTimeoutMs: 10_000,
@@ -53,6 +54,7 @@ describe('loadConfig overrides (D21)', () => {
       DATABASE_POOL_MAX: '25',
       DATABASE_STATEMENT_TIMEOUT_MS: '5000',
       REDIS_KEY_PREFIX: 'eu1:rl:',
+      REDIS_COMMAND_TIMEOUT_MS: '250',
       UPLOAD_RATE_LIMIT: '120',
       SHUTDOWN_TIMEOUT_MS: '30000',
       HTTP_HEADERS_TIMEOUT_MS: '5000',
@@ -64,6 +66,7 @@ describe('loadConfig overrides (D21)', () => {
       databasePoolMax: 25,
       databaseStatementTimeoutMs: 5000,
       redisKeyPrefix: 'eu1:rl:',
+      redisCommandTimeoutMs: 250,
       uploadRateLimit: 120,
       shutdownTimeoutMs: 30_000,
       port: 8080,
@@ -126,6 +129,7 @@ describe('loadConfig rejects bad values, naming the variable (D21)', () => {
     ['DATABASE_POOL_MAX', 'many'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '-1'],
     ['UPLOAD_RATE_LIMIT', '0'],
+    ['REDIS_COMMAND_TIMEOUT_MS', '0'],
     ['SHUTDOWN_TIMEOUT_MS', 'soon'],
   ])('throws for %s=%s', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);

@@ -62,7 +62,10 @@ async function createPostgresStore(): Promise<TestStore> {
   // Every connection of the app (and of child processes given this URL) works inside the schema.
   const separator = serverUrl.includes('?') ? '&' : '?';
   const databaseUrl = `${serverUrl}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-  const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `${schema}:` };
+  // A command timeout well above the 500 ms default: on a loaded CI machine a counter command can
+  // take longer, and the fall-back to in-memory counters would then reset the counts tests assert.
+  // The partition test sets the default back explicitly.
+  const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `${schema}:`, REDIS_COMMAND_TIMEOUT_MS: '10000' };
   const open = (options?: Parameters<typeof createDatabase>[1]) => createDatabase(databaseUrl, options);
   return {
     env,
