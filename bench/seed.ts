@@ -106,6 +106,8 @@ export async function seed(options: {
     return {
       results,
       issues: product.fingerprintResults(results),
+      // The row's results columns, compressed as an upload stores them (once per payload).
+      stored: product.encodeResults(results),
       summary: product.summarizeResults(results),
       git: product.gitContextOf(metadata),
       metadata: JSON.stringify(metadata),
@@ -116,17 +118,16 @@ export async function seed(options: {
   type Payload = ReturnType<typeof payloadOf>;
   /** What an upload of `payload` against a baseline with `baseline`'s issues (or none) stores. */
   const storedAgainst = (payload: Payload, baseline: Payload | null) => {
-    const results = structuredClone(payload.results);
     let before = null;
     if (baseline !== null) {
       const fingerprints = baseline.issues.map((issue) => issue.fingerprint);
       const missing = new Set(product.missingFromReport(fingerprints, payload.issues));
       before = { fingerprints, gone: baseline.issues.filter((issue) => missing.has(issue.fingerprint)) };
     }
-    const { rows, counts } = product.compareWithBaseline(results, payload.issues, before);
+    const { rows, counts } = product.compareWithBaseline(payload.issues, before);
     const newIssues = rows.filter((row) => row.change === 'new' || (counts === null && row.change === null));
-    const gate = product.applyQualityGate(gateSettings, { score: payload.summary.score, results, newIssues });
-    return { payload, results: JSON.stringify(results), rows, counts, gate: JSON.stringify({ passed: gate.passed, reasons: gate.reasons }) };
+    const gate = product.applyQualityGate(gateSettings, { score: payload.summary.score, results: payload.results, newIssues });
+    return { payload, rows, counts, gate: JSON.stringify({ passed: gate.passed, reasons: gate.reasons }) };
   };
   type Stored = ReturnType<typeof storedAgainst>;
 
@@ -143,13 +144,13 @@ export async function seed(options: {
      values (?, ?, ?, null, ?, '11', ?, ?, ?, null, null, ?, ?)`;
   const insertReport = `insert into reports (uuid, project_id, score, total, passed, failed, warnings, skipped, errors, total_issues,
        issues_critical, issues_high, issues_medium, issues_low, issues_info, framework_version, package_version,
-       total_execution_time, triggered_by, analyzed_at, created_at, results, metadata, pro_package_version,
+       total_execution_time, triggered_by, analyzed_at, created_at, results, results_br, metadata, pro_package_version,
        client_summary, configuration, git_branch, git_commit, pull_request, base_branch, baseline_report_id,
        changes_new, changes_fixed, changes_unchanged, gate, fingerprinted_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '11.44.2', 'v1.13.3', ?, 'ci_cd', ?, ?, ?, ?, null, ?, ?,
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '11.44.2', 'v1.13.3', ?, 'ci_cd', ?, ?, ?, ?, ?, null, ?, ?,
        ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
   const issueColumns = ['report_id', 'change', 'change_rank', 'severity_rank', 'fingerprint', 'analyzer_id', 'analyzer_name',
-    'category', 'severity', 'message', 'file', 'line', 'column_number'] as const;
+    'category', 'severity', 'message', 'file', 'line', 'column_number', 'position'] as const;
   const projectIds: string[] = [];
   const apiTokens: string[] = [];
   const badgeKeys: string[] = [];
@@ -171,7 +172,7 @@ export async function seed(options: {
     const git = payload.git;
     const id = await db.insert(insertReport, [uuid, projectId, s.score, s.total, s.passed, s.failed, s.warnings, s.skipped, s.errors,
       s.total_issues, bySeverity.critical, bySeverity.high, bySeverity.medium, bySeverity.low, bySeverity.info, 12.5,
-      analyzedAt, analyzedAt, report.results, payload.metadata, payload.clientSummary, payload.configuration,
+      analyzedAt, analyzedAt, payload.stored.results, payload.stored.results_br, payload.metadata, payload.clientSummary, payload.configuration,
       git.branch, git.commit, git.pull_request, git.base_branch, baselineId,
       counts?.new ?? null, counts?.fixed ?? null, counts?.unchanged ?? null, report.gate, analyzedAt]);
     await db.insertMany('report_issues', issueColumns, report.rows.map((row) => [id, ...issueColumns.slice(1).map((column) => row[column as keyof typeof row] ?? null)]));
@@ -379,6 +380,8 @@ async function productUploadCode(root: string) {
     };
   };
   // Issue 13 (E1): git context, fingerprints, changes and the gate, as an upload computes them.
+  // These shapes restate src/reports/changes.ts: the harness is compiled apart from src/ (its own
+  // rootDir) and loads the product from dist/, as the service runs it.
   type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
   interface IssueRow {
     change: 'new' | 'fixed' | 'unchanged' | null;
@@ -393,13 +396,13 @@ async function productUploadCode(root: string) {
     file: string | null;
     line: number | null;
     column_number: number | null;
+    position: number | null;
   }
-  type IssueRecord = Omit<IssueRow, 'change' | 'change_rank' | 'severity_rank'>;
+  type IssueRecord = Omit<IssueRow, 'change' | 'change_rank' | 'severity_rank' | 'position'>;
   const changes = (await load('reports/changes.js')) as {
     fingerprintResults(results: unknown[]): IssueRecord[];
     missingFromReport(baselineFingerprints: readonly string[], issues: readonly IssueRecord[]): string[];
     compareWithBaseline(
-      results: unknown[],
       issues: readonly IssueRecord[],
       baseline: { fingerprints: readonly string[]; gone: readonly IssueRecord[] } | null,
     ): { rows: IssueRow[]; counts: { new: number; fixed: number; unchanged: number } | null };
@@ -411,6 +414,7 @@ async function productUploadCode(root: string) {
     applyQualityGate(settings: unknown, report: { score: number; results: unknown[]; newIssues: readonly { severity: Severity }[] }): { passed: boolean; reasons: string[] };
   };
   const { parseStoredSettings } = (await load('projects/settings.js')) as { parseStoredSettings(json: string): unknown };
+  const { encodeResults } = (await load('reports/stored-results.js')) as { encodeResults(results: unknown[]): { results: string; results_br: Buffer } };
   return {
     ...normalize,
     summarizeResults,
@@ -420,6 +424,7 @@ async function productUploadCode(root: string) {
     gitContextOf,
     applyQualityGate,
     parseStoredSettings,
+    encodeResults,
   };
 }
 

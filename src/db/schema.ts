@@ -114,8 +114,10 @@ export interface ReportsTable {
   triggered_by: string | null;
   analyzed_at: string;
   created_at: string;
-  /** JSON array: the full per-analyzer results. */
+  /** JSON array: the full per-analyzer results; empty when `results_br` holds them (reports/stored-results.ts). */
   results: string;
+  /** Since migration 0006: the results' JSON, Brotli-compressed. */
+  results_br: Buffer | null;
   /** JSON object: run context sent by the client (git, CI, environment). */
   metadata: string;
   pro_package_version: string | null;
@@ -156,6 +158,8 @@ export interface ReportIssuesTable {
   file: string | null;
   line: number | null;
   column_number: number | null;
+  /** The issue's place among the report's issues as uploaded; null on a fixed row. */
+  position: number | null;
 }
 
 /** A run that aborted before completion, as `POST /api/reports/failure` reports it. */

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
-import { recordChanges } from './report-changes.js';
-import type { StoredResult } from './report-results.js';
+import { changeColumns, recordChanges } from './report-changes.js';
+import { decodeResults } from './stored-results.js';
 import { createReportsRepository } from './reports.repository.js';
 
 /** Reports per transaction: a crash loses at most this much work, and a re-run picks up the rest. */
@@ -39,25 +39,15 @@ export async function backfillChanges(db: Kysely<any>, now: () => string = () =>
           .where('fingerprinted_at', 'is', null)
           .executeTakeFirst();
         if (claimed.numUpdatedRows === 0n) continue;
-        const stored = await trx.selectFrom('reports').select(['results', 'metadata']).where('id', '=', id).executeTakeFirstOrThrow();
-        const results = JSON.parse(stored.results) as StoredResult[];
+        const stored = await trx.selectFrom('reports').select(['results', 'results_br', 'metadata']).where('id', '=', id).executeTakeFirstOrThrow();
+        const results = decodeResults(stored);
         const metadata = JSON.parse(stored.metadata) as Record<string, unknown>;
         const changes = await recordChanges(reports, { projectId: project_id, results, metadata, analyzedAt: analyzed_at, id });
         await reports.deleteIssues(id);
         await reports.insertIssues(id, changes.rows);
         await trx
           .updateTable('reports')
-          .set({
-            git_branch: changes.git.branch,
-            git_commit: changes.git.commit,
-            pull_request: changes.git.pull_request,
-            base_branch: changes.git.base_branch,
-            baseline_report_id: changes.baseline?.id ?? null,
-            changes_new: changes.counts?.new ?? null,
-            changes_fixed: changes.counts?.fixed ?? null,
-            changes_unchanged: changes.counts?.unchanged ?? null,
-            results: JSON.stringify(results),
-          })
+          .set(changeColumns(changes))
           .where('id', '=', id)
           .execute();
       }

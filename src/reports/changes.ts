@@ -32,6 +32,14 @@ export interface IssueRow extends IssueRecord {
   change: ChangeKind | null;
   change_rank: number;
   severity_rank: number;
+  /** The issue's place among the report's issues as uploaded; null on a fixed row. */
+  position: number | null;
+}
+
+/** What the report detail shows of each issue beside what the client sent (E1.5), in upload order. */
+export interface IssueMark {
+  fingerprint: string;
+  change: IssueChange;
 }
 
 export interface ChangeCounts {
@@ -58,11 +66,10 @@ export function missingFromReport(baselineFingerprints: readonly string[], issue
 }
 
 /**
- * E1.2: fingerprints every issue of `results` (suppressed issues are not issues: they get none) and
- * writes each into its stored issue, so the report detail shows it. Returns the report's issues in
- * upload order.
+ * E1.2: fingerprints every issue of `results` (suppressed issues are not issues: they get none).
+ * Returns the report's issues in upload order.
  */
-export function fingerprintResults(results: StoredResult[]): IssueRecord[] {
+export function fingerprintResults(results: readonly StoredResult[]): IssueRecord[] {
   const flat = results.flatMap((result) => {
     const analyzer = describeAnalyzer(result);
     return result.issues.map((issue) => ({ result, analyzer, issue }));
@@ -77,7 +84,6 @@ export function fingerprintResults(results: StoredResult[]): IssueRecord[] {
     })),
   );
   return flat.map(({ result, analyzer, issue }, index) => {
-    issue.fingerprint = fingerprints[index]!;
     return {
       fingerprint: fingerprints[index]!,
       analyzer_id: result.analyzer_id,
@@ -93,30 +99,24 @@ export function fingerprintResults(results: StoredResult[]): IssueRecord[] {
 }
 
 /**
- * E1.4: the report's issues against its baseline's (null: no baseline). Each issue is new or
- * unchanged, and the baseline's issues the report no longer has (`baseline.gone`) come back as
- * `fixed` rows; the counts are null without a baseline. The change of each issue is written into
- * the stored results too (`results`, as fingerprinted), for the report detail (E1.5).
+ * E1.4: the report's issues (in upload order) against its baseline's (null: no baseline). Each
+ * issue is new or unchanged, and the baseline's issues the report no longer has (`baseline.gone`)
+ * come back as `fixed` rows; the counts are null without a baseline.
  */
 export function compareWithBaseline(
-  results: StoredResult[],
   issues: readonly IssueRecord[],
   baseline: BaselineIssues | null,
 ): { rows: IssueRow[]; counts: ChangeCounts | null } {
   const before = baseline === null ? null : new Set(baseline.fingerprints);
-  const changeOf = (fingerprint: string): IssueChange => (before === null ? null : before.has(fingerprint) ? 'unchanged' : 'new');
-
-  for (const result of results) for (const issue of result.issues) issue.change = changeOf(issue.fingerprint!);
-
   const rows: IssueRow[] = [];
   let unchanged = 0;
-  for (const issue of issues) {
-    const change = changeOf(issue.fingerprint);
+  issues.forEach((issue, position) => {
+    const change: IssueChange = before === null ? null : before.has(issue.fingerprint) ? 'unchanged' : 'new';
     if (change === 'unchanged') unchanged++;
-    rows.push(row(issue, change));
-  }
+    rows.push(row(issue, change, position));
+  });
   if (baseline === null) return { rows, counts: null };
-  for (const issue of baseline.gone) rows.push(row(issue, 'fixed'));
+  for (const issue of baseline.gone) rows.push(row(issue, 'fixed', null));
   return { rows, counts: { new: issues.length - unchanged, fixed: baseline.gone.length, unchanged } };
 }
 
@@ -132,7 +132,7 @@ function columnInteger(value: number | undefined): number | null {
 }
 
 /** Field by field: spreading thousands of records (`{...issue}`) took most of the comparison's time in an upload's profile. */
-function row(issue: IssueRecord, change: ChangeKind | null): IssueRow {
+function row(issue: IssueRecord, change: ChangeKind | null, position: number | null): IssueRow {
   return {
     fingerprint: issue.fingerprint,
     analyzer_id: issue.analyzer_id,
@@ -146,5 +146,6 @@ function row(issue: IssueRecord, change: ChangeKind | null): IssueRow {
     change,
     change_rank: CHANGE_RANK[change ?? 'none'],
     severity_rank: SEVERITY_RANK[issue.severity],
+    position,
   };
 }

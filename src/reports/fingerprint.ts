@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 /** What identifies an issue across runs (E1.2); never its line number, so a moved issue keeps it. */
 export interface FingerprintSource {
@@ -46,7 +46,17 @@ const FINGERPRINT_VERSION = 'scoreboard/v1';
 
 const lineOrder = (line: number | null) => (line === null ? Number.MAX_SAFE_INTEGER : line);
 
-const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
+/**
+ * SHA-256 in hex. `crypto.hash` (Node 20.12+) hashes a short string in one call, about 2.5 times
+ * faster than a Hash object, which matters at thousands of issues per upload; older Node 20
+ * releases take the Hash object.
+ */
+const sha256Hex: (text: string) => string =
+  typeof crypto.hash === 'function'
+    ? (text) => crypto.hash('sha256', text, 'hex')
+    : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+
+const digest = (text: string) => sha256Hex(text).slice(0, 32);
 
 /** The trimmed text of a code snippet's target line, or null (E1.2). */
 export function targetLineText(snippet: { target_line: number | null; lines: Record<string, string> } | undefined): string | null {

@@ -11,18 +11,31 @@ export interface ReportChanges {
   counts: ChangeCounts | null;
 }
 
+/** The columns of `reports` that hold what `recordChanges` found (E1.1, E1.3, E1.4). */
+export function changeColumns(changes: ReportChanges) {
+  return {
+    git_branch: changes.git.branch,
+    git_commit: changes.git.commit,
+    pull_request: changes.git.pull_request,
+    base_branch: changes.git.base_branch,
+    baseline_report_id: changes.baseline?.id ?? null,
+    changes_new: changes.counts?.new ?? null,
+    changes_fixed: changes.counts?.fixed ?? null,
+    changes_unchanged: changes.counts?.unchanged ?? null,
+  };
+}
+
 /**
  * E1.1-E1.4 for one report: reads its git context from its metadata, chooses its baseline (once,
- * here), fingerprints its issues and compares them with the baseline's. The results are changed in
- * place (each issue gets its fingerprint and change, for the detail), so store them afterwards.
- * `id` is null for an upload, not stored yet (it will be the newest). The migration's back-fill passes
- * each older report's own and replays history in D19's order (as issue 13 asks), so a pull request's
+ * here), fingerprints its issues and compares them with the baseline's. `id` is null for an upload,
+ * not stored yet (it will be the newest). The migration's back-fill passes each older report's own
+ * and replays history in D19's order (as issue 13 asks), so a pull request's
  * baseline too is the latest base-branch report *before it in that order*: for runs that were
  * uploaded in analysis order this is what their upload would have chosen.
  */
 export async function recordChanges(
   reports: Pick<ReportsRepository, 'findBaseline' | 'fingerprintsOf' | 'issuesWithFingerprints'>,
-  report: { projectId: string; results: StoredResult[]; metadata: Record<string, unknown>; analyzedAt: string; id: number | null },
+  report: { projectId: string; results: readonly StoredResult[]; metadata: Record<string, unknown>; analyzedAt: string; id: number | null },
 ): Promise<ReportChanges> {
   const git = gitContextOf(report.metadata);
   const ownPlace = { analyzed_at: report.analyzedAt, id: report.id };
@@ -38,6 +51,6 @@ export async function recordChanges(
     const missing = missingFromReport(fingerprints, issues);
     before = { fingerprints, gone: missing.length === 0 ? [] : await reports.issuesWithFingerprints(baseline.id, missing) };
   }
-  const { rows, counts } = compareWithBaseline(report.results, issues, before);
+  const { rows, counts } = compareWithBaseline(issues, before);
   return { git, baseline, rows, counts };
 }

@@ -1,18 +1,24 @@
 import { describeAnalyzer } from './analyzer-catalogue.js';
-import { fingerprintResults } from './changes.js';
-import type { StoredIssue, StoredResult } from './report-results.js';
+import { fingerprintResults, type IssueMark } from './changes.js';
+import type { StoredIssue } from './report-results.js';
+import { decodeResults } from './stored-results.js';
 import { toReportListItem, type ReportRow } from './reports.repository.js';
 import type { ReportDetail } from './reports.schemas.js';
 
 /**
  * `GET /api/v1/reports/{report}`: the summary fields, the run's context and every result with its
- * analyzer's name and category (from the result's own metadata, else the catalogue).
+ * analyzer's name and category (from the result's own metadata, else the catalogue). `marks` are
+ * the fingerprint and change of each issue in upload order, as `report_issues` stores them; null
+ * for a report stored before E1 that the back-fill has not reached yet (another instance may still
+ * be running it): its fingerprints are computed here, the same as the back-fill will store them,
+ * and it has no baseline yet. Null when the marks are fewer than the issues: the report was deleted
+ * after `row` was read, and its issue rows with it.
  */
-export function toReportDetail(row: ReportRow): ReportDetail {
-  const results = JSON.parse(row.results) as StoredResult[];
-  // A report stored before E1 that the back-fill has not reached yet (another instance may still be
-  // running it): its fingerprints are computed here, the same as the back-fill will store them.
-  if (row.fingerprinted_at === null) fingerprintResults(results);
+export function toReportDetail(row: ReportRow, marks: readonly IssueMark[] | null): ReportDetail | null {
+  const results = decodeResults(row);
+  const issueMarks = marks ?? fingerprintResults(results).map((issue) => ({ fingerprint: issue.fingerprint, change: null }));
+  if (issueMarks.length < results.reduce((count, result) => count + result.issues.length, 0)) return null;
+  let next = 0;
   const suppressed = { inline: 0, config: 0, baseline: 0, total: 0 };
   for (const result of results) {
     for (const issue of result.suppressed_issues) {
@@ -37,7 +43,7 @@ export function toReportDetail(row: ReportRow): ReportDetail {
         status: result.status,
         message: result.message,
         execution_time: result.execution_time,
-        issues: result.issues.map((issue) => ({ ...toIssue(issue), fingerprint: issue.fingerprint!, change: issue.change ?? null })),
+        issues: result.issues.map((issue) => ({ ...toIssue(issue), ...issueMarks[next++]! })),
         suppressed_issues: result.suppressed_issues.map((issue) => ({ ...toIssue(issue), suppression: issue.suppression })),
       };
     }),

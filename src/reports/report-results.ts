@@ -25,10 +25,6 @@ export interface StoredIssue {
   code_snippet?: StoredCodeSnippet;
   /** Only when the client sent a non-empty one. */
   metadata?: Record<string, unknown>;
-  /** E1.2: on issues (not on suppressed ones), from the upload or migration 0004 on. */
-  fingerprint?: string;
-  /** E1.5: against the report's baseline; null without one. */
-  change?: 'new' | 'unchanged' | null;
 }
 
 export interface StoredCodeSnippet {

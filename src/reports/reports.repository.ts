@@ -2,8 +2,8 @@ import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import { countAll, isPostgres } from '../db/dialect.js';
 import type { ReportIssuesTable, ReportsTable, TeamRole } from '../db/schema.js';
-import type { ChangeKind, IssueRecord, IssueRow } from './changes.js';
-import type { ReportListItem, ReportSummary, StoredGate, TrendPoint } from './reports.schemas.js';
+import type { ChangeKind, IssueMark, IssueRecord, IssueRow } from './changes.js';
+import type { ChangeItem, ReportListItem, ReportSummary, StoredGate, TrendPoint } from './reports.schemas.js';
 import { SEVERITIES, type Severity } from './vocabulary.js';
 
 export type NewReport = Omit<Selectable<ReportsTable>, 'id'>;
@@ -68,6 +68,28 @@ const reportListColumns = [
 /** A list item's row: its columns, and its baseline's (E1.5), null when it has none. */
 export type ReportListRow = Pick<Selectable<ReportsTable>, (typeof reportListColumns)[number]> & BaselineColumns;
 
+/** A row of the changes list as E1.6 shows it: the location rebuilt from its columns. */
+export function toChangeItem(row: ChangeRow): ChangeItem {
+  return {
+    fingerprint: row.fingerprint,
+    change: row.change,
+    analyzer_id: row.analyzer_id,
+    analyzer_name: row.analyzer_name,
+    category: row.category,
+    severity: row.severity,
+    message: row.message,
+    location:
+      row.file === null
+        ? null
+        : { file: row.file, ...(row.line !== null && { line: row.line }), ...(row.column_number !== null && { column: row.column_number }) },
+  };
+}
+
+type ChangeRow = Pick<
+  Selectable<ReportIssuesTable>,
+  'fingerprint' | 'change' | 'analyzer_id' | 'analyzer_name' | 'category' | 'severity' | 'message' | 'file' | 'line' | 'column_number'
+>;
+
 /** E1.5: a report list item, from its row. */
 export function toReportListItem(row: ReportListRow): ReportListItem {
   return {
@@ -129,7 +151,7 @@ export interface BaselineCandidate {
   uuid: string;
 }
 
-/** Rows per insert statement: 13 parameters each stays well under SQLite's and PostgreSQL's limits. */
+/** Rows per insert statement: 14 parameters each stays well under SQLite's and PostgreSQL's limits. */
 const ISSUE_ROWS_PER_INSERT = 500;
 
 /** Fingerprints per `in (...)` list when reading a baseline's fixed issues. */
@@ -150,6 +172,7 @@ const ISSUE_COLUMNS = [
   'file',
   'line',
   'column_number',
+  'position',
 ] as const satisfies readonly (keyof Insertable<ReportIssuesTable>)[];
 
 /** An issue's columns as the comparison with the next report reads them (E1.4). */
@@ -363,10 +386,22 @@ export function createReportsRepository(db: Db) {
             row.file,
             row.line,
             row.column_number,
+            row.position,
           );
         }
         await db.executeQuery(CompiledQuery.raw(issueInsertText(postgres, end - start), parameters));
       }
+    },
+
+    /** E1.5: the fingerprint and change of each of the report's issues, in upload order. */
+    async issueMarks(reportId: number): Promise<IssueMark[]> {
+      return db
+        .selectFrom('report_issues')
+        .select(['fingerprint', 'change'])
+        .where('report_id', '=', reportId)
+        .where('position', 'is not', null)
+        .orderBy('position')
+        .execute() as Promise<IssueMark[]>;
     },
 
     async deleteIssues(reportId: number): Promise<void> {

@@ -154,7 +154,7 @@ export async function reportsRoutes(
     config: read,
     schema: { tags, summary: 'Read a report with all its results', params: ReportParams, response: { 200: ReportDetailResponse } },
     preValidation: resolveReport('view'),
-    handler: async (request) => ({ data: reports.detail(reportOf(request)) }),
+    handler: async (request) => ({ data: await reports.detail(reportOf(request)) }),
   });
 
   // Deleting a report is destructive like deleting its project: the same roles (D15, owner or admin).

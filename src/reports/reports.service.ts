@@ -14,11 +14,11 @@ import { parseStoredSettings } from '../projects/settings.js';
 import { normalizeConfiguration, normalizeResults } from './normalize-upload.js';
 import type { IssueRow } from './changes.js';
 import { applyQualityGate, type GateOutcome } from './quality-gate.js';
-import { recordChanges } from './report-changes.js';
+import { changeColumns, recordChanges } from './report-changes.js';
 import type { StoredResult } from './report-results.js';
 import { toReportDetail } from './report-detail.js';
 import {
-  createReportsRepository,
+  toChangeItem,
   toReportListItem,
   toReportSummary,
   toTrendPoint,
@@ -26,7 +26,8 @@ import {
   type NewReport,
   type ReportRow,
 } from './reports.repository.js';
-import type { ChangeItem, ReportDetail, ReportSummary } from './reports.schemas.js';
+import type { ReportDetail, ReportSummary } from './reports.schemas.js';
+import { encodeResults, type ResultsColumns } from './stored-results.js';
 import { summarizeResults } from './summarize.js';
 import type { ReportUploadInput } from './upload.schemas.js';
 
@@ -47,7 +48,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
   async function insertReport(
     trx: Db,
     report: ReportToStore,
-    results: StoredResult[],
+    results: readonly StoredResult[],
     gateOf: (newIssues: readonly IssueRow[]) => GateOutcome | null,
   ): Promise<{ row: NewReport; id: number; gate: GateOutcome | null }> {
     const repository = repositories(trx).reports;
@@ -63,15 +64,8 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
     const gate = gateOf(changes.rows.filter((issue) => issue.change === 'new' || (changes.counts === null && issue.change === null)));
     const row: NewReport = {
       ...report,
-      results: JSON.stringify(results),
-      git_branch: changes.git.branch,
-      git_commit: changes.git.commit,
-      pull_request: changes.git.pull_request,
-      base_branch: changes.git.base_branch,
-      baseline_report_id: changes.baseline?.id ?? null,
-      changes_new: changes.counts?.new ?? null,
-      changes_fixed: changes.counts?.fixed ?? null,
-      changes_unchanged: changes.counts?.unchanged ?? null,
+      ...encodeResults(results),
+      ...changeColumns(changes),
       gate: gate === null ? null : JSON.stringify({ passed: gate.passed, reasons: gate.reasons }),
       fingerprinted_at: report.created_at,
     };
@@ -83,10 +77,10 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
 
   return {
     /** The operator's (and the test factories') way to store a report, all or nothing; no gate is recorded. */
-    async storeReport(report: ReportToStore): Promise<number> {
+    async storeReport(report: ReportToStore, results: readonly StoredResult[] = []): Promise<number> {
       return inTransaction(db, async (trx) => {
         await lockForUpdate(trx, 'projects', report.project_id);
-        return (await insertReport(trx, report, JSON.parse(report.results) as StoredResult[], () => null)).id;
+        return (await insertReport(trx, report, results, () => null)).id;
       });
     },
 
@@ -129,7 +123,6 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
         // D2: stored in UTC; a client that sends no time is taken to have analysed just now.
         analyzed_at: upload.analyzed_at ? pastTimestamp(upload.analyzed_at, 'analyzed_at', deps.clock.now()) : receivedAt,
         created_at: receivedAt,
-        results: '',
         metadata: JSON.stringify(asObject(upload.metadata)),
         client_summary: upload.summary === undefined ? null : JSON.stringify(upload.summary),
         configuration: upload.configuration === undefined ? null : JSON.stringify(normalizeConfiguration(upload.configuration)),
@@ -168,20 +161,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
       const total = await reports.countChanges(report.id, filter);
       const offset = pageOffset(page);
       const rows = offset >= total ? [] : await reports.listChanges(report.id, filter, { limit: PAGE_SIZE, offset });
-      const data: ChangeItem[] = rows.map((row) => ({
-        fingerprint: row.fingerprint,
-        change: row.change,
-        analyzer_id: row.analyzer_id,
-        analyzer_name: row.analyzer_name,
-        category: row.category,
-        severity: row.severity,
-        message: row.message,
-        location:
-          row.file === null
-            ? null
-            : { file: row.file, ...(row.line !== null && { line: row.line }), ...(row.column_number !== null && { column: row.column_number }) },
-      }));
-      return { data, ...paginationEnvelope({ path, page, total, count: rows.length, filters: { kind: filter.kind, severity: filter.severity } }) };
+      return { data: rows.map(toChangeItem), ...paginationEnvelope({ path, page, total, count: rows.length, filters: { kind: filter.kind, severity: filter.severity } }) };
     },
 
     /** D15 through the parent project: the report, if the caller may perform `action` on its project; else 404. */
@@ -193,8 +173,11 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
       return report;
     },
 
-    detail(report: ReportRow): ReportDetail {
-      return toReportDetail(report);
+    async detail(report: ReportRow): Promise<ReportDetail> {
+      const detail = toReportDetail(report, report.fingerprinted_at === null ? null : await reports.issueMarks(report.id));
+      // Deleted since it was resolved (D11's 404).
+      if (detail === null) throw notFound();
+      return detail;
     },
 
     /**
@@ -234,8 +217,8 @@ type RecordedColumns =
   | 'gate'
   | 'fingerprinted_at';
 
-/** A report to store: its columns, but for what E1 records (`results` is rewritten with fingerprints). */
-export type ReportToStore = Omit<NewReport, RecordedColumns>;
+/** A report to store: its columns, but for what E1 records and its results (given apart, parsed). */
+export type ReportToStore = Omit<NewReport, RecordedColumns | keyof ResultsColumns>;
 
 /** Rounded to microseconds, so 0.4 + 0.2 reads 0.6 and not 0.6000000000000001. */
 function sumExecutionTimes(results: readonly { execution_time: number }[]): number {

@@ -3,9 +3,9 @@
  * carries it in its path. Like the tokens (issue 7), it never reaches the log: the request logs
  * show `/badges/[Redacted]/...`, whatever the answer, at every level.
  */
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { redactTokenShapes, redactUrl } from '../../src/http/logging.js';
+import { LogCapture } from '../helpers/log-capture.js';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 
 describe('badge keys in the log', () => {
@@ -22,16 +22,10 @@ describe('badge keys in the log', () => {
 
   describe('the service logger (trace level, captured stream)', () => {
     let ctx: TestContext;
-    let logged: string;
+    let log: LogCapture;
     beforeEach(async () => {
-      logged = '';
-      const logStream = new Writable({
-        write(chunk, _encoding, done) {
-          logged += String(chunk);
-          done();
-        },
-      });
-      ctx = await buildTestApp({ env: { LOG_LEVEL: 'trace' }, deps: { logStream } });
+      log = new LogCapture();
+      ctx = await buildTestApp({ env: { LOG_LEVEL: 'trace' }, deps: { logStream: log } });
     });
     afterEach(async () => ctx.close());
 
@@ -48,10 +42,10 @@ describe('badge keys in the log', () => {
       expect((await ctx.request({ method: 'HEAD', url: `/badges/${newKey}/gate.svg` })).statusCode).toBe(200);
       expect((await ctx.request({ method: 'GET', url: `/badges/${newKey}/nothing.svg` })).statusCode).toBe(404);
 
-      expect(logged).toMatch(/incoming request/); // the stream really received the request logs
-      expect(logged).toContain('"url":"/badges/[Redacted]/score.svg"');
+      expect(log.text).toMatch(/incoming request/); // the stream really received the request logs
+      expect(log.text).toContain('"url":"/badges/[Redacted]/score.svg"');
       for (const key of [oldKey, newKey]) {
-        for (const fragment of [key, key.slice(0, 16), key.slice(16)]) expect(logged, `log contains ${fragment}`).not.toContain(fragment);
+        for (const fragment of [key, key.slice(0, 16), key.slice(16)]) expect(log.text, `log contains ${fragment}`).not.toContain(fragment);
       }
     });
   });

@@ -4,6 +4,7 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { decodeResults } from '../../src/reports/stored-results.js';
 import { freshAddress } from '../helpers/contract.js';
 import {
   clientCall,
@@ -47,6 +48,7 @@ async function uploadAndRead(body: unknown): Promise<Record<string, any>> {
 
 /** The stored JSON of the only report's column. */
 async function storedJson(column: 'results' | 'metadata' | 'configuration'): Promise<any> {
+  if (column === 'results') return decodeResults(await ctx.db.selectFrom('reports').select(['results', 'results_br']).executeTakeFirstOrThrow());
   const row = await ctx.db.selectFrom('reports').select(column).executeTakeFirstOrThrow();
   return JSON.parse(row[column] as string);
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeResults } from '../../src/reports/stored-results.js';
 import { createSandbox, okJson, type Sandbox } from '../cli/cli-process.js';
 import { CLIENT_POST_HEADERS, loadFixture } from '../helpers/client-wire.js';
 import { http, startServerProcess, type HttpAnswer, type ServerProcess } from '../helpers/server-process.js';
@@ -324,7 +325,7 @@ describe('kill -9 during a storm of writes, then restart on the same store', { t
       // Every report is complete and belongs to an existing project.
       for (const r of reports) {
         expect(projectIds.has(r.project_id), `report ${r.uuid} of a missing project`).toBe(true);
-        const results = JSON.parse(r.results) as unknown[];
+        const results = decodeResults(r);
         expect(results).toHaveLength(report.results.length);
         expect(r.total).toBe(results.length);
         expect(r.passed + r.failed + r.warnings + r.skipped + r.errors).toBe(r.total);

@@ -45,6 +45,13 @@ export function catalogue(): Map<string, { id: string; name: string; category: s
   return new Map(entries.map((entry) => [entry.id, entry]));
 }
 
+/** A business-plan user with one project, ready to upload to it: where most reports tests start. */
+export async function givenUploader(ctx: TestContext): Promise<{ user: TestUser; projectId: string; apiToken: string }> {
+  const user = await ctx.given.user({ plan: 'business' });
+  const { project, apiToken } = await ctx.given.project(user);
+  return { user, projectId: project.id, apiToken };
+}
+
 /** An issue of the given severity, in the shape the client sends. */
 export function issue(severity: Severity, message = `A ${severity} issue`): UploadIssue {
   return { message, severity, recommendation: '' };

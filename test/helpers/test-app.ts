@@ -224,7 +224,6 @@ function factories(db: Db, clock: FakeClock) {
         triggered_by: 'manual',
         analyzed_at: at,
         created_at: at,
-        results: '[]',
         metadata: '{}',
         pro_package_version: null,
         client_summary: null,

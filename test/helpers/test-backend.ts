@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createDatabase, type Db } from '../../src/db/database.js';
@@ -90,11 +91,25 @@ async function dumpTables(open: TestStore['open'], schema?: string): Promise<str
     const parts: string[] = [];
     for (const table of tables) {
       const rows = await db.selectFrom(table.name as keyof Database).selectAll().execute();
-      parts.push(`${table.name}: ${JSON.stringify(rows)}`);
+      parts.push(`${table.name}: ${JSON.stringify(rows, readableBytes)}`);
     }
     return parts.join('\n');
   } finally {
     await db.destroy();
+  }
+}
+
+/**
+ * A binary column as the text it holds, so a search of the dump finds what is in it too: a
+ * Brotli-compressed column (reports.results_br) decompressed, any other bytes as UTF-8.
+ */
+function readableBytes(this: unknown, _key: string, value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || (value as { type?: unknown }).type !== 'Buffer') return value;
+  const bytes = Buffer.from((value as { data: number[] }).data);
+  try {
+    return brotliDecompressSync(bytes).toString('utf8');
+  } catch {
+    return bytes.toString('utf8');
   }
 }
 

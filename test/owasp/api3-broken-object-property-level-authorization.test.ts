@@ -12,6 +12,7 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { decodeResults } from '../../src/reports/stored-results.js';
 import { expectError, expectValidationError, missingAbility, sha256 } from '../helpers/contract.js';
 import { clientCall, minimalReport, upload } from '../helpers/client-wire.js';
 import { ENDPOINTS } from '../helpers/endpoints.js';
@@ -231,7 +232,7 @@ describe('API3 mass assignment: properties a body may not set', () => {
     expect(row.id).not.toBe(victimReportId);
     expect(row.uuid).not.toBe(FOREIGN_UUID);
     // The stored run context is what the client sent under `metadata`/`configuration`, not these fields.
-    for (const stored of [row.results, row.metadata, row.configuration ?? '']) expect(stored).not.toContain(PLANTED_TOKEN);
+    for (const stored of [JSON.stringify(decodeResults(row)), row.metadata, row.configuration ?? '']) expect(stored).not.toContain(PLANTED_TOKEN);
     expect(await projectRow(project.id)).toEqual({ ...projectBefore, latest_report_id: row.id });
     expect(await accountRows()).toEqual(accountsBefore);
     expect(await ctx.db.selectFrom('reports').select('id').where('uuid', '=', FOREIGN_UUID).executeTakeFirst()).toBeUndefined();

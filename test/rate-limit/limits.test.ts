@@ -4,7 +4,7 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 import { UNAUTHENTICATED, expectError, expectTooManyRequests } from '../helpers/contract.js';
 
 let ctx: TestContext;

@@ -1,10 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectTooManyRequests } from '../helpers/contract.js';
+import { LogCapture } from '../helpers/log-capture.js';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 
 /**
@@ -74,7 +74,7 @@ describe.skipIf(!hasRedisServer)('rate-limit counters in Redis (D8, REDIS_URL)',
   let redis: RedisServer;
   let ctx: TestContext | undefined;
   let other: TestContext | undefined;
-  let logged: string;
+  let log: LogCapture;
 
   beforeAll(async () => {
     redis = new RedisServer(await freePort());
@@ -89,16 +89,10 @@ describe.skipIf(!hasRedisServer)('rate-limit counters in Redis (D8, REDIS_URL)',
   });
 
   async function appOnRedis(prefix: string): Promise<TestContext> {
-    logged = '';
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        logged += String(chunk);
-        done();
-      },
-    });
+    log = new LogCapture();
     return buildTestApp({
       env: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix },
-      deps: { logger: pino({ level: 'info' }, sink) },
+      deps: { logger: pino({ level: 'info' }, log) },
     });
   }
 
@@ -184,11 +178,11 @@ describe.skipIf(!hasRedisServer)('rate-limit counters in Redis (D8, REDIS_URL)',
     expect(ready.json()).toEqual({ status: 'ok', database: 'ok', rate_limit_counters: 'memory (redis unavailable)' });
     const metrics = await ctx.request({ method: 'GET', url: '/metrics' });
     expect(metrics.body).toMatch(/^scoreboard_rate_limit_fallback 1$/m);
-    expect(logged.match(/Redis unavailable/g)).toHaveLength(1);
+    expect(log.text.match(/Redis unavailable/g)).toHaveLength(1);
 
     ctx.clock.advance(60_000);
     await ctx.request({ method: 'GET', url: '/api/v1/tokens', token: user.token });
-    expect(logged.match(/Redis unavailable/g)).toHaveLength(2);
+    expect(log.text.match(/Redis unavailable/g)).toHaveLength(2);
   });
 
   it('goes back to Redis without a restart once it answers again', async () => {
@@ -202,6 +196,6 @@ describe.skipIf(!hasRedisServer)('rate-limit counters in Redis (D8, REDIS_URL)',
     await untilCountersInRedis(ctx);
     const metrics = await ctx.request({ method: 'GET', url: '/metrics' });
     expect(metrics.body).toMatch(/^scoreboard_rate_limit_fallback 0$/m);
-    expect(logged).toMatch(/Redis is answering again/);
+    expect(log.text).toMatch(/Redis is answering again/);
   });
 });

@@ -7,8 +7,9 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/db/database.js';
+import { decodeResults } from '../../src/reports/stored-results.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { fixture, uploadOk } from '../helpers/reports-world.js';
+import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
 
 /**
  * E1.2 "the same fingerprint on every instance and database, forever": the fingerprints of
@@ -23,10 +24,7 @@ describe('back-filling E1 for reports stored before it', () => {
   let apiToken: string;
   beforeEach(async () => {
     ctx = await buildTestApp();
-    user = await ctx.given.user({ plan: 'business' });
-    const created = await ctx.given.project(user);
-    projectId = created.project.id;
-    apiToken = created.apiToken;
+    ({ user, projectId, apiToken } = await givenUploader(ctx));
   });
   afterEach(async () => ctx.close());
 
@@ -51,19 +49,13 @@ describe('back-filling E1 for reports stored before it', () => {
 
   /** Puts the reports back as a pre-E1 main stored them: no E1 columns, no issue rows, plain results. */
   async function forgetE1() {
-    const rows = await ctx.db.selectFrom('reports').select(['id', 'results']).execute();
+    const rows = await ctx.db.selectFrom('reports').select(['id', 'results', 'results_br']).execute();
     for (const row of rows) {
-      const results = JSON.parse(row.results) as { issues: Record<string, unknown>[] }[];
-      for (const result of results) {
-        for (const issue of result.issues) {
-          delete issue.fingerprint;
-          delete issue.change;
-        }
-      }
       await ctx.db
         .updateTable('reports')
         .set({
-          results: JSON.stringify(results),
+          results: JSON.stringify(decodeResults(row)),
+          results_br: null,
           git_branch: null,
           git_commit: null,
           pull_request: null,

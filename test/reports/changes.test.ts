@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { expectApiHeaders } from '../helpers/contract.js';
-import { REPORT_LIST_ITEM_KEYS, fixture, uploadOk, type Severity } from '../helpers/reports-world.js';
+import { fixture, givenUploader, REPORT_LIST_ITEM_KEYS, type Severity, uploadOk } from '../helpers/reports-world.js';
 
 type Git = { git_branch?: unknown; git_commit?: unknown; pr_number?: unknown; base_branch?: unknown };
 
@@ -57,10 +57,7 @@ describe('what changed between runs (E1)', () => {
   let apiToken: string;
   beforeEach(async () => {
     ctx = await buildTestApp();
-    user = await ctx.given.user({ plan: 'business' });
-    const created = await ctx.given.project(user);
-    projectId = created.project.id;
-    apiToken = created.apiToken;
+    ({ user, projectId, apiToken } = await givenUploader(ctx));
     // The runs below are analysed on 2026-11-21; D25 refuses analysis times ahead of the clock.
     ctx.clock.advance(24 * 60 * 60 * 1000);
   });

@@ -24,7 +24,7 @@ import {
 } from '../helpers/contract.js';
 import { MISSING_REPORT } from '../helpers/endpoints.js';
 import { sendRaw } from '../helpers/raw-http.js';
-import { fixture, result, uploadBody, uploadOk, type Severity, type UploadIssue } from '../helpers/reports-world.js';
+import { fixture, givenUploader, result, type Severity, type UploadIssue, uploadBody, uploadOk } from '../helpers/reports-world.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -140,8 +140,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
   let apiToken: string;
   beforeEach(async () => {
     ctx = await buildTestApp();
-    user = await ctx.given.user({ plan: 'business' });
-    ({ project: { id: projectId }, apiToken } = await ctx.given.project(user));
+    ({ user, projectId, apiToken } = await givenUploader(ctx));
   });
   afterEach(async () => ctx.close());
 

@@ -241,6 +241,7 @@ function reportRow(projectId: string, analyzedAt: string): NewReport {
     analyzed_at: analyzedAt,
     created_at: analyzedAt,
     results: '[]',
+    results_br: null,
     metadata: '{}',
     pro_package_version: null,
     client_summary: null,

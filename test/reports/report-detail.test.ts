@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { expectApiHeaders, expectNotFound } from '../helpers/contract.js';
 import { MISSING_REPORT } from '../helpers/endpoints.js';
+import { toReportDetail } from '../../src/reports/report-detail.js';
+import { createReportsRepository } from '../../src/reports/reports.repository.js';
 import { REPORT_LIST_ITEM_KEYS, REPORT_SUMMARY_KEYS, catalogue, fixture, issue, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
 
 /** The detail adds these to the 2.2 summary keys. */
@@ -321,6 +323,14 @@ describe('GET /api/v1/reports/{uuid}', () => {
     it('answers 404 for a project id used as a report id', async () => {
       await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed')]));
       expectNotFound(await ctx.request({ method: 'GET', url: `/api/v1/reports/${projectId}`, token: user.token }));
+    });
+
+    it('makes no detail of a report deleted between reading its row and its issue rows (the route answers 404)', async () => {
+      const { report } = await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'failed', ['high', 'low'])]));
+      const row = (await createReportsRepository(ctx.db).findForMember(report.uuid, user.id))!;
+      const marks = await createReportsRepository(ctx.db).issueMarks(row.id);
+      expect(toReportDetail(row, marks)?.results[0]!.issues).toHaveLength(2);
+      expect(toReportDetail(row, [])).toBeNull();
     });
   });
 });

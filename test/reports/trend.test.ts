@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectApiHeaders, expectError, expectValidationError, NOT_FOUND, UNAUTHENTICATED } from '../helpers/contract.js';
 import { MISSING_PROJECT } from '../helpers/endpoints.js';
-import { result, setGate, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { givenUploader, result, setGate, uploadBody, uploadOk } from '../helpers/reports-world.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 const POINT_KEYS = ['analyzed_at', 'branch', 'fixed', 'gate_passed', 'issues_by_severity', 'new', 'score', 'total_issues', 'uuid'];
@@ -19,8 +19,7 @@ describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
   let apiToken: string;
   beforeEach(async () => {
     ctx = await buildTestApp();
-    user = await ctx.given.user({ plan: 'business' });
-    ({ project: { id: projectId }, apiToken } = await ctx.given.project(user));
+    ({ user, projectId, apiToken } = await givenUploader(ctx));
     // The uploads below are analysed during 2026-11-21; D25 refuses analysis times ahead of the clock.
     ctx.clock.advance(24 * 60 * 60 * 1000);
   });

@@ -1,8 +1,8 @@
-import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { redactQuery, redactUrl } from '../../src/http/logging.js';
 import { api, createSandbox, okJson, startServer, type RunningServer, type Sandbox } from '../cli/cli-process.js';
 import { fixtureText } from '../helpers/client-wire.js';
+import { LogCapture } from '../helpers/log-capture.js';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 
 /**
@@ -26,16 +26,10 @@ function expectNoSecret(log: string, secrets: string[]): void {
 
 describe('the service logger (trace level, captured stream)', () => {
   let ctx: TestContext;
-  let logged: string;
+  let log: LogCapture;
   beforeEach(async () => {
-    logged = '';
-    const logStream = new Writable({
-      write(chunk, _encoding, done) {
-        logged += String(chunk);
-        done();
-      },
-    });
-    ctx = await buildTestApp({ env: { LOG_LEVEL: 'trace' }, deps: { logStream } });
+    log = new LogCapture();
+    ctx = await buildTestApp({ env: { LOG_LEVEL: 'trace' }, deps: { logStream: log } });
   });
   afterEach(async () => ctx.close());
 
@@ -66,9 +60,9 @@ describe('the service logger (trace level, captured stream)', () => {
     await ctx.request({ method: 'GET', url: `/api/v1/projects?token=${pat}&page=1` });
     await ctx.request({ method: 'GET', url: `/api/project?api_token=${rotated}` });
 
-    expect(logged).toMatch(/incoming request/); // the stream really received the request logs
-    expect(logged).toContain('"url":"/api/v1/projects?token=[Redacted]&page=1"');
-    expectNoSecret(logged, [user.token, pat, created.api_token, rotated, 'service_not-a-real-token']);
+    expect(log.text).toMatch(/incoming request/); // the stream really received the request logs
+    expect(log.text).toContain('"url":"/api/v1/projects?token=[Redacted]&page=1"');
+    expectNoSecret(log.text, [user.token, pat, created.api_token, rotated, 'service_not-a-real-token']);
   });
 
   it('redacts tokens by their shape wherever a URL carries them: a path segment, any query value, a fragment', async () => {
@@ -85,9 +79,9 @@ describe('the service logger (trace level, captured stream)', () => {
       `/nowhere/${user.token.slice(0, 30)}`,
     ];
     for (const url of urls) await ctx.request({ method: 'GET', url, token: user.token });
-    expect(logged).toMatch(/incoming request/);
-    expect(logged).toContain('"url":"/api/v1/projects?auth=Bearer%20[Redacted]&page=1"');
-    expectNoSecret(logged, [user.token, apiToken]);
+    expect(log.text).toMatch(/incoming request/);
+    expect(log.text).toContain('"url":"/api/v1/projects?auth=Bearer%20[Redacted]&page=1"');
+    expectNoSecret(log.text, [user.token, apiToken]);
   });
 
   it('redacts token shapes in error messages and in messages logged by anything', async () => {
@@ -95,8 +89,8 @@ describe('the service logger (trace level, captured stream)', () => {
     const { apiToken } = await ctx.given.project(user);
     ctx.app.log.error(new Error(`lookup failed for ${user.token}`), `while handling Bearer ${apiToken}`);
     ctx.app.log.warn({ detail: 'none' }, `token ${user.token} seen`);
-    expect(logged).toMatch(/lookup failed for \[Redacted\]/);
-    expectNoSecret(logged, [user.token, apiToken]);
+    expect(log.text).toMatch(/lookup failed for \[Redacted\]/);
+    expectNoSecret(log.text, [user.token, apiToken]);
   });
 
   it('redacts the secrets from any object a handler or plugin might log', async () => {
@@ -109,8 +103,8 @@ describe('the service logger (trace level, captured stream)', () => {
     ctx.app.log.info({ res: { body: { project, api_token: apiToken } } }, 'a project answer, nested');
     ctx.app.log.info({ token: user.token }, 'a bare token field');
 
-    expect(logged.match(/\[Redacted\]/g)?.length).toBe(5);
-    expectNoSecret(logged, [user.token, apiToken]);
+    expect(log.text.match(/\[Redacted\]/g)?.length).toBe(5);
+    expectNoSecret(log.text, [user.token, apiToken]);
   });
 });
 

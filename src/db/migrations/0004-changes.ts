@@ -50,6 +50,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('file', sortedText)
     .addColumn('line', 'integer')
     .addColumn('column_number', 'integer')
+    // The issue's place among the report's issues as uploaded, for the detail's fingerprint and
+    // change of each (E1.5); null on fixed rows, which are the baseline's.
+    .addColumn('position', 'integer')
     .execute();
   await db.schema
     .createIndex('report_issues_report_idx')

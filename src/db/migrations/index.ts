@@ -5,6 +5,7 @@ import * as uploads from './0002-uploads.js';
 import * as teamProjectCount from './0003-team-project-count.js';
 import * as changes from './0004-changes.js';
 import * as badgeKeys from './0005-badge-keys.js';
+import * as compressedResults from './0006-compressed-results.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -17,6 +18,7 @@ export const migrations: Record<string, Migration> = {
   '0003-team-project-count': teamProjectCount,
   '0004-changes': changes,
   '0005-badge-keys': badgeKeys,
+  '0006-compressed-results': compressedResults,
 };
 
 /**

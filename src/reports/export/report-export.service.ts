@@ -28,7 +28,7 @@ export function createReportExportService(deps: { db: Db; repositories: Reposito
       if (format === 'csv') return streamOf(csvDocument(await primed(issueBatches(rows, report.id))));
       // The rules come before the results in the log: known first, with one query.
       const analyzers = await rows.analyzersOf(report.id);
-      const help = analyzerHelpOf(report.results, new Set(analyzers.map((analyzer) => analyzer.analyzer_id)));
+      const help = analyzerHelpOf(report, new Set(analyzers.map((analyzer) => analyzer.analyzer_id)));
       const batches = await primed(issueBatches(rows, report.id));
       return streamOf(sarifLog({ report, analyzers, help }, batches));
     },

@@ -1,5 +1,5 @@
 import { isHttpUrl } from '../../http/validation.js';
-import type { StoredResult } from '../report-results.js';
+import { decodeResults, type ResultsColumns } from '../stored-results.js';
 import type { ExportAnalyzer } from './export-rows.js';
 
 /**
@@ -15,13 +15,13 @@ export interface AnalyzerHelp {
 }
 
 /**
- * The help of each analyzer in `wanted`, from the report's stored results (JSON text). The parsed
+ * The help of each analyzer in `wanted`, from the report's stored results. The parsed
  * results are dropped on return: only these few strings are kept while the export streams.
  */
-export function analyzerHelpOf(resultsJson: string, wanted: ReadonlySet<string>): Map<string, AnalyzerHelp> {
+export function analyzerHelpOf(stored: ResultsColumns, wanted: ReadonlySet<string>): Map<string, AnalyzerHelp> {
   const help = new Map<string, AnalyzerHelp>();
   if (wanted.size === 0) return help;
-  for (const result of JSON.parse(resultsJson) as Pick<StoredResult, 'analyzer_id' | 'metadata'>[]) {
+  for (const result of decodeResults(stored)) {
     if (!wanted.has(result.analyzer_id)) continue;
     const known = help.get(result.analyzer_id);
     // An analyzer run twice in one upload: the first description it was given wins.
