@@ -1,4 +1,5 @@
 import { describeAnalyzer } from './analyzer-catalogue.js';
+import { storableText } from '../http/json-body.js';
 import { fingerprintIssues, targetLineText } from './fingerprint.js';
 import type { StoredResult } from './report-results.js';
 import { SEVERITIES, type Severity } from './vocabulary.js';
@@ -83,15 +84,17 @@ export function fingerprintResults(results: readonly StoredResult[]): IssueRecor
       line: issue.location?.line ?? null,
     })),
   );
+  // The fingerprints are of the text as sent; the rows, in text columns, hold it storable (a NUL
+  // would be a 500 on PostgreSQL): the detail shows what was sent, the changes list and exports this.
   return flat.map(({ result, analyzer, issue }, index) => {
     return {
       fingerprint: fingerprints[index]!,
-      analyzer_id: result.analyzer_id,
-      analyzer_name: analyzer.name,
-      category: analyzer.category,
+      analyzer_id: storableText(result.analyzer_id),
+      analyzer_name: storableText(analyzer.name),
+      category: analyzer.category === null ? null : storableText(analyzer.category),
       severity: issue.severity,
-      message: issue.message,
-      file: issue.location?.file ?? null,
+      message: storableText(issue.message),
+      file: issue.location ? storableText(issue.location.file) : null,
       line: columnInteger(issue.location?.line),
       column_number: columnInteger(issue.location?.column),
     };

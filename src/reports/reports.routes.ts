@@ -11,6 +11,7 @@ import { ProjectParams } from '../projects/projects.schemas.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { EXPORT_MEDIA_TYPES, exportFileName } from './export/export-formats.js';
 import type { ReportExportService } from './export/report-export.service.js';
+import { branchFilter } from './git-context.js';
 import type { ReportRow } from './reports.repository.js';
 import {
   BranchesResponse,
@@ -68,8 +69,7 @@ export async function reportsRoutes(
       const project = projectOf(request);
       const path = publicUrl(config, request, `/api/v1/projects/${project.id}/reports`);
       // E1.6: `?branch=` with no name lists the reports that have no branch.
-      const { branch } = request.query;
-      return reports.listReports(project.id, request.query.page ?? 1, path, branch === undefined ? undefined : branch === '' ? null : branch);
+      return reports.listReports(project.id, request.query.page ?? 1, path, branchFilter(request.query.branch));
     },
   });
 
@@ -97,8 +97,7 @@ export async function reportsRoutes(
     preValidation: resolveProjectParam(projects, 'view'),
     handler: async (request) => {
       // As in the report list: `?branch=` with no name means the reports that have no branch.
-      const { branch, limit } = request.query;
-      return reports.trend(projectOf(request).id, branch === undefined ? undefined : branch === '' ? null : branch, limit ?? DEFAULT_TREND_LIMIT);
+      return reports.trend(projectOf(request).id, branchFilter(request.query.branch), request.query.limit ?? DEFAULT_TREND_LIMIT);
     },
   });
 

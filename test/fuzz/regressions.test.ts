@@ -92,6 +92,43 @@ describe('text no database column can hold (was a 500 on PostgreSQL, and a silen
     expect(changes.json().data[0].location).toEqual({ file: 'app/A.php' });
   });
 
+  it('stores an issue whose analyzer, message, file and branch hold a NUL (was a 500 on PostgreSQL), showing them as sent in the detail', async () => {
+    const body = minimalReport({ metadata: { git_branch: 'feature\u0000x' } });
+    const result = (body.results as { analyzer_id: string; issues: { message: string; location: Record<string, unknown> }[] }[])[1]!;
+    result.analyzer_id = '\u0000custom';
+    result.issues[0]!.message = 'raw\u0000query';
+    result.issues[0]!.location = { file: 'app/\u0000A.php', line: 3 };
+    const response = await upload(ctx, apiToken, body);
+    expect(response.statusCode, response.body).toBe(201);
+    const { uuid } = response.json().report;
+    // The detail shows the results as sent (JSON escapes a NUL); the rows of the changes list and
+    // the exports hold it storable, as every text column does.
+    const detail = await readReport(ctx, user, uuid);
+    expect(detail.branch).toBe(`feature${REPLACEMENT}x`);
+    expect(detail.results[1].analyzer_id).toBe('\u0000custom');
+    expect(detail.results[1].issues[0].message).toBe('raw\u0000query');
+    const changes = await ctx.request({ method: 'GET', url: `/api/v1/reports/${uuid}/changes`, token: user.token });
+    expect(changes.statusCode, changes.body).toBe(200);
+    expect(changes.json().data[0]).toMatchObject({
+      analyzer_id: `${REPLACEMENT}custom`,
+      message: `raw${REPLACEMENT}query`,
+      location: { file: `app/${REPLACEMENT}A.php`, line: 3 },
+      fingerprint: detail.results[1].issues[0].fingerprint,
+    });
+    for (const format of ['csv', 'sarif']) {
+      const exported = await ctx.request({ method: 'GET', url: `/api/v1/reports/${uuid}/export?format=${format}`, token: user.token });
+      expect(exported.statusCode, exported.body).toBe(200);
+    }
+    // `?branch=` names the branch either way.
+    for (const name of ['feature%00x', `feature${encodeURIComponent(REPLACEMENT)}x`]) {
+      for (const path of [`/api/v1/projects/${projectId}/reports?branch=${name}`, `/api/v1/projects/${projectId}/trend?branch=${name}`]) {
+        const listed = await ctx.request({ method: 'GET', url: path, token: user.token });
+        expect(listed.statusCode, listed.body).toBe(200);
+        expect(listed.json().data.map((r: { uuid: string }) => r.uuid)).toEqual([uuid]);
+      }
+    }
+  });
+
   it('records a failed run whose error message holds a NUL (PHP names protected properties "\\0*\\0name")', async () => {
     const response = await upload(ctx, apiToken, { error_message: 'Undefined property \u0000*\u0000items' }, { url: '/api/reports/failure' });
     expect(response.statusCode, response.body).toBe(201);
