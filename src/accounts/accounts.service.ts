@@ -108,6 +108,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
 
 export type AccountsService = ReturnType<typeof createAccountsService>;
 
-function normalizeEmail(email: string): string {
+/** Emails are stored and compared trimmed and lower-cased. */
+export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }

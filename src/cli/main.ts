@@ -2,11 +2,15 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { createAccountsService, OperatorError, PLANS, ROLES } from '../accounts/accounts.service.js';
 import { ABILITIES, type Ability } from '../auth/abilities.js';
 import { systemClock } from '../clock.js';
-import { ConfigError, loadConfig, type Config } from '../config.js';
-import { openDatabase, migrateToLatest, type Db } from '../db/database.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { migrateToLatest } from '../db/database.js';
 import type { Plan, TeamRole } from '../db/schema.js';
 import { repositoriesOn } from '../repositories.js';
 import { parseExpiry } from '../tokens/token-expiry.js';
+import { addAccountReadCommands } from './account-reads.js';
+import { parseId, print, withDatabase } from './command-support.js';
+import { addDatabaseCommands } from './database-commands.js';
+import { packageVersion } from './version.js';
 
 /**
  * `scoreboard`: the operator command (D20). Thin commands over the same services the HTTP layer
@@ -30,8 +34,13 @@ export async function main(argv: string[]): Promise<void> {
 function buildProgram(): Command {
   const program = new Command('scoreboard')
     .description('Scoreboard operator command: serve the API, run migrations, manage accounts.')
+    .version(packageVersion(), '--version', 'print the version')
     .exitOverride()
-    .configureOutput({ writeErr: (text) => process.stderr.write(text) })
+    .configureOutput({
+      writeErr: (text) => process.stderr.write(text),
+      // A usage error reads like every other failure: one line, `scoreboard: ...`.
+      outputError: (text, write) => write(`scoreboard: ${text.replace(/^error: /, '')}`),
+    })
     .showHelpAfterError(false);
 
   program
@@ -47,11 +56,16 @@ function buildProgram(): Command {
     .command('migrate')
     .description('run pending database migrations')
     .action(() =>
-      withDatabase(async (db) => {
-        const applied = await migrateToLatest(db);
-        process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Nothing to migrate.\n');
-      }),
+      withDatabase(
+        async (db) => {
+          const applied = await migrateToLatest(db);
+          process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Nothing to migrate.\n');
+        },
+        { mayCreate: true },
+      ),
     );
+
+  addDatabaseCommands(program);
 
   program
     .command('users:create')
@@ -145,29 +159,22 @@ function buildProgram(): Command {
       }),
     );
 
+  addAccountReadCommands(program);
   return program;
 }
 
-async function withDatabase(work: (db: Db, config: Config) => Promise<void>): Promise<void> {
-  const config = loadConfig(process.env, { dotenv: true });
-  const db = openDatabase(config);
-  try {
-    await work(db, config);
-  } finally {
-    await db.destroy();
-  }
-}
-
-/** Account commands migrate first, so a fresh checkout can create its first user before `serve`. */
+/**
+ * Account commands run pending migrations first, so a database an older build made works with
+ * this one; but they never create one (only `serve` and `migrate` do, see command-support.ts).
+ */
 function withAccounts(work: (accounts: ReturnType<typeof createAccountsService>) => Promise<void>): Promise<void> {
-  return withDatabase(async (db) => {
-    await migrateToLatest(db);
-    await work(createAccountsService({ db, clock: systemClock, repositories: repositoriesOn }));
-  });
-}
-
-function print(json: boolean | undefined, value: unknown, text: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+  return withDatabase(
+    async (db) => {
+      await migrateToLatest(db);
+      await work(createAccountsService({ db, clock: systemClock, repositories: repositoriesOn }));
+    },
+    { mayCreate: false },
+  );
 }
 
 function toPlan(plan: string): Plan | null {
@@ -187,9 +194,4 @@ function parseDate(value: string): Date {
   const date = parseExpiry(value);
   if (date === null) throw new InvalidArgumentError('expected an ISO 8601 date-time with offset or YYYY-MM-DD.');
   return date;
-}
-
-function parseId(value: string): number {
-  if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('expected a positive integer.');
-  return Number(value);
 }

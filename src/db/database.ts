@@ -60,8 +60,18 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   if (!url.startsWith('sqlite:')) {
     throw new Error(`Unsupported DATABASE_URL "${url}": expected sqlite:<file>, sqlite::memory: or postgres://…`);
   }
-  const database = withStatementCache(openSqlite(url.slice('sqlite:'.length)));
+  const database = withStatementCache(openSqlite(sqliteFileOf(url)));
   return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }), log });
+}
+
+/**
+ * The absolute path of the SQLite file a `sqlite:` URL names (relative to the working directory),
+ * or null when there is no file: an in-memory database, or PostgreSQL.
+ */
+export function sqliteFileOf(url: string): string | null {
+  if (!url.startsWith('sqlite:')) return null;
+  const location = url.slice('sqlite:'.length);
+  return location === ':memory:' ? null : resolve(location);
 }
 
 /** The database the configuration names (D21), with its pool settings. */
@@ -97,10 +107,10 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-function openSqlite(location: string): SqliteDatabase {
-  const inMemory = location === ':memory:';
-  if (!inMemory) mkdirSync(dirname(resolve(location)), { recursive: true });
-  const sqlite = new SqliteDatabase(inMemory ? ':memory:' : resolve(location));
+/** `file` null: an in-memory database. */
+function openSqlite(file: string | null): SqliteDatabase {
+  if (file !== null) mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SqliteDatabase(file ?? ':memory:');
   // WAL lets the operator CLI write while a server reads and writes the same file; the busy timeout
   // makes one wait for the other's short write transaction instead of failing with SQLITE_BUSY.
   sqlite.pragma('journal_mode = WAL');
@@ -181,18 +191,23 @@ class MigratingPostgresDialect extends PostgresDialect {
   }
 }
 
-/** Runs pending migrations; throws with the failing migration's error. */
-export async function migrateToLatest(db: Db): Promise<string[]> {
+/** Kysely's migrator over our migrations, for running them or reading which are applied. */
+export async function createMigrator(db: Db): Promise<Migrator> {
   const pool = postgresPools.get(db);
   // Not destroyed when done: it would end the pool the application goes on using.
   const migrating = pool ? new Kysely<Database>({ dialect: new MigratingPostgresDialect({ pool }) }) : db;
-  const migrator = new Migrator({
+  return new Migrator({
     db: migrating,
     provider: { getMigrations: async () => migrations },
     // On PostgreSQL, Kysely looks for its bookkeeping tables in every schema; name ours (the first
     // of the search_path) so a database with several Scoreboard schemas migrates each on its own.
     ...(isPostgres(db) && { migrationTableSchema: await currentSchema(db) }),
   });
+}
+
+/** Runs pending migrations; throws with the failing migration's error. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = await createMigrator(db);
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest().catch((thrown: unknown) => ({ error: thrown, results: undefined }));
     // That look through every schema fails when another schema is dropped meanwhile (PostgreSQL

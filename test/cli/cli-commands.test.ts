@@ -20,6 +20,13 @@ const COMMANDS = [
   'teams:create',
   'teams:add-member',
   'users:switch-team',
+  'users:list',
+  'users:show',
+  'teams:list',
+  'teams:show',
+  'tokens:list',
+  'migrate:status',
+  'backup',
 ];
 
 /** D20 contract: a failure prints ONE line to stderr, nothing to stdout, and exits non-zero. */
@@ -101,7 +108,7 @@ describe('scoreboard migrate', { timeout: 60_000 }, () => {
 describe('scoreboard users:create and tokens:create (database effects)', { timeout: 60_000 }, () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
-    sandbox = await createSandbox();
+    sandbox = await createSandbox({ migrated: true });
   });
   afterAll(() => sandbox.cleanup());
 
@@ -195,7 +202,7 @@ describe('scoreboard users:create and tokens:create (database effects)', { timeo
 describe.concurrent('scoreboard errors: one line on stderr, non-zero exit, no change', { timeout: 60_000 }, () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
-    sandbox = await createSandbox();
+    sandbox = await createSandbox({ migrated: true });
     await ok(sandbox, 'users:create', '--email', 'owner@example.com', '--no-team');
     await ok(sandbox, 'users:create', '--email', 'other@example.com');
   });

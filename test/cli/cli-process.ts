@@ -38,10 +38,26 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function createSandbox(): Promise<Sandbox> {
+/**
+ * A fresh store, not migrated: on SQLite not even created, which only `serve` and `migrate` may do
+ * (issue 14). `migrated: true` runs `scoreboard migrate` first, for tests whose first command is
+ * another one (users:create...); tests that start a server first need not, `serve` migrates.
+ */
+export async function createSandbox(options: { migrated?: boolean } = {}): Promise<Sandbox> {
   const dir = mkdtempSync(join(tmpdir(), 'scoreboard-cli-'));
   const store = await createTestStore(dir);
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATABASE_POOL_MAX: '4', ...store.env };
+  const sandbox = sandboxOn(dir, store, env);
+  if (options.migrated) {
+    await ok(sandbox, 'migrate').catch(async (error: unknown) => {
+      await sandbox.cleanup();
+      throw error;
+    });
+  }
+  return sandbox;
+}
+
+function sandboxOn(dir: string, store: TestStore, env: Record<string, string>): Sandbox {
   return {
     dir,
     store,

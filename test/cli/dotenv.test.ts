@@ -19,9 +19,11 @@ describe('configuration from .env (D21)', { timeout: 60_000 }, () => {
 
   it('reads DATABASE_URL from .env in the working directory', async () => {
     writeFileSync(join(sandbox.dir, '.env'), 'DATABASE_URL=sqlite:./from-dotenv.db\n');
+    // Only serve and migrate create the database (issue 14); users:create then finds it.
+    expect((await scoreboard({}, 'migrate')).code).toBe(0);
+    expect(existsSync(join(sandbox.dir, 'from-dotenv.db'))).toBe(true);
     const result = await scoreboard({}, 'users:create', '--email', 'dotenv@example.com', '--json');
     expect(result.code).toBe(0);
-    expect(existsSync(join(sandbox.dir, 'from-dotenv.db'))).toBe(true);
   });
 
   it('lets the process environment override .env', async () => {
