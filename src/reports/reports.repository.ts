@@ -175,8 +175,16 @@ const ISSUE_COLUMNS = [
   'position',
 ] as const satisfies readonly (keyof Insertable<ReportIssuesTable>)[];
 
-/** An issue's columns as the comparison with the next report reads them (E1.4). */
-const issueRecordColumns = ['fingerprint', 'analyzer_id', 'analyzer_name', 'category', 'severity', 'message', 'file', 'line', 'column_number'] as const;
+/** An issue's columns (`IssueRecord`): what the next report's comparison (E1.4), the changes list and the exports read. */
+export const ISSUE_RECORD_COLUMNS = ['fingerprint', 'analyzer_id', 'analyzer_name', 'category', 'severity', 'message', 'file', 'line', 'column_number'] as const;
+
+/**
+ * The rows of the report's own issues: those with a place in its upload. The `fixed` rows it
+ * carries from its baseline have none (they are issues it no longer has).
+ */
+export function ownIssueRows(db: Db, reportId: number) {
+  return db.selectFrom('report_issues').where('report_id', '=', reportId).where('position', 'is not', null);
+}
 
 /**
  * The SQL of an insert of `rows` issue rows, kept per dialect and row count (a full batch, and the
@@ -339,12 +347,7 @@ export function createReportsRepository(db: Db) {
 
     /** The fingerprints of the report's own issues (not the fixed ones it carries from its baseline), for the next comparison. */
     async fingerprintsOf(reportId: number): Promise<string[]> {
-      const rows = await db
-        .selectFrom('report_issues')
-        .select('fingerprint')
-        .where('report_id', '=', reportId)
-        .where((eb) => eb.or([eb('change', 'is', null), eb('change', '!=', 'fixed')]))
-        .execute();
+      const rows = await ownIssueRows(db, reportId).select('fingerprint').execute();
       return rows.map((row) => row.fingerprint);
     },
 
@@ -352,11 +355,8 @@ export function createReportsRepository(db: Db) {
     async issuesWithFingerprints(reportId: number, fingerprints: readonly string[]): Promise<IssueRecord[]> {
       const found: (IssueRecord & { id: number })[] = [];
       for (let start = 0; start < fingerprints.length; start += FINGERPRINTS_PER_SELECT) {
-        const rows = await db
-          .selectFrom('report_issues')
-          .select(['id', ...issueRecordColumns])
-          .where('report_id', '=', reportId)
-          .where((eb) => eb.or([eb('change', 'is', null), eb('change', '!=', 'fixed')]))
+        const rows = await ownIssueRows(db, reportId)
+          .select(['id', ...ISSUE_RECORD_COLUMNS])
           .where('fingerprint', 'in', fingerprints.slice(start, start + FINGERPRINTS_PER_SELECT))
           .execute();
         found.push(...rows);
@@ -395,11 +395,8 @@ export function createReportsRepository(db: Db) {
 
     /** E1.5: the fingerprint and change of each of the report's issues, in upload order. */
     async issueMarks(reportId: number): Promise<IssueMark[]> {
-      return db
-        .selectFrom('report_issues')
+      return ownIssueRows(db, reportId)
         .select(['fingerprint', 'change'])
-        .where('report_id', '=', reportId)
-        .where('position', 'is not', null)
         .orderBy('position')
         .execute() as Promise<IssueMark[]>;
     },
@@ -417,7 +414,7 @@ export function createReportsRepository(db: Db) {
     /** E1.6: new, then fixed, then unchanged; each by severity (critical first), analyzer id, file, line. */
     async listChanges(reportId: number, filter: ChangesFilter, page: { limit: number; offset: number }) {
       return filteredChanges(db, reportId, filter)
-        .select(['fingerprint', 'change', 'analyzer_id', 'analyzer_name', 'category', 'severity', 'message', 'file', 'line', 'column_number'])
+        .select(['change', ...ISSUE_RECORD_COLUMNS])
         .orderBy('change_rank')
         .orderBy('severity_rank')
         .orderBy('analyzer_id')

@@ -1,22 +1,14 @@
 import type { Db } from '../../db/database.js';
-import type { Severity } from '../vocabulary.js';
+import type { IssueChange, IssueRecord } from '../changes.js';
+import { ISSUE_RECORD_COLUMNS, ownIssueRows } from '../reports.repository.js';
 
 /**
  * E3: what an export reads of a report, straight from `report_issues` (E1.2): the report's own
  * issues, never the `fixed` rows it carries from its baseline (those are issues it no longer has).
  */
-export interface ExportIssue {
+export interface ExportIssue extends IssueRecord {
   id: number;
-  fingerprint: string;
-  change: 'new' | 'unchanged' | null;
-  analyzer_id: string;
-  analyzer_name: string;
-  category: string | null;
-  severity: Severity;
-  message: string;
-  file: string | null;
-  line: number | null;
-  column_number: number | null;
+  change: IssueChange;
 }
 
 /** An analyzer with at least one issue in the report: a SARIF rule. */
@@ -32,28 +24,10 @@ export interface ExportAnalyzer {
  */
 export const EXPORT_BATCH_SIZE = 500;
 
-const issueColumns = [
-  'id',
-  'fingerprint',
-  'change',
-  'analyzer_id',
-  'analyzer_name',
-  'category',
-  'severity',
-  'message',
-  'file',
-  'line',
-  'column_number',
-] as const;
+const issueColumns = ['id', 'change', ...ISSUE_RECORD_COLUMNS] as const;
 
 /** The queries of an export; plain Kysely, the same SQL on SQLite and PostgreSQL. */
 export function createExportRowsRepository(db: Db) {
-  const ownIssues = (reportId: number) =>
-    db
-      .selectFrom('report_issues')
-      .where('report_id', '=', reportId)
-      .where((eb) => eb.or([eb('change', 'is', null), eb('change', '!=', 'fixed')]));
-
   return {
     /**
      * The analyzers present among the report's issues, in the order of their first issue (the order
@@ -61,7 +35,7 @@ export function createExportRowsRepository(db: Db) {
      * written: a SARIF log lists its rules before its results.
      */
     async analyzersOf(reportId: number): Promise<ExportAnalyzer[]> {
-      const firstIssueOfEach = ownIssues(reportId)
+      const firstIssueOfEach = ownIssueRows(db, reportId)
         .select((eb) => eb.fn.min('id').as('first_id'))
         .groupBy('analyzer_id');
       return db
@@ -78,7 +52,7 @@ export function createExportRowsRepository(db: Db) {
      * OFFSET would, and no connection or transaction stays open between batches.
      */
     async issuesAfter(reportId: number, afterId: number, limit: number): Promise<ExportIssue[]> {
-      return ownIssues(reportId)
+      return ownIssueRows(db, reportId)
         .select(issueColumns)
         .where('id', '>', afterId)
         .orderBy('id')
