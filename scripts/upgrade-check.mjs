@@ -21,8 +21,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dir = mkdtempSync(join(tmpdir(), 'upgrade-'));
 const env = { ...process.env, DATABASE_URL: process.env.UPGRADE_DATABASE_URL ?? `sqlite:${dir}/db.sqlite`, HOST: '127.0.0.1', LOG_LEVEL: 'warn', PUBLIC_URL: 'http://scoreboard.test' };
 const cli = (tree, ...args) => execFileSync(process.execPath, [join(tree, 'bin/scoreboard.js'), ...args], { env, encoding: 'utf8' });
+// A failed assertion ends this script: the servers it started must not outlive it.
+const servers = new Set();
+process.on('exit', () => servers.forEach((server) => server.kill()));
 async function serve(tree, port) {
   const server = spawn(process.execPath, [join(tree, 'bin/scoreboard.js'), 'serve'], { env: { ...env, PORT: String(port), LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  servers.add(server);
   await new Promise((resolve) => server.stdout.on('data', (d) => { if (String(d).includes('listening')) resolve(); }));
   const call = async (method, path, token, body) => {
     const r = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body && { 'content-type': 'application/json' }) }, body: body && JSON.stringify(body) });
@@ -51,6 +55,10 @@ for (const [i, name] of ['report-small', 'report-full', 'report-small', 'report-
   const r = await fetch('http://127.0.0.1:38140/api/reports', { method: 'POST', headers: { authorization: `Bearer ${project.api_token}`, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
   assert.equal(r.status, 201);
 }
+// A shared team made by the operator (the user stays in their personal team, id 1): after the
+// upgrade, only the personal one is marked personal (migration 0007).
+cli(oldTree, 'teams:create', '--owner', 'upgrade@example.com', '--name', 'Acme');
+cli(oldTree, 'users:switch-team', '--email', 'upgrade@example.com', '--team', '1');
 const paths = ['/api/v1/tokens', '/api/v1/projects', ...projects.flatMap(({ project }) => [`/api/v1/projects/${project.id}`, `/api/v1/projects/${project.id}/reports`, `/api/v1/projects/${project.id}/failures`])];
 const reportUuids = (await Promise.all(projects.map(async ({ project }) => (await old.call('GET', `/api/v1/projects/${project.id}/reports`, token)).body.data.map((r) => r.uuid)))).flat();
 paths.push(...reportUuids.map((uuid) => `/api/v1/reports/${uuid}`));
@@ -85,7 +93,12 @@ assert.equal(svg.status, 200);
 const list = await now.call('GET', `/api/v1/projects/${projects[0].project.id}/reports`, token);
 const [newest, older] = list.body.data;
 assert.equal(newest.changes.baseline.uuid, older.uuid);
-assert.equal(newest.gate, null);
+// Reports stored before gates were recorded have none; a build that recorded them kept them.
+const oldList = before[`/api/v1/projects/${projects[0].project.id}/reports`].body.data[0];
+if (!('gate' in oldList)) assert.equal(newest.gate, null);
+const teams = await now.call('GET', '/api/v1/teams', token);
+assert.equal(teams.status, 200);
+assert.deepEqual(teams.body.data.map((t) => [t.name, t.personal_team, t.role]), [["Up Grade's team", true, 'owner'], ['Acme', false, 'owner']]);
 const changes = await now.call('GET', `/api/v1/reports/${newest.uuid}/changes`, token);
 assert.equal(changes.status, 200);
 const detail = await now.call('GET', `/api/v1/reports/${newest.uuid}`, token);
@@ -97,4 +110,4 @@ const body = JSON.parse(fixture('report-small').replace(/"project_id":"[^"]*"/, 
 const r = await fetch('http://127.0.0.1:38141/api/reports', { method: 'POST', headers: { authorization: `Bearer ${projects[0].api_token}`, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
 assert.equal(r.status, 201);
 await now.stop();
-console.log(`upgrade check passed: ${paths.length} answers of the old service given the same by the new, plus badges, E1 fields and uploads`);
+console.log(`upgrade check passed: ${paths.length} answers of the old service given the same by the new, plus badges, E1 fields, teams and uploads`);

@@ -10,8 +10,8 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { createCallerIdentifier } from './auth/identify-caller.js';
-import { enforceRouteAccess } from './auth/route-guard.js';
-import { personalTokenCredential } from './auth/write-credential.js';
+import { enforceRouteAccess, requirementOf } from './auth/route-guard.js';
+import { originOf, personalTokenCredential } from './auth/write-credential.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/database.js';
@@ -48,6 +48,10 @@ import { createReportsService } from './reports/reports.service.js';
 import { reportsRoutes } from './reports/reports.routes.js';
 import { repositoriesOn } from './repositories.js';
 import { tokensRoutes } from './tokens/tokens.routes.js';
+import { createTeamsService } from './teams/teams.service.js';
+import { teamsRoutes } from './teams/teams.routes.js';
+import { createAuditService } from './audit/audit.service.js';
+import { auditRoutes } from './audit/audit.routes.js';
 import './auth/caller.js';
 
 /** D5: request bodies on /api/v1 may be at most 1 MiB. */
@@ -148,7 +152,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   const identify = async (request: FastifyRequest) => {
     const caller = await identifyCaller(request);
     request.caller = caller;
-    request.credential = caller && personalTokenCredential(caller, request.routeOptions.config, { tokensOn, clock });
+    request.credential = caller && personalTokenCredential(caller, requirementOf(request), { tokensOn, clock }, originOf(request));
   };
   await registerRateLimiting(app, await rateLimitStoreFor(app, config, deps, clock, rateLimitState));
   const applyRateLimit = createApiRateLimiter(app, config.rateLimitUserBase);
@@ -202,6 +206,8 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   const reportExportService = createReportExportService(services);
   const failuresService = createFailuresService(services);
   const badgesService = createBadgesService(services);
+  const teamsService = createTeamsService(services);
+  const auditService = createAuditService(services);
   await app.register(
     async (v1: App) => {
       v1.decorateRequest('project', null);
@@ -227,6 +233,8 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
       await v1.register(reportsRoutes, { reportsService, reportExportService, projectsService, config });
       await v1.register(failuresRoutes, { failuresService, projectsService, config });
       await v1.register(badgesRoutes, { badgesService, projectsService, config });
+      await v1.register(teamsRoutes, { teamsService, config });
+      await v1.register(auditRoutes, { auditService, teamsService, config });
     },
     { prefix: '/api/v1' },
   );

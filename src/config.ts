@@ -40,9 +40,14 @@ const EnvSchema = Type.Object({
   SQL_STATEMENT_HEADER: Type.Boolean({ default: false }),
   // CLIENT-WIRE.md: report uploads are limited per project, 60 a minute unless configured.
   UPLOAD_RATE_LIMIT: Type.Integer({ minimum: 1, default: 60 }),
+  // E5: audit events older than this many days are deleted by a periodic job.
+  AUDIT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 365 }),
 });
 
 type Env = Static<typeof EnvSchema>;
+
+/** Every variable the service reads (`.env.example` lists them all, with their defaults). */
+export const ENV_VARIABLES = Object.keys(EnvSchema.properties);
 
 /** Fastify's `trustProxy`: false, true, a hop count, or a list of trusted addresses/CIDRs. */
 export type TrustProxy = boolean | number | string;
@@ -67,6 +72,8 @@ export interface Config {
   readonly sqlStatementHeader: boolean;
   /** Client-package requests per project and minute (CLIENT-WIRE.md). */
   readonly uploadRateLimit: number;
+  /** E5: how long audit events are kept. */
+  readonly auditRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -106,6 +113,7 @@ export function loadConfig(
     httpRequestTimeoutMs: parsed.HTTP_REQUEST_TIMEOUT_MS,
     rateLimitUserBase: parsed.RATE_LIMIT_USER_BASE,
     sqlStatementHeader: parsed.SQL_STATEMENT_HEADER,
+    auditRetentionDays: parsed.AUDIT_RETENTION_DAYS,
   });
 }
 

@@ -1,4 +1,6 @@
 import { createApp } from './app.js';
+import { startAuditRetention } from './audit/audit-retention.js';
+import { systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { openDatabase, migrateToLatest } from './db/database.js';
 import { createStatementCounter } from './http/sql-statement-count.js';
@@ -13,6 +15,10 @@ export async function serve(config: Config): Promise<void> {
   const db = openDatabase(config, { onQuery: statementCounter?.onQuery });
   await migrateToLatest(db);
   const app = await createApp(config, { db, statementCounter });
+  // E5: every instance prunes old audit events; the deletes are idempotent, so they may overlap.
+  // Stopped before the database closes (onClose hooks run in the order they were added).
+  const stopRetention = startAuditRetention({ db, clock: systemClock, retentionDays: config.auditRetentionDays, logger: app.log });
+  app.addHook('onClose', async () => stopRetention());
   app.addHook('onClose', async () => db.destroy());
 
   let closing = false;

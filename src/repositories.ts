@@ -5,7 +5,9 @@ import { createFailuresRepository } from './failures/failures.repository.js';
 import { createProjectsRepository } from './projects/projects.repository.js';
 import { createExportRowsRepository } from './reports/export/export-rows.js';
 import { createReportsRepository } from './reports/reports.repository.js';
+import { createTeamsRepository } from './teams/teams.repository.js';
 import { createTokensRepository } from './tokens/tokens.repository.js';
+import { createAuditRepository } from './audit/audit.repository.js';
 
 /**
  * Every feature's repository on one connection: the database, or a transaction. Services receive
@@ -15,6 +17,8 @@ import { createTokensRepository } from './tokens/tokens.repository.js';
 export function repositoriesOn(db: Db) {
   return {
     accounts: createAccountsRepository(db),
+    teams: createTeamsRepository(db),
+    audit: createAuditRepository(db),
     tokens: createTokensRepository(db),
     projects: createProjectsRepository(db),
     reports: createReportsRepository(db),

@@ -24,8 +24,13 @@ export function createAccountsRepository(db: Db) {
       await db.updateTable('users').set({ current_team_id: teamId }).where('id', '=', userId).execute();
     },
 
-    async insertTeam(team: { name: string; created_at: string }): Promise<number> {
-      const row = await db.insertInto('teams').values(team).returning('id').executeTakeFirstOrThrow();
+    /** `personal_team`: the team users:create makes with a user (E4). */
+    async insertTeam(team: { name: string; created_at: string; personal_team?: boolean }): Promise<number> {
+      const row = await db
+        .insertInto('teams')
+        .values({ name: team.name, created_at: team.created_at, personal_team: team.personal_team ? 1 : 0 })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       return row.id;
     },
 

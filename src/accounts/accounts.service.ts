@@ -44,7 +44,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
         const user = await accounts.insertUser({ email, name: input.name, created_at: now() });
         let teamId: number | null = null;
         if (input.withTeam) {
-          teamId = await accounts.insertTeam({ name: `${input.name ?? email}'s team`, created_at: now() });
+          teamId = await accounts.insertTeam({ name: `${input.name ?? email}'s team`, created_at: now(), personal_team: true });
           await accounts.putMembership({ team_id: teamId, user_id: user.id, role: 'owner', created_at: now() });
           await accounts.setCurrentTeam(user.id, teamId);
         }

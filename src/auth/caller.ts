@@ -4,6 +4,8 @@ import type { Ability } from './abilities.js';
 /** Who is calling, as established from a valid personal access token (D4 step 1). */
 export interface Caller {
   userId: number;
+  /** As stored when the token was read (for audit events, E5). */
+  email: string;
   tokenId: number;
   abilities: Ability[];
   currentTeamId: number | null;

@@ -52,6 +52,7 @@ export function callerFromAuthRow(row: TokenAuthRow, now: Date): Caller | null {
 
   return {
     userId: row.user_id,
+    email: row.email,
     tokenId: row.id,
     abilities: parseStoredAbilities(row.abilities),
     currentTeamId: row.current_team_id,

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { userActor, type AuditActor, type RequestOrigin } from '../audit/audit-actor.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { unauthenticated } from '../http/api-error.js';
@@ -15,6 +16,14 @@ import { assertAccess, type AccessRequirement } from './route-guard.js';
  */
 export interface WriteCredential {
   recheck(trx: Db): Promise<Caller>;
+  /** Where the request came from, for the audit events of what it changes (E5). */
+  readonly origin: RequestOrigin;
+}
+
+/** D22 then E5: the caller as they are now, and the actor their changes' audit events name. */
+export async function recheckActor(credential: WriteCredential, trx: Db): Promise<{ caller: Caller; actor: AuditActor }> {
+  const caller = await credential.recheck(trx);
+  return { caller, actor: userActor(caller, credential.origin) };
 }
 
 declare module 'fastify' {
@@ -32,9 +41,11 @@ export function personalTokenCredential(
   caller: Caller,
   requirement: AccessRequirement,
   deps: { tokensOn: TokensOn; clock: Clock },
+  origin: RequestOrigin,
 ): WriteCredential {
   const { ability, subscription } = requirement;
   return {
+    origin,
     async recheck(trx) {
       const row = await deps.tokensOn(trx).findForAuthInTransaction(caller.tokenId);
       const current = row ? callerFromAuthRow(row, deps.clock.now()) : null;
@@ -43,6 +54,11 @@ export function personalTokenCredential(
       return current;
     },
   };
+}
+
+/** E5: the request's client IP (D8: the peer, unless TRUST_PROXY) and User-Agent. */
+export function originOf(request: FastifyRequest): RequestOrigin {
+  return { ip: request.ip ?? null, userAgent: request.headers['user-agent'] ?? null };
 }
 
 /** The credential of a route that declares an ability; the route guard has already answered 401 otherwise. */

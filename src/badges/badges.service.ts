@@ -1,4 +1,5 @@
-import type { WriteCredential } from '../auth/write-credential.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { notFound } from '../http/api-error.js';
@@ -49,10 +50,12 @@ export function createBadgesService(deps: { db: Db; clock: Clock; repositories: 
     async regenerateKey(credential: WriteCredential, projectId: string): Promise<string> {
       const key = generateBadgeKey();
       await inTransaction(db, async (trx) => {
-        const caller = await credential.recheck(trx);
+        const { caller, actor } = await recheckActor(credential, trx);
         const project = await repositories(trx).projects.findForMemberInTransaction(projectId, caller.userId);
         if (!project || !mayPerform(project.role, 'update')) throw notFound();
         await repositories(trx).badges.replaceKey(project.id, key, clock.now().toISOString());
+        // Never the key (E5): the old URLs stop working, the event says only that it happened.
+        await recordAudit(trx, clock, actor, { action: 'project.badge_regenerated', target: { type: 'project', id: project.id }, teamId: project.team_id });
       });
       return key;
     },

@@ -15,6 +15,8 @@ export interface Database {
   reports: ReportsTable;
   run_failures: RunFailuresTable;
   report_issues: ReportIssuesTable;
+  team_invitations: TeamInvitationsTable;
+  audit_events: AuditEventsTable;
 }
 
 export interface UsersTable {
@@ -30,6 +32,41 @@ export interface TeamsTable {
   name: string;
   /** Kept by every project insert and delete, in the same transaction (D16's `meta.total`). */
   projects_count: Generated<number>;
+  /** E4: 1 for the team `users:create` makes with a user (never deleted; the fallback current team), else 0. */
+  personal_team: ColumnType<number, number | undefined, number>;
+  created_at: string;
+}
+
+/** E4: a pending invitation; accepting, declining or cancelling it deletes the row. */
+export interface TeamInvitationsTable {
+  id: Generated<number>;
+  team_id: number;
+  /** Normalised (trimmed, lower-cased) like users.email. */
+  email: string;
+  role: Exclude<TeamRole, 'owner'>;
+  /** Null once the inviting user is deleted. */
+  invited_by: number | null;
+  created_at: string;
+  expires_at: string;
+}
+
+/** E5: one change, who made it and what it changed; append-only, pruned by age only. */
+export interface AuditEventsTable {
+  id: Generated<number>;
+  action: string;
+  actor_type: 'user' | 'operator';
+  actor_id: number | null;
+  actor_email: string | null;
+  actor_token_id: number | null;
+  target_type: string;
+  target_id: string | null;
+  team_id: number | null;
+  /** The user the event concerns when that is not the actor (a token the operator made for them). */
+  user_id: number | null;
+  ip: string | null;
+  user_agent: string | null;
+  /** JSON object: what changed (old and new values); never a secret. */
+  details: string;
   created_at: string;
 }
 

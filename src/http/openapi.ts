@@ -122,6 +122,7 @@ function errorResponses(route: {
         ? '`Forbidden`: the user belongs to no team, or is a readonly member of their current team (D15)'
         : null,
       route.method === 'POST' && route.url === '/api/v1/tokens' ? '`Forbidden`: the user already has 10 tokens' : null,
+      ...(config?.forbiddenWhen ?? []).map((why) => `\`Forbidden\`: ${why}`),
     ].filter((reason) => reason !== null);
     responses[403] = {
       ...Type.Object(
@@ -135,7 +136,9 @@ function errorResponses(route: {
       headers: RATE_LIMIT_HEADERS,
     };
   }
-  if (hasPathResource) {
+  if (config?.notFoundWhen !== undefined) {
+    add(404, e(notFound(), config.notFoundWhen));
+  } else if (hasPathResource) {
     const missing =
       route.kind === 'badge'
         ? 'No project has this badge key (a regenerated key names nothing, E2.2).'
@@ -194,6 +197,10 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
         { name: 'projects', description: 'Projects: the containers that receive reports' },
         { name: 'reports', description: 'Reports and failed runs of a project' },
         { name: 'tokens', description: 'Personal access tokens' },
+        { name: 'user', description: "The caller's profile and current team (E4)" },
+        { name: 'teams', description: 'Teams, their members and invitations (E4)' },
+        { name: 'invitations', description: "Invitations addressed to the caller's email (E4)" },
+        { name: 'audit', description: 'Audit events: who changed what, and when (E5)' },
         { name: 'client package', description: 'What the analysis client package calls (project API token)' },
         { name: 'badges', description: "Public badges for READMEs (no token: the project's badge key is in the URL), and their URLs" },
         { name: 'operations', description: 'Health and readiness; no token' },
@@ -263,5 +270,9 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A document anyone may read: no token, not rate limited (the OpenAPI document). */
     publicDocument?: true;
+    /** For the OpenAPI document: the route's own 403s of state (D4 step 8), each as `` `Forbidden`: why ``. */
+    forbiddenWhen?: readonly string[];
+    /** For the OpenAPI document: why a route without a path resource answers 404 (a body naming something). */
+    notFoundWhen?: string;
   }
 }

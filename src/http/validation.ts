@@ -135,7 +135,9 @@ function messageFor(error: ErrorObject, label: string): string {
       return `The ${label} must be at least ${limit} characters.`;
     case 'format':
     case 'pattern':
-      return schema.format === HTTP_URL_FORMAT ? `The ${label} must be a valid URL.` : `The ${label} format is invalid.`;
+      if (schema.format === HTTP_URL_FORMAT) return `The ${label} must be a valid URL.`;
+      if (schema.format === 'email') return `The ${label} must be a valid email address.`;
+      return `The ${label} format is invalid.`;
     case 'minimum':
     case 'maximum':
       if (typeof schema.minimum === 'number' && typeof schema.maximum === 'number') {

@@ -1,6 +1,8 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Caller } from '../auth/caller.js';
-import type { WriteCredential } from '../auth/write-credential.js';
+import type { AuditActor } from '../audit/audit-actor.js';
+import { changedFields, recordAudit, type AuditEntry } from '../audit/audit-log.js';
+import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
 import { generateBadgeKey } from '../badges/badge-key.js';
 import type { Clock } from '../clock.js';
 import type { RepositoriesOn } from '../repositories.js';
@@ -34,11 +36,16 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
    * may still perform `action` on it, else 404. Its row stays locked until the transaction ends.
    */
   async function lockForAction(trx: Db, credential: WriteCredential, projectId: string, action: ProjectAction) {
-    const caller = await credential.recheck(trx);
+    const { caller, actor } = await recheckActor(credential, trx);
     const found = await repositories(trx).projects.findForMemberInTransaction(projectId, caller.userId);
     if (!found || !mayPerform(found.role, action)) throw notFound();
     const { role: _role, ...project } = found;
-    return project;
+    return { project, actor };
+  }
+
+  /** E5: the event of a change to `project`, in the change's transaction. */
+  function audit(trx: Db, actor: AuditActor, project: { id: string; team_id: number }, action: AuditEntry['action'], details: Record<string, unknown> = {}) {
+    return recordAudit(trx, clock, actor, { action, target: { type: 'project', id: project.id }, teamId: project.team_id, details });
   }
 
   /** D4 step 8 and D15 as amended in E4: the current team, if the caller's role there may create projects. */
@@ -98,10 +105,13 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
     /** POST /projects: in the caller's current team, as the credential and the membership are when it is written. */
     async createProject(credential: WriteCredential, input: CreateProjectBody): Promise<{ project: Project; apiToken: string }> {
       return inTransaction(db, async (trx) => {
-        const caller = await credential.recheck(trx);
+        const { caller, actor } = await recheckActor(credential, trx);
         const teamId = caller.currentTeamId;
         const role = teamId === null ? undefined : await repositories(trx).accounts.findRoleInTransaction(teamId, caller.userId);
-        return insertProject(trx, requireCreatorRole(teamId, role), input);
+        const created = await insertProject(trx, requireCreatorRole(teamId, role), input);
+        const { name, description, repository_url, framework_version } = created.project;
+        await audit(trx, actor, created.project, 'project.created', { name, description, repository_url, framework_version });
+        return created;
       });
     },
 
@@ -116,7 +126,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
      */
     async updateProject(credential: WriteCredential, projectId: string, input: UpdateProjectBody): Promise<Project> {
       return inTransaction(db, async (trx) => {
-        const project = await lockForAction(trx, credential, projectId, 'update');
+        const { project, actor } = await lockForAction(trx, credential, projectId, 'update');
         const settings =
           input.settings === undefined ? undefined : mergeSettings(parseStoredSettings(project.settings), input.settings);
         const changes = {
@@ -128,17 +138,24 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
           updated_at: now(),
         };
         await repositories(trx).projects.update(project.id, changes);
-        return toProject({ ...project, ...changes });
+        const updated = toProject({ ...project, ...changes });
+        const before = toProject(project);
+        const fields = ['name', 'description', 'repository_url', 'framework_version', 'settings'] as const;
+        const details = changedFields(pick(before, fields), pick(updated, fields));
+        // A PUT that changes nothing is not a change worth an event.
+        if (Object.keys(details).length > 0) await audit(trx, actor, project, 'project.updated', details);
+        return updated;
       });
     },
 
     /** The project, its reports and its failed runs go together, or not at all. */
     async deleteProject(credential: WriteCredential, projectId: string): Promise<void> {
       await inTransaction(db, async (trx) => {
-        const project = await lockForAction(trx, credential, projectId, 'delete');
+        const { project, actor } = await lockForAction(trx, credential, projectId, 'delete');
         await repositories(trx).reports.deleteForProject(project.id);
         await repositories(trx).failures.deleteForProject(project.id);
         await repositories(trx).projects.delete(project);
+        await audit(trx, actor, project, 'project.deleted', { name: project.name });
       });
     },
 
@@ -146,8 +163,10 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
     async regenerateApiToken(credential: WriteCredential, projectId: string): Promise<string> {
       const token = generateProjectApiToken();
       await inTransaction(db, async (trx) => {
-        const project = await lockForAction(trx, credential, projectId, 'update');
+        const { project, actor } = await lockForAction(trx, credential, projectId, 'update');
         await repositories(trx).projects.update(project.id, { api_token_hash: token.hash, updated_at: now() });
+        // Never the token (E5): the event says only that it changed.
+        await audit(trx, actor, project, 'project.token_regenerated');
       });
       return token.plainText;
     },
@@ -155,10 +174,12 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
     /** D17: archiving keeps the first archive time (the one stored, read under the lock); unarchiving clears it. */
     async setArchived(credential: WriteCredential, projectId: string, archived: boolean): Promise<Project> {
       return inTransaction(db, async (trx) => {
-        const project = await lockForAction(trx, credential, projectId, 'update');
+        const { project, actor } = await lockForAction(trx, credential, projectId, 'update');
         const archived_at = archived ? (project.archived_at ?? now()) : null;
+        // Archiving an archived project changes nothing, and writes no event.
         if (archived_at !== project.archived_at) {
           await repositories(trx).projects.update(project.id, { archived_at, updated_at: now() });
+          await audit(trx, actor, project, archived ? 'project.archived' : 'project.unarchived');
         }
         return toProject({ ...project, archived_at });
       });
@@ -167,6 +188,10 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
 }
 
 export type ProjectsService = ReturnType<typeof createProjectsService>;
+
+function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((key) => [key, from[key]]));
+}
 
 export function toProject(row: ProjectWithLatestReport): Project {
   return {

@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Caller } from '../auth/caller.js';
-import type { WriteCredential } from '../auth/write-credential.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
 import { asObject, pastTimestamp } from '../http/json-values.js';
 import type { Clock } from '../clock.js';
 import type { RepositoriesOn } from '../repositories.js';
@@ -184,12 +185,24 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
      * Deleting the latest report makes the next one latest (D19). Through the API the caller's
      * credential and role are checked again in the transaction (D22); the operator passes none.
      */
-    async deleteReport(report: { id: number; project_id: string }, credential?: WriteCredential): Promise<void> {
+    async deleteReport(
+      report: { id: number; project_id: string; uuid?: string; analyzed_at?: string },
+      credential?: WriteCredential,
+    ): Promise<void> {
       await inTransaction(db, async (trx) => {
+        let audit: (() => Promise<void>) | null = null;
         if (credential) {
-          const caller = await credential.recheck(trx);
+          const { caller, actor } = await recheckActor(credential, trx);
           const project = await repositories(trx).projects.findForMemberInTransaction(report.project_id, caller.userId);
           if (!project || !mayPerform(project.role, 'delete')) throw notFound();
+          // E5: the report as the API names it (its uuid), in its project's team.
+          audit = () =>
+            recordAudit(trx, deps.clock, actor, {
+              action: 'report.deleted',
+              target: { type: 'report', id: report.uuid ?? report.id },
+              teamId: project.team_id,
+              details: { project_id: report.project_id, analyzed_at: report.analyzed_at ?? null },
+            });
         } else {
           await lockForUpdate(trx, 'projects', report.project_id);
         }
@@ -197,6 +210,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
         // Deleted meanwhile by someone else: there is nothing left to delete (D11's 404).
         if (!(await repository.delete(report.id))) throw notFound();
         await repository.refreshLatest(report.project_id);
+        await audit?.();
       });
     },
   };

@@ -6,6 +6,7 @@ import { preparedQuery } from '../db/prepared-query.js';
 export interface TokenAuthRow {
   id: number;
   user_id: number;
+  email: string;
   abilities: string;
   expires_at: string | null;
   last_used_at: string | null;
@@ -36,6 +37,7 @@ const selectAuthRow = (db: Db) =>
     .select([
       't.id',
       't.user_id',
+      'u.email',
       't.abilities',
       't.expires_at',
       't.last_used_at',
@@ -113,6 +115,11 @@ export function createTokensRepository(db: Db) {
         .where('id', '=', id)
         .where('user_id', '=', userId)
         .executeTakeFirst();
+    },
+
+    /** Any user's token, with its owner: for the operator command only. */
+    async findById(id: number): Promise<(TokenRow & { user_id: number }) | undefined> {
+      return db.selectFrom('personal_access_tokens').select([...displayColumns, 'user_id']).where('id', '=', id).executeTakeFirst();
     },
 
     async deleteForUser(userId: number, id: number): Promise<boolean> {

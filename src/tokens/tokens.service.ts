@@ -1,4 +1,6 @@
-import type { WriteCredential } from '../auth/write-credential.js';
+import { OPERATOR, type AuditActor } from '../audit/audit-actor.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import type { RepositoriesOn } from '../repositories.js';
 import { lockForUpdate } from '../db/dialect.js';
@@ -53,27 +55,31 @@ export function createTokensService(deps: { db: Db; clock: Clock; repositories: 
     async createToken(
       userId: number,
       input: NewTokenInput,
-      options: { enforceLimit: boolean; credential?: WriteCredential } = { enforceLimit: true },
+      options: { enforceLimit: boolean; credential?: WriteCredential; actor?: AuditActor } = { enforceLimit: true },
     ): Promise<{ token: TokenMetadata; plainText: string }> {
       const plainText = generatePersonalAccessToken();
       // Count and insert in one transaction, so two concurrent requests cannot both take the 10th slot.
-      const row = await inTransaction(db, async (trx) => {
+      const token = await inTransaction(db, async (trx) => {
         const repository = repositories(trx).tokens;
-        await options.credential?.recheck(trx);
+        const actor = options.credential ? (await recheckActor(options.credential, trx)).actor : (options.actor ?? OPERATOR);
         await lockForUpdate(trx, 'users', userId);
         if (options.enforceLimit && (await repository.countForUser(userId)) >= MAX_TOKENS_PER_USER) {
           throw tokenLimitReached(MAX_TOKENS_PER_USER);
         }
-        return repository.insert({
-          user_id: userId,
-          name: input.name,
-          token_hash: hashToken(plainText),
-          abilities: JSON.stringify(normalizeAbilities(input.abilities)),
-          expires_at: input.expiresAt ? input.expiresAt.toISOString() : null,
-          created_at: clock.now().toISOString(),
-        });
+        const row = toMetadata(
+          await repository.insert({
+            user_id: userId,
+            name: input.name,
+            token_hash: hashToken(plainText),
+            abilities: JSON.stringify(normalizeAbilities(input.abilities)),
+            expires_at: input.expiresAt ? input.expiresAt.toISOString() : null,
+            created_at: clock.now().toISOString(),
+          }),
+        );
+        await recordAudit(trx, clock, actor, tokenEvent('token.created', userId, row));
+        return row;
       });
-      return { token: toMetadata(row), plainText };
+      return { token, plainText };
     },
 
     /**
@@ -83,8 +89,22 @@ export function createTokensService(deps: { db: Db; clock: Clock; repositories: 
     async revokeToken(credential: WriteCredential, tokenParam: string): Promise<void> {
       const id = parseTokenId(tokenParam);
       await inTransaction(db, async (trx) => {
-        const caller = await credential.recheck(trx);
-        if (id === null || !(await repositories(trx).tokens.deleteForUser(caller.userId, id))) throw notFound();
+        const { caller, actor } = await recheckActor(credential, trx);
+        const repository = repositories(trx).tokens;
+        const token = id === null ? undefined : await repository.findForUser(caller.userId, id);
+        if (!token || !(await repository.deleteForUser(caller.userId, token.id))) throw notFound();
+        await recordAudit(trx, clock, actor, tokenEvent('token.revoked', caller.userId, toMetadata(token)));
+      });
+    },
+
+    /** The operator's `tokens:revoke` (D20): any user's token; null when there is none with that id. */
+    async revokeTokenAsOperator(id: number): Promise<{ userId: number } | null> {
+      return inTransaction(db, async (trx) => {
+        const repository = repositories(trx).tokens;
+        const token = await repository.findById(id);
+        if (!token || !(await repository.deleteForUser(token.user_id, id))) return null;
+        await recordAudit(trx, clock, OPERATOR, tokenEvent('token.revoked', token.user_id, toMetadata(token)));
+        return { userId: token.user_id };
       });
     },
   };
@@ -96,6 +116,17 @@ function parseTokenId(param: string): number | null {
   if (!/^[1-9][0-9]{0,15}$/.test(param)) return null;
   const id = Number(param);
   return Number.isSafeInteger(id) ? id : null;
+}
+
+/** E5: a token's event shows its owner and what it could do; never its plain text or hash. */
+function tokenEvent(action: 'token.created' | 'token.revoked', userId: number, token: TokenMetadata) {
+  return {
+    action,
+    target: { type: 'token' as const, id: token.id },
+    teamId: null,
+    userId,
+    details: { name: token.name, abilities: token.abilities, expires_at: token.expires_at },
+  };
 }
 
 function toMetadata(row: TokenRow): TokenMetadata {

@@ -2,11 +2,11 @@
  * D21: configuration from the environment; a bad value stops start-up with a message naming it.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { ENV_VARIABLES, loadConfig } from '../../src/config.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -25,6 +25,7 @@ describe('loadConfig defaults (D21)', () => {
       redisKeyPrefix: 'scoreboard:rl:',
       redisCommandTimeoutMs: 500,
       uploadRateLimit: 60,
+      auditRetentionDays: 365,
       shutdownTimeoutMs: 10_000,
       httpHeadersTimeoutMs: 10_000,
       httpRequestTimeoutMs: 30_000,
@@ -56,6 +57,7 @@ describe('loadConfig overrides (D21)', () => {
       REDIS_KEY_PREFIX: 'eu1:rl:',
       REDIS_COMMAND_TIMEOUT_MS: '250',
       UPLOAD_RATE_LIMIT: '120',
+      AUDIT_RETENTION_DAYS: '90',
       SHUTDOWN_TIMEOUT_MS: '30000',
       HTTP_HEADERS_TIMEOUT_MS: '5000',
       HTTP_REQUEST_TIMEOUT_MS: '120000',
@@ -68,6 +70,7 @@ describe('loadConfig overrides (D21)', () => {
       redisKeyPrefix: 'eu1:rl:',
       redisCommandTimeoutMs: 250,
       uploadRateLimit: 120,
+      auditRetentionDays: 90,
       shutdownTimeoutMs: 30_000,
       port: 8080,
       host: '0.0.0.0',
@@ -129,6 +132,8 @@ describe('loadConfig rejects bad values, naming the variable (D21)', () => {
     ['DATABASE_POOL_MAX', 'many'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '-1'],
     ['UPLOAD_RATE_LIMIT', '0'],
+    ['AUDIT_RETENTION_DAYS', '0'],
+    ['AUDIT_RETENTION_DAYS', '1.5'],
     ['REDIS_COMMAND_TIMEOUT_MS', '0'],
     ['SHUTDOWN_TIMEOUT_MS', 'soon'],
   ])('throws for %s=%s', (name, value) => {
@@ -155,5 +160,19 @@ describe('the real process refuses to start with a bad value (D21)', () => {
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
+  });
+});
+
+describe('.env.example', () => {
+  const lines = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8').split('\n');
+  const set = Object.fromEntries(lines.filter((line) => /^[A-Z_]+=/.test(line)).map((line) => line.split(/=(.*)/s).slice(0, 2)));
+  const commented = lines.flatMap((line) => /^# ([A-Z_]+)=/.exec(line)?.[1] ?? []);
+
+  it('lists every variable the service reads, set or commented out', () => {
+    expect([...Object.keys(set), ...commented].sort()).toEqual([...ENV_VARIABLES].sort());
+  });
+
+  it('sets each one to its default: read as the configuration, it is the configuration of an empty environment', () => {
+    expect(loadConfig(set)).toEqual(loadConfig({}));
   });
 });

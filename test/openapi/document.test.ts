@@ -12,7 +12,33 @@ const CLIENT_OPERATIONS = [
   ['get', '/api/project'],
 ] as const;
 
-const V1_OPERATIONS = ENDPOINTS.map((e) => [e.method.toLowerCase(), `/api/v1${e.path.replace(/:([a-z]+)/g, '{$1}')}`] as const);
+/** E4's profile, teams, members and invitations, and E5's audit lists (their own tests are in test/teams and test/audit). */
+const TEAM_OPERATIONS = [
+  ['get', '/api/v1/user'],
+  ['put', '/api/v1/user'],
+  ['put', '/api/v1/user/current-team'],
+  ['get', '/api/v1/teams'],
+  ['post', '/api/v1/teams'],
+  ['get', '/api/v1/teams/{team}'],
+  ['put', '/api/v1/teams/{team}'],
+  ['delete', '/api/v1/teams/{team}'],
+  ['post', '/api/v1/teams/{team}/invitations'],
+  ['get', '/api/v1/teams/{team}/invitations'],
+  ['delete', '/api/v1/teams/{team}/invitations/{id}'],
+  ['put', '/api/v1/teams/{team}/members/{user}'],
+  ['delete', '/api/v1/teams/{team}/members/{user}'],
+  ['post', '/api/v1/teams/{team}/transfer'],
+  ['get', '/api/v1/invitations'],
+  ['post', '/api/v1/invitations/{id}/accept'],
+  ['post', '/api/v1/invitations/{id}/decline'],
+  ['get', '/api/v1/teams/{team}/audit-events'],
+  ['get', '/api/v1/user/audit-events'],
+] as const;
+
+const V1_OPERATIONS = [
+  ...ENDPOINTS.map((e) => [e.method.toLowerCase(), `/api/v1${e.path.replace(/:([a-z]+)/g, '{$1}')}`] as const),
+  ...TEAM_OPERATIONS,
+];
 
 /** The public badges (E2.3): no token, the badge key in the path. */
 const BADGE_OPERATIONS = [

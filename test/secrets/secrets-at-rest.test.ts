@@ -44,6 +44,7 @@ describe('plain-text tokens at rest, every table (D9, D10)', () => {
     // The search really covers the token rows and the projects: their hashes are there.
     for (const token of [user.token, pat, factoryProjectToken, rotatedProjectToken]) expect(stored).toContain(sha256(token));
     expect(stored).toContain('reports: [{'); // and the upload's table, with a row
+    expect(stored).toContain('audit_events: [{'); // and the audit log of those changes (E5)
 
     const plainTexts = { cli: user.token, http: pat, project: firstProjectToken, factoryProject: factoryProjectToken, rotated: rotatedProjectToken };
     for (const [source, plain] of Object.entries(plainTexts)) {
@@ -52,6 +53,31 @@ describe('plain-text tokens at rest, every table (D9, D10)', () => {
       expect(stored.includes(body), `${source} token body stored`).toBe(false);
       expect(stored.includes(body.slice(0, 20)), `${source} token's first half stored`).toBe(false);
       expect(stored.includes(body.slice(20)), `${source} token's second half stored`).toBe(false);
+    }
+  });
+
+  it("never puts a secret in an audit event's details (E5): tokens, project tokens, badge keys", async () => {
+    const user = await ctx.given.user({ plan: 'business' });
+    const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => ctx.request({ method, url, token: user.token, body });
+    const secrets: string[] = [user.token];
+    const pat = (await send('POST', '/api/v1/tokens', { name: 'CI', abilities: ['read'] })).json();
+    secrets.push(pat.plain_text_token);
+    expect((await send('DELETE', `/api/v1/tokens/${pat.token.id}`)).statusCode).toBe(200);
+    const created = (await send('POST', '/api/v1/projects', { name: 'Shop', framework_version: '11' })).json();
+    secrets.push(created.api_token);
+    secrets.push((await send('POST', `/api/v1/projects/${created.project.id}/regenerate-token`)).json().api_token);
+    const badgeKeyOf = (url: string) => /\/badges\/([^/]+)\//.exec(url)![1]!;
+    secrets.push(badgeKeyOf((await send('GET', `/api/v1/projects/${created.project.id}/badges`)).json().data.score_svg));
+    secrets.push(badgeKeyOf((await send('POST', `/api/v1/projects/${created.project.id}/badges/regenerate`)).json().data.score_svg));
+    const team = (await send('POST', '/api/v1/teams', { name: 'Acme' })).json().team;
+    expect((await send('POST', `/api/v1/teams/${team.id}/invitations`, { email: 'new@example.com', role: 'member' })).statusCode).toBe(201);
+
+    const events = JSON.stringify(await ctx.db.selectFrom('audit_events').selectAll().execute());
+    expect(events).toContain('project.badge_regenerated'); // the search covers the events of every change above
+    for (const secret of secrets) {
+      const body = secret.startsWith('service_') ? secret.slice(8, 48) : secret;
+      expect(events.includes(body), `a secret (${secret.slice(0, 12)}…) in audit_events`).toBe(false);
+      expect(events.includes(sha256(secret)), 'a token hash in audit_events').toBe(false);
     }
   });
 });

@@ -6,6 +6,7 @@ import * as teamProjectCount from './0003-team-project-count.js';
 import * as changes from './0004-changes.js';
 import * as badgeKeys from './0005-badge-keys.js';
 import * as compressedResults from './0006-compressed-results.js';
+import * as teamsAndAudit from './0007-teams-and-audit.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -19,6 +20,7 @@ export const migrations: Record<string, Migration> = {
   '0004-changes': changes,
   '0005-badge-keys': badgeKeys,
   '0006-compressed-results': compressedResults,
+  '0007-teams-and-audit': teamsAndAudit,
 };
 
 /**

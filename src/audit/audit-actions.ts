@@ -1,0 +1,43 @@
+/**
+ * E5: every action an audit event can name. Those of the API and the dashboard are E5's list; the
+ * operator command's own changes (D20) follow the same `target.verb` form.
+ */
+export const AUDIT_ACTIONS = [
+  'project.created',
+  'project.updated',
+  'project.deleted',
+  'project.archived',
+  'project.unarchived',
+  'project.token_regenerated',
+  'project.badge_regenerated',
+  'report.deleted',
+  'team.created',
+  'team.updated',
+  'team.deleted',
+  'team.transferred',
+  'member.invited',
+  'member.joined',
+  'member.role_changed',
+  'member.removed',
+  'member.left',
+  'invitation.cancelled',
+  'invitation.declined',
+  'token.created',
+  'token.revoked',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'user.updated',
+  'session.created',
+  // The operator command's changes (actor `operator`).
+  'user.created',
+  'user.deleted',
+  'user.plan_changed',
+  'member.added',
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** What an event is about: `target.type` in the API's shape. */
+export type AuditTargetType = 'project' | 'report' | 'team' | 'member' | 'invitation' | 'token' | 'webhook' | 'user' | 'session';

@@ -1,0 +1,55 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/database.js';
+import { createAuditRepository } from './audit.repository.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Rows per delete: each batch is its own short statement, so writers never wait long behind it. */
+const BATCH = 1000;
+export const AUDIT_RETENTION_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * E5 / AUDIT_RETENTION_DAYS: deletes the events older than the retention, oldest first, in batches,
+ * and returns how many went. Safe with several instances running it at once: each batch deletes
+ * what is still there and older than the cut, so two runs share the work and none fails.
+ */
+export async function pruneAuditEvents(deps: { db: Db; clock: Clock; retentionDays: number }): Promise<number> {
+  const cutoff = new Date(deps.clock.now().getTime() - deps.retentionDays * DAY_MS).toISOString();
+  const audit = createAuditRepository(deps.db);
+  let deleted = 0;
+  for (;;) {
+    const batch = await audit.deleteOlderThan(cutoff, BATCH);
+    deleted += batch;
+    if (batch < BATCH) return deleted;
+  }
+}
+
+/**
+ * Runs `pruneAuditEvents` shortly after start, then every hour, until the returned function is
+ * called. The timer never keeps the process alive, and a failed run is logged and tried again at
+ * the next one (a database that is down now may be up in an hour).
+ */
+export function startAuditRetention(deps: {
+  db: Db;
+  clock: Clock;
+  retentionDays: number;
+  logger: FastifyBaseLogger;
+  intervalMs?: number;
+}): () => void {
+  const run = () => {
+    pruneAuditEvents(deps).then(
+      (deleted) => {
+        if (deleted > 0) deps.logger.info({ deleted, retentionDays: deps.retentionDays }, 'deleted audit events past their retention');
+      },
+      (error: unknown) => deps.logger.warn({ err: error }, 'audit retention run failed; trying again at the next interval'),
+    );
+  };
+  const first = setTimeout(run, 1_000);
+  const every = setInterval(run, deps.intervalMs ?? AUDIT_RETENTION_INTERVAL_MS);
+  first.unref();
+  every.unref();
+  return () => {
+    clearTimeout(first);
+    clearInterval(every);
+  };
+}
