@@ -5,7 +5,7 @@
  */
 import { crc32, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { POLLUTION_MARKERS } from './harness.js';
+import { POLLUTION_MARKERS, type BodyKind, type World } from './harness.js';
 
 // ---------------------------------------------------------------------------------------------
 // A JSON model that can say what JSON.stringify cannot
@@ -389,7 +389,27 @@ export const VALID_V1_BODIES = {
     settings: { fail_on: 'high', fail_threshold: 80, primary_tracker: 'jira', ticket_target_project_key: 'SHOP', ticket_target_project_name: 'Shop' },
   },
   createToken: { name: 'ci', abilities: ['read', 'write'], expires_at: '2031-01-01' },
+  updateProfile: { name: 'Ada Lovelace' },
+  createTeam: { name: 'Platform' },
+  renameTeam: { name: 'Platform team' },
+  memberRole: { role: 'readonly' },
+  invite: { email: 'new.dev@example.com', role: 'admin' },
 };
+
+/** A body of `kind` the operation accepts from the owner's full token (the world's ids where it needs one). */
+export function validV1Body(world: World, kind: BodyKind): Record<string, unknown> {
+  switch (kind) {
+    case 'currentTeam':
+      return { team_id: world.teamId };
+    case 'transfer':
+      return { user_id: world.memberUserId };
+    case 'report':
+    case 'failure':
+      throw new Error(`${kind} is a client-package body`);
+    default:
+      return VALID_V1_BODIES[kind];
+  }
+}
 
 /** One change to a valid body. */
 type Mutation =

@@ -98,8 +98,23 @@ export interface Operation {
   /** v1: personal access token; client: project API token; badge: none, the badge key in the path (E2.3); ops: none. */
   kind: 'v1' | 'client' | 'badge' | 'ops';
   /** The body the operation reads (a JSON schema in the document), if any. */
-  body?: 'createProject' | 'updateProject' | 'createToken' | 'report' | 'failure';
+  body?: BodyKind;
 }
+
+/** The bodies of /api/v1 (valid ones in validV1Body) and of the client package. */
+export type BodyKind =
+  | 'createProject'
+  | 'updateProject'
+  | 'createToken'
+  | 'updateProfile'
+  | 'currentTeam'
+  | 'createTeam'
+  | 'renameTeam'
+  | 'transfer'
+  | 'memberRole'
+  | 'invite'
+  | 'report'
+  | 'failure';
 
 const op = (name: string, kind: Operation['kind'], body?: Operation['body']): Operation => {
   const [method, template] = name.split(' ') as [Operation['method'], string];
@@ -107,8 +122,9 @@ const op = (name: string, kind: Operation['kind'], body?: Operation['body']): Op
 };
 
 /**
- * 21 /api/v1 operations (personal access token), the 5 client-package ones (one, the older clients'
- * upload, under /api/v1), the 3 public badges (E2.3) and the two probes: 31.
+ * 40 /api/v1 operations (personal access token: 21 of api-v1 and E1-E3, 19 of E4 and E5), the 5
+ * client-package ones (one, the older clients' upload, under /api/v1), the 3 public badges (E2.3)
+ * and the two probes: 50.
  */
 export const OPERATIONS: Operation[] = [
   op('GET /api/v1/projects', 'v1'),
@@ -132,6 +148,25 @@ export const OPERATIONS: Operation[] = [
   op('GET /api/v1/tokens', 'v1'),
   op('POST /api/v1/tokens', 'v1', 'createToken'),
   op('DELETE /api/v1/tokens/{token}', 'v1'),
+  op('GET /api/v1/user', 'v1'),
+  op('PUT /api/v1/user', 'v1', 'updateProfile'),
+  op('PUT /api/v1/user/current-team', 'v1', 'currentTeam'),
+  op('GET /api/v1/user/audit-events', 'v1'),
+  op('GET /api/v1/teams', 'v1'),
+  op('POST /api/v1/teams', 'v1', 'createTeam'),
+  op('GET /api/v1/teams/{team}', 'v1'),
+  op('PUT /api/v1/teams/{team}', 'v1', 'renameTeam'),
+  op('DELETE /api/v1/teams/{team}', 'v1'),
+  op('POST /api/v1/teams/{team}/transfer', 'v1', 'transfer'),
+  op('PUT /api/v1/teams/{team}/members/{user}', 'v1', 'memberRole'),
+  op('DELETE /api/v1/teams/{team}/members/{user}', 'v1'),
+  op('POST /api/v1/teams/{team}/invitations', 'v1', 'invite'),
+  op('GET /api/v1/teams/{team}/invitations', 'v1'),
+  op('DELETE /api/v1/teams/{team}/invitations/{id}', 'v1'),
+  op('GET /api/v1/teams/{team}/audit-events', 'v1'),
+  op('GET /api/v1/invitations', 'v1'),
+  op('POST /api/v1/invitations/{id}/accept', 'v1'),
+  op('POST /api/v1/invitations/{id}/decline', 'v1'),
   op('POST /api/reports', 'client', 'report'),
   op('POST /api/v1/reports', 'client', 'report'),
   op('POST /api/reports/failure', 'client', 'failure'),
@@ -167,6 +202,17 @@ export interface World {
   foreignProjectId: string;
   foreignReportUuid: string;
   foreignTokenId: number;
+  /** A shared team the owner owns (not their current team), with `member` in it as a plain member. */
+  teamId: number;
+  personalTeamId: number;
+  memberUserId: number;
+  /** A pending invitation of the owner's team, to someone else. */
+  teamInvitationId: number;
+  /** A pending invitation of the owner's email, to another user's team. */
+  ownInvitationId: number;
+  /** Another user's team, and a pending invitation of it to a third person: never the owner's (E4). */
+  foreignTeamId: number;
+  foreignInvitationId: number;
 }
 
 /** What a generated request is sent with: the world picks the concrete token. */
@@ -177,14 +223,27 @@ export function bearer(world: World, credential: Credential): [string, string][]
   return token === undefined ? [] : [['Authorization', `Bearer ${token}`]];
 }
 
-/** `template` with its path parameter replaced by `value` (or the world's id of that kind). */
+/**
+ * `template` with its path parameters replaced by the world's ids of their kind, the last one by
+ * `value` when given (`/teams/{team}/members/{user}`: the member is generated, the team is the owner's).
+ */
 export function pathOf(world: World, operation: Operation, value?: string): string {
-  return operation.template
-    .replace('{project}', value ?? world.projectId)
-    .replace('{report}', value ?? world.reportUuid)
-    .replace('{token}', value ?? String(world.victimTokenId))
-    .replace('{key}', value ?? world.badgeKey);
+  const defaults: Record<string, string> = {
+    project: world.projectId,
+    report: world.reportUuid,
+    token: String(world.victimTokenId),
+    key: world.badgeKey,
+    team: String(world.teamId),
+    user: String(world.memberUserId),
+    id: operation.template.startsWith('/api/v1/invitations/') ? String(world.ownInvitationId) : String(world.teamInvitationId),
+  };
+  const names = [...operation.template.matchAll(/\{([a-z]+)\}/g)].map((match) => match[1]!);
+  return names.reduce(
+    (path, name, i) => path.replace(`{${name}}`, value !== undefined && i === names.length - 1 ? value : defaults[name]!),
+    operation.template,
+  );
 }
+
 
 /** The credential an operation is meant to be called with. */
 export const ownCredential = (operation: Operation): Credential =>
@@ -194,7 +253,18 @@ export const ownCredential = (operation: Operation): Credential =>
 // Stored data: snapshot, compare, roll back
 
 /** Every business table, children last. */
-const TABLES = ['users', 'teams', 'team_members', 'subscriptions', 'personal_access_tokens', 'projects', 'reports', 'run_failures'] as const;
+const TABLES = [
+  'users',
+  'teams',
+  'team_members',
+  'subscriptions',
+  'personal_access_tokens',
+  'projects',
+  'reports',
+  'run_failures',
+  'team_invitations',
+  'audit_events',
+] as const;
 type Table = (typeof TABLES)[number];
 type Rows = Record<Table, Record<string, unknown>[]>;
 
@@ -516,10 +586,21 @@ function short(text: string, max: number): string {
 // ---------------------------------------------------------------------------------------------
 // Seed
 
-/** A small world (snapshots of it are taken after every request): two users, three projects. */
+/** A pending invitation made over the API (so as E4 stores it), its id. */
+async function invite(ctx: TestContext, inviter: TestUser, teamId: number, email: string): Promise<number> {
+  const response = await ctx.request({ method: 'POST', url: `/api/v1/teams/${teamId}/invitations`, token: inviter.token, body: { email, role: 'member' } });
+  if (response.statusCode !== 201) throw new Error(`seeding an invitation failed: ${response.body}`);
+  return (response.json() as { invitation: { id: number } }).invitation.id;
+}
+
+/**
+ * A small world (snapshots of it are taken after every request): three users, three projects, two
+ * shared teams and three invitations. The owner has a Business plan, so that POST /teams can succeed.
+ */
 async function seed(ctx: TestContext): Promise<World> {
-  const owner = await ctx.given.user({ name: 'Fuzz owner' });
-  const outsider = await ctx.given.user({ name: 'Outsider' });
+  const owner = await ctx.given.user({ name: 'Fuzz owner', plan: 'business' });
+  const outsider = await ctx.given.user({ name: 'Outsider', plan: 'business' });
+  const member = await ctx.given.user({ name: 'Member' });
   const readPat = await ctx.given.token(owner, { abilities: ['read'], name: 'reader' });
   await ctx.given.token(owner, { name: 'victim' });
   const tokenIds = await ctx.db.selectFrom('personal_access_tokens').select(['id', 'user_id', 'name']).orderBy('id').execute();
@@ -535,6 +616,12 @@ async function seed(ctx: TestContext): Promise<World> {
     failure_reason: 'uncaught_exception',
     error_message: 'boom',
   });
+  const teamId = await ctx.given.team(owner, 'Fuzz team');
+  await ctx.given.member(teamId, member, 'member');
+  const foreignTeamId = await ctx.given.team(outsider, 'Foreign team');
+  const teamInvitationId = await invite(ctx, owner, teamId, 'invitee@example.com');
+  const ownInvitationId = await invite(ctx, outsider, foreignTeamId, owner.email);
+  const foreignInvitationId = await invite(ctx, outsider, foreignTeamId, 'stranger@example.com');
   return {
     owner,
     pat: owner.token,
@@ -550,5 +637,12 @@ async function seed(ctx: TestContext): Promise<World> {
     foreignProjectId: foreign.project.id,
     foreignReportUuid: foreignReport.uuid,
     foreignTokenId: tokenIds.find((t) => t.user_id === outsider.id)!.id,
+    teamId,
+    personalTeamId: owner.teamId!,
+    memberUserId: member.id,
+    teamInvitationId,
+    ownInvitationId,
+    foreignInvitationId,
+    foreignTeamId,
   };
 }

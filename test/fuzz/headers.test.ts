@@ -16,7 +16,7 @@ import {
   encodeBody,
   extraHeader,
   forwardedFor,
-  VALID_V1_BODIES,
+  validV1Body,
   type Encoding,
 } from './arbitraries.js';
 import { campaign, FuzzServer, OPERATIONS, pathOf, runs, timeoutFor, type Operation, type World } from './harness.js';
@@ -33,16 +33,14 @@ afterAll(async () => {
 /** The body an operation accepts (a minimal report for uploads), or none for a GET. */
 function validBody(world: World, operation: Operation): string | undefined {
   switch (operation.body) {
-    case 'createProject':
-    case 'updateProject':
-    case 'createToken':
-      return JSON.stringify(VALID_V1_BODIES[operation.body]);
+    case undefined:
+      return operation.method === 'GET' ? undefined : '{}';
     case 'report':
       return JSON.stringify({ project_id: world.projectId, results: [{ analyzer_id: 'csrf-protection', status: 'passed', message: '', issues: [] }] });
     case 'failure':
       return JSON.stringify({ project_id: world.projectId, failure_reason: 'no_analyzers_ran' });
     default:
-      return operation.method === 'GET' ? undefined : '{}';
+      return JSON.stringify(validV1Body(world, operation.body));
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anyBody, pathParameter, queryString, VALID_V1_BODIES } from './arbitraries.js';
+import { anyBody, pathParameter, queryString, validV1Body } from './arbitraries.js';
 import { bearer, campaign, FuzzServer, isParserAnswer, OPERATIONS, ownCredential, pathOf, runs, timeoutFor, type Credential, type Operation, type World } from './harness.js';
 
 let fuzz: FuzzServer;
@@ -20,9 +20,9 @@ afterAll(async () => {
 });
 
 /** The valid body of an operation, so that only the path or the query is wrong. */
-function validBody(operation: Operation): string | undefined {
-  if (operation.body === undefined || !(operation.body in VALID_V1_BODIES)) return operation.method === 'GET' ? undefined : '{}';
-  return JSON.stringify(VALID_V1_BODIES[operation.body as keyof typeof VALID_V1_BODIES]);
+function validBody(world: World, operation: Operation): string | undefined {
+  if (operation.kind !== 'v1' || operation.body === undefined) return operation.method === 'GET' ? undefined : '{}';
+  return JSON.stringify(validV1Body(world, operation.body));
 }
 
 function headersFor(world: World, who: Credential, body: string | undefined): [string, string][] {
@@ -35,6 +35,11 @@ function idsFor(world: World, operation: Operation): { own: string[]; foreign: s
   if (operation.template.includes('{report}')) return { own: [world.reportUuid], foreign: [world.foreignReportUuid] };
   // A badge key is public to whoever has it (E2.3): there is no one else's key to be refused.
   if (operation.template.includes('{key}')) return { own: [world.badgeKey], foreign: [] };
+  // E4: the last parameter is the one generated (harness pathOf); the team is the owner's shared one.
+  if (operation.template.endsWith('{user}')) return { own: [String(world.memberUserId), String(world.owner.id)], foreign: [] };
+  if (operation.template.startsWith('/api/v1/invitations/')) return { own: [String(world.ownInvitationId)], foreign: [String(world.teamInvitationId), String(world.foreignInvitationId)] };
+  if (operation.template.endsWith('{id}')) return { own: [String(world.teamInvitationId)], foreign: [String(world.foreignInvitationId), String(world.ownInvitationId)] };
+  if (operation.template.includes('{team}')) return { own: [String(world.teamId), String(world.personalTeamId)], foreign: [String(world.foreignTeamId)] };
   return { own: [String(world.victimTokenId), String(world.patId)], foreign: [String(world.foreignTokenId)] };
 }
 
@@ -51,7 +56,7 @@ describe('generated path parameters', () => {
       const ids = idsFor(world, operation);
       const who = fc.oneof({ arbitrary: fc.constant<Credential>('pat'), weight: 6 }, { arbitrary: fc.constantFrom<Credential>('readPat', 'none'), weight: 1 });
       await campaign(count, fc.record({ param: pathParameter(ids), who }), async ({ param, who }) => {
-        const body = validBody(operation);
+        const body = validBody(world, operation);
         const response = await fuzz.exchange(
           { method: operation.method, target: pathOf(world, operation, param), headers: headersFor(world, who, body), body },
           { label: operation.name },
@@ -72,7 +77,7 @@ describe('generated query strings', () => {
       const { world } = fuzz;
       const who = fc.oneof({ arbitrary: fc.constant(ownCredential(operation)), weight: 6 }, { arbitrary: fc.constant<Credential>('none'), weight: 1 });
       await campaign(count, fc.record({ query: queryString, who }), async ({ query, who }) => {
-        const body = operation.kind === 'client' && operation.method === 'POST' ? '{"results":[]}' : validBody(operation);
+        const body = operation.kind === 'client' && operation.method === 'POST' ? '{"results":[]}' : validBody(world, operation);
         const response = await fuzz.exchange(
           { method: operation.method, target: `${pathOf(world, operation)}?${query}`, headers: headersFor(world, who, body), body },
           { label: operation.name },

@@ -1,11 +1,12 @@
 import type { Ability } from '../../src/auth/abilities.js';
+import type { TeamRole } from '../../src/db/schema.js';
 import type { RequestOptions, TestContext, TestUser } from './test-app.js';
 
 export interface EndpointCase {
   /** As in api-v1, e.g. `GET /projects/{project}`. */
   name: string;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  /** Below /api/v1, with `:project` or `:token` for the path resource. */
+  /** Below /api/v1, with `:project`, `:report`, `:token`, `:team`, `:user` or `:id` for the path resources. */
   path: string;
   ability: Ability;
   /** Project endpoints need an active subscription (D7). */
@@ -264,6 +265,241 @@ export const ENDPOINTS: EndpointCase[] = [
         .executeTakeFirstOrThrow();
       return { method: 'DELETE', url: `/api/v1/tokens/${id}` };
     },
+  },
+];
+
+/** A shared team `owner` owns, with `other` in it as `role`; `other` keeps their current team. */
+async function teamWith(ctx: TestContext, owner: TestUser, other: TestUser, role: TeamRole): Promise<number> {
+  const teamId = await ctx.given.team(owner, 'Endpoint team');
+  await ctx.given.member(teamId, other, role, { makeCurrent: false });
+  return teamId;
+}
+
+/** A pending invitation of `user`'s email to a new shared team, made over the API by its owner. */
+async function invitationFor(ctx: TestContext, user: TestUser): Promise<number> {
+  const owner = await ctx.given.user({ plan: 'enterprise' });
+  const teamId = await ctx.given.team(owner, 'Inviting team');
+  const response = await ctx.request({
+    method: 'POST',
+    url: `/api/v1/teams/${teamId}/invitations`,
+    token: owner.token,
+    body: { email: user.email, role: 'member' },
+  });
+  if (response.statusCode !== 201) throw new Error(`inviting failed: ${response.body}`);
+  return (response.json() as { invitation: { id: number } }).invitation.id;
+}
+
+/** A team `user` owns, for the owner-only and owner-or-admin routes. */
+const ownTeam = (ctx: TestContext, user: TestUser) => ctx.given.team(user, 'Own team');
+
+/**
+ * E4 (the caller's profile, teams, members, invitations) and E5 (the audit lists), each with a request
+ * that succeeds for `user`. Kept apart from ENDPOINTS, whose cases are project, report and token
+ * endpoints that the generic D7/D8/API1/API3 suites exercise; the route-table suites use both.
+ * `ability` is the route's declared ability: removing another member needs `admin` on top (E4), so
+ * the DELETE member case is the caller leaving, which needs `write`.
+ */
+export const TEAM_ENDPOINTS: EndpointCase[] = [
+  {
+    name: 'GET /user',
+    method: 'GET',
+    path: '/user',
+    ability: 'read',
+    subscription: false,
+    success: 200,
+    prepare: async () => ({ method: 'GET', url: '/api/v1/user' }),
+  },
+  {
+    name: 'PUT /user',
+    method: 'PUT',
+    path: '/user',
+    ability: 'write',
+    subscription: false,
+    success: 200,
+    prepare: async () => ({ method: 'PUT', url: '/api/v1/user', body: { name: 'Renamed' } }),
+  },
+  {
+    name: 'PUT /user/current-team',
+    method: 'PUT',
+    path: '/user/current-team',
+    ability: 'write',
+    subscription: false,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'PUT', url: '/api/v1/user/current-team', body: { team_id: await ownTeam(ctx, user) } }),
+  },
+  {
+    name: 'GET /user/audit-events',
+    method: 'GET',
+    path: '/user/audit-events',
+    ability: 'read',
+    subscription: false,
+    success: 200,
+    prepare: async () => ({ method: 'GET', url: '/api/v1/user/audit-events' }),
+  },
+  {
+    name: 'GET /teams',
+    method: 'GET',
+    path: '/teams',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async () => ({ method: 'GET', url: '/api/v1/teams' }),
+  },
+  {
+    name: 'POST /teams',
+    method: 'POST',
+    path: '/teams',
+    ability: 'write',
+    subscription: true,
+    success: 201,
+    prepare: async (ctx, user) => {
+      await ctx.given.plan(user, 'enterprise'); // E4: Business or Enterprise creates teams
+      return { method: 'POST', url: '/api/v1/teams', body: { name: 'Created' } };
+    },
+  },
+  {
+    name: 'GET /teams/{team}',
+    method: 'GET',
+    path: '/teams/:team',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/teams/${await ownTeam(ctx, user)}` }),
+  },
+  {
+    name: 'PUT /teams/{team}',
+    method: 'PUT',
+    path: '/teams/:team',
+    ability: 'write',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'PUT', url: `/api/v1/teams/${await ownTeam(ctx, user)}`, body: { name: 'Renamed team' } }),
+  },
+  {
+    name: 'DELETE /teams/{team}',
+    method: 'DELETE',
+    path: '/teams/:team',
+    ability: 'write',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'DELETE', url: `/api/v1/teams/${await ownTeam(ctx, user)}` }),
+  },
+  {
+    name: 'POST /teams/{team}/transfer',
+    method: 'POST',
+    path: '/teams/:team/transfer',
+    ability: 'admin',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => {
+      const heir = await ctx.given.user({ plan: 'enterprise' });
+      const teamId = await teamWith(ctx, user, heir, 'admin');
+      return { method: 'POST', url: `/api/v1/teams/${teamId}/transfer`, body: { user_id: heir.id } };
+    },
+  },
+  {
+    name: 'PUT /teams/{team}/members/{user}',
+    method: 'PUT',
+    path: '/teams/:team/members/:user',
+    ability: 'admin',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => {
+      const colleague = await ctx.given.user({ plan: 'enterprise' });
+      const teamId = await teamWith(ctx, user, colleague, 'member');
+      return { method: 'PUT', url: `/api/v1/teams/${teamId}/members/${colleague.id}`, body: { role: 'readonly' } };
+    },
+  },
+  {
+    name: 'DELETE /teams/{team}/members/{user}',
+    method: 'DELETE',
+    path: '/teams/:team/members/:user',
+    ability: 'write',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => {
+      const owner = await ctx.given.user({ plan: 'enterprise' });
+      const teamId = await teamWith(ctx, owner, user, 'member');
+      return { method: 'DELETE', url: `/api/v1/teams/${teamId}/members/${user.id}` };
+    },
+  },
+  {
+    name: 'POST /teams/{team}/invitations',
+    method: 'POST',
+    path: '/teams/:team/invitations',
+    ability: 'admin',
+    subscription: true,
+    success: 201,
+    prepare: async (ctx, user) => ({
+      method: 'POST',
+      url: `/api/v1/teams/${await ownTeam(ctx, user)}/invitations`,
+      body: { email: `invitee-${Math.random().toString(36).slice(2, 8)}@example.com`, role: 'member' },
+    }),
+  },
+  {
+    name: 'GET /teams/{team}/invitations',
+    method: 'GET',
+    path: '/teams/:team/invitations',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/teams/${await ownTeam(ctx, user)}/invitations` }),
+  },
+  {
+    name: 'DELETE /teams/{team}/invitations/{id}',
+    method: 'DELETE',
+    path: '/teams/:team/invitations/:id',
+    ability: 'admin',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => {
+      const teamId = await ownTeam(ctx, user);
+      const response = await ctx.request({
+        method: 'POST',
+        url: `/api/v1/teams/${teamId}/invitations`,
+        token: await ctx.given.token(user),
+        body: { email: `cancelled-${Math.random().toString(36).slice(2, 8)}@example.com`, role: 'member' },
+      });
+      if (response.statusCode !== 201) throw new Error(`inviting failed: ${response.body}`);
+      const id = (response.json() as { invitation: { id: number } }).invitation.id;
+      return { method: 'DELETE', url: `/api/v1/teams/${teamId}/invitations/${id}` };
+    },
+  },
+  {
+    name: 'GET /teams/{team}/audit-events',
+    method: 'GET',
+    path: '/teams/:team/audit-events',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/teams/${await ownTeam(ctx, user)}/audit-events` }),
+  },
+  {
+    name: 'GET /invitations',
+    method: 'GET',
+    path: '/invitations',
+    ability: 'read',
+    subscription: false,
+    success: 200,
+    prepare: async () => ({ method: 'GET', url: '/api/v1/invitations' }),
+  },
+  {
+    name: 'POST /invitations/{id}/accept',
+    method: 'POST',
+    path: '/invitations/:id/accept',
+    ability: 'write',
+    subscription: false,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'POST', url: `/api/v1/invitations/${await invitationFor(ctx, user)}/accept` }),
+  },
+  {
+    name: 'POST /invitations/{id}/decline',
+    method: 'POST',
+    path: '/invitations/:id/decline',
+    ability: 'write',
+    subscription: false,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'POST', url: `/api/v1/invitations/${await invitationFor(ctx, user)}/decline` }),
   },
 ];
 

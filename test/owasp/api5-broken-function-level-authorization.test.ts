@@ -23,7 +23,7 @@ import type { TeamRole } from '../../src/db/schema.js';
 import type { RouteTableEntry } from '../../src/http/app-types.js';
 import { UNAUTHENTICATED, expectError, expectNotFound, freshAddress, missingAbility } from '../helpers/contract.js';
 import { clientCall, expectClientUnauthenticated, minimalReport } from '../helpers/client-wire.js';
-import { ENDPOINTS, MISSING_PROJECT, MISSING_REPORT, MISSING_TOKEN, snapshot, type EndpointCase } from '../helpers/endpoints.js';
+import { ENDPOINTS, MISSING_PROJECT, MISSING_REPORT, MISSING_TOKEN, TEAM_ENDPOINTS, snapshot, type EndpointCase } from '../helpers/endpoints.js';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 
 /** The routes anyone may call without a token (D1 operations, the API reference). */
@@ -49,10 +49,13 @@ function routesOf(table: readonly RouteTableEntry[]): Route[] {
 /** HEAD routes are Fastify's automatic companions of GET routes: they follow the GET route's rule. */
 const asGet = (route: Route): Route => (route.method === 'HEAD' ? { ...route, method: 'GET' } : route);
 
-/** The ENDPOINTS case of an /api/v1 route, by method and path pattern. */
+/** Every /api/v1 operation with a succeeding request: api-v1 and E1-E3, then E4 and E5. */
+const ALL_ENDPOINTS = [...ENDPOINTS, ...TEAM_ENDPOINTS];
+
+/** The ENDPOINTS (or TEAM_ENDPOINTS) case of an /api/v1 route, by method and path pattern. */
 function endpointOf(route: Route): EndpointCase | undefined {
   const { method, url } = asGet(route);
-  return ENDPOINTS.find((e) => e.method === method && `/api/v1${e.path}` === url);
+  return ALL_ENDPOINTS.find((e) => e.method === method && `/api/v1${e.path}` === url);
 }
 
 /** Why a route is allowed to exist, or why not (a problem to fix). */
@@ -70,7 +73,7 @@ function classify(route: Route): { kind: 'v1' | 'client' | 'document' | 'public'
   if (config.ability !== undefined) {
     if (!route.url.startsWith('/api/v1/')) return { problem: `${name}: an ability outside /api/v1 is never checked` };
     const endpoint = endpointOf(route);
-    if (!endpoint) return { problem: `${name}: no ENDPOINTS case (test/helpers/endpoints.ts) tests this route` };
+    if (!endpoint) return { problem: `${name}: no ENDPOINTS or TEAM_ENDPOINTS case (test/helpers/endpoints.ts) tests this route` };
     if (endpoint.ability !== config.ability) return { problem: `${name}: declares '${config.ability}', the contract says '${endpoint.ability}'` };
     if (endpoint.subscription !== (config.subscription === true)) return { problem: `${name}: subscription rule differs from D7` };
     return { kind: 'v1' };
@@ -85,6 +88,9 @@ const urlOf = (route: Route) =>
     .replace(':project', MISSING_PROJECT)
     .replace(':report', MISSING_REPORT)
     .replace(':token', MISSING_TOKEN)
+    .replace(':team', MISSING_TOKEN)
+    .replace(':user', MISSING_TOKEN)
+    .replace(':id', MISSING_TOKEN)
     .replace('*', 'index.html');
 
 describe('API5 broken function level authorization', () => {
@@ -107,7 +113,7 @@ describe('API5 broken function level authorization', () => {
 
     it('serves every ENDPOINTS case and every client-package route (the table is not stale)', () => {
       const served = new Set(routes.map((r) => `${r.method} ${r.url}`));
-      for (const endpoint of ENDPOINTS) expect(served, endpoint.name).toContain(`${endpoint.method} /api/v1${endpoint.path}`);
+      for (const endpoint of ALL_ENDPOINTS) expect(served, endpoint.name).toContain(`${endpoint.method} /api/v1${endpoint.path}`);
       for (const route of CLIENT_ROUTES) expect(served).toContain(route);
     });
 
@@ -129,8 +135,8 @@ describe('API5 broken function level authorization', () => {
           expect.stringMatching(/^GET \/internal\/debug: declares no ability/),
           expect.stringMatching(/^HEAD \/internal\/debug: declares no ability/),
           expect.stringMatching(/^POST \/api\/admin\/reset: declares no ability/),
-          expect.stringMatching(/^GET \/api\/v1\/sneaky: no ENDPOINTS case/),
-          expect.stringMatching(/^HEAD \/api\/v1\/sneaky: no ENDPOINTS case/),
+          expect.stringMatching(/^GET \/api\/v1\/sneaky: no ENDPOINTS or TEAM_ENDPOINTS case/),
+          expect.stringMatching(/^HEAD \/api\/v1\/sneaky: no ENDPOINTS or TEAM_ENDPOINTS case/),
         ]);
       } finally {
         await app.close();
@@ -164,7 +170,7 @@ describe('API5 broken function level authorization', () => {
         checked.push(name);
       }
       // Every operation of the ENDPOINTS table was among them (HEAD routes come on top).
-      const operations = ENDPOINTS.map((e) => `${e.method} /api/v1${e.path}`);
+      const operations = ALL_ENDPOINTS.map((e) => `${e.method} /api/v1${e.path}`);
       expect(checked.filter((name) => operations.includes(name)).sort()).toEqual(operations.sort());
     });
   });
