@@ -3,6 +3,7 @@ import { InvalidArgumentError } from 'commander';
 import { OperatorError } from '../accounts/accounts.service.js';
 import { loadConfig, type Config } from '../config.js';
 import { openDatabase, sqliteFileOf, type Db } from '../db/database.js';
+import { isRowId, MAX_ROW_ID } from '../db/dialect.js';
 import { pendingMigrations } from '../db/migration-status.js';
 
 /**
@@ -55,6 +56,6 @@ export function print(json: boolean | undefined, value: unknown, text: string): 
 }
 
 export function parseId(value: string): number {
-  if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('expected a positive integer.');
+  if (!/^[1-9][0-9]*$/.test(value) || !isRowId(Number(value))) throw new InvalidArgumentError(`expected an id from 1 to ${MAX_ROW_ID}.`);
   return Number(value);
 }

@@ -9,6 +9,17 @@ export function isPostgres(db: Kysely<any>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
+/**
+ * The largest id a row can have: ids are PostgreSQL `serial` (32-bit). A larger number names no row,
+ * and must not reach a query, where PostgreSQL refuses it as out of range (a 500, not a 404).
+ */
+export const MAX_ROW_ID = 2_147_483_647;
+
+/** Whether `id` can name a row (see MAX_ROW_ID). */
+export function isRowId(id: number): boolean {
+  return Number.isInteger(id) && id >= 1 && id <= MAX_ROW_ID;
+}
+
 export function addIdColumn<T extends string, C extends string>(
   db: Kysely<any>,
   table: CreateTableBuilder<T, C>,

@@ -1,3 +1,4 @@
+import { isRowId } from '../db/dialect.js';
 import type { TeamRole } from '../db/schema.js';
 import { ApiError, invalidField, notFound } from '../http/api-error.js';
 import type { MemberRow, TeamView } from './teams.repository.js';
@@ -71,8 +72,8 @@ export function alreadyMember(): ApiError {
 
 /** E4: `{team}`, `{user}` and `{id}` are positive integers; anything else names nothing (404). */
 export function pathId(param: string): number {
-  if (!/^[1-9][0-9]{0,15}$/.test(param)) throw notFound();
+  if (!/^[1-9][0-9]{0,9}$/.test(param)) throw notFound();
   const id = Number(param);
-  if (!Number.isSafeInteger(id)) throw notFound();
+  if (!isRowId(id)) throw notFound();
   return id;
 }

@@ -4,6 +4,7 @@ import type { Caller } from '../auth/caller.js';
 import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../db/database.js';
+import { isRowId } from '../db/dialect.js';
 import { notFound } from '../http/api-error.js';
 import type { RepositoriesOn } from '../repositories.js';
 import { normalizeEmail } from '../accounts/accounts.service.js';
@@ -102,7 +103,7 @@ export function createTeamsService(deps: { db: Db; clock: Clock; repositories: R
         const { caller, actor } = await recheckActor(credential, trx);
         const repository = repositories(trx).teams;
         // Locked like a removal locks it: a removal committing meanwhile cannot leave the caller in a team they left.
-        if (!(await repository.lock(teamId))) throw notFound();
+        if (!isRowId(teamId) || !(await repository.lock(teamId))) throw notFound();
         await memberTeam(repository, teamId, caller.userId);
         const before = await profileOf(repository, caller.userId);
         await repository.setCurrentTeam(caller.userId, teamId);
@@ -181,7 +182,7 @@ export function createTeamsService(deps: { db: Db; clock: Clock; repositories: R
     async transferTeam(credential: WriteCredential, teamId: number, newOwnerId: number): Promise<TeamView> {
       return inLockedTeam(credential, teamId, async ({ trx, teams: repository, caller, actor, team }) => {
         requireRole(team, OWNER_ONLY);
-        const target = requireTransferTarget(caller.userId, await repository.findMember(teamId, newOwnerId));
+        const target = requireTransferTarget(caller.userId, isRowId(newOwnerId) ? await repository.findMember(teamId, newOwnerId) : undefined);
         await repository.setRole(teamId, target.id, 'owner');
         await repository.setRole(teamId, caller.userId, 'admin');
         await audit(trx, actor, {

@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/audit-log.js';
 import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import type { RepositoriesOn } from '../repositories.js';
-import { lockForUpdate } from '../db/dialect.js';
+import { isRowId, lockForUpdate } from '../db/dialect.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { normalizeAbilities, parseStoredAbilities, type Ability } from '../auth/abilities.js';
 import { generatePersonalAccessToken } from '../auth/personal-access-token.js';
@@ -113,9 +113,9 @@ export function createTokensService(deps: { db: Db; clock: Clock; repositories: 
 export type TokensService = ReturnType<typeof createTokensService>;
 
 function parseTokenId(param: string): number | null {
-  if (!/^[1-9][0-9]{0,15}$/.test(param)) return null;
+  if (!/^[1-9][0-9]{0,9}$/.test(param)) return null;
   const id = Number(param);
-  return Number.isSafeInteger(id) ? id : null;
+  return isRowId(id) ? id : null;
 }
 
 /** E5: a token's event shows its owner and what it could do; never its plain text or hash. */

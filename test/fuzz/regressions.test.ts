@@ -137,6 +137,36 @@ describe('text no database column can hold (was a 500 on PostgreSQL, and a silen
   });
 });
 
+describe('ids past the 32-bit range of a PostgreSQL serial (was a 500 on PostgreSQL: "out of range for type integer")', () => {
+  const PAST = ['2147483648', '99999999999', '9999999999999999'];
+
+  it('answers a path id past the range with 404, on the tokens and E4 routes', async () => {
+    const teamId = await ctx.given.team(user, 'Ids');
+    for (const id of PAST) {
+      for (const [method, url] of [
+        ['DELETE', `/api/v1/tokens/${id}`],
+        ['GET', `/api/v1/teams/${id}`],
+        ['DELETE', `/api/v1/teams/${teamId}/members/${id}`],
+        ['DELETE', `/api/v1/teams/${teamId}/invitations/${id}`],
+        ['POST', `/api/v1/invitations/${id}/accept`],
+      ] as const) {
+        const response = await ctx.request({ method, url, token: user.token });
+        expectError(response, 404, NOT_FOUND);
+      }
+    }
+  });
+
+  it('treats a body id past the range as naming nothing: current team 404, transfer target 422', async () => {
+    const teamId = await ctx.given.team(user, 'Ids');
+    for (const id of [2147483648, 18446744073709551616]) {
+      const current = await ctx.request({ method: 'PUT', url: '/api/v1/user/current-team', token: user.token, ...json(`{"team_id":${id}}`) });
+      expectError(current, 404, NOT_FOUND);
+      const transfer = await ctx.request({ method: 'POST', url: `/api/v1/teams/${teamId}/transfer`, token: user.token, ...json(`{"user_id":${id}}`) });
+      expectValidationError(transfer, ['user_id']);
+    }
+  });
+});
+
 describe('times JSON Schema accepts but Date cannot hold or D2 cannot write (was a 500, or a +010000 year)', () => {
   // A leap second at the end of a UTC day passes the date-time format; an offset can carry an instant
   // out of the years 0000-9999.
