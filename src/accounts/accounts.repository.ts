@@ -20,6 +20,11 @@ export function createAccountsRepository(db: Db) {
         .executeTakeFirstOrThrow();
     },
 
+    /** Their tokens, memberships and subscription go with them (cascades); invitations they sent keep no inviter. */
+    async deleteUser(userId: number): Promise<void> {
+      await db.deleteFrom('users').where('id', '=', userId).execute();
+    },
+
     async setCurrentTeam(userId: number, teamId: number): Promise<void> {
       await db.updateTable('users').set({ current_team_id: teamId }).where('id', '=', userId).execute();
     },

@@ -1,6 +1,8 @@
+import { OPERATOR } from '../audit/audit-actor.js';
+import { changedFields, recordAudit, type AuditEntry } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import type { RepositoriesOn } from '../repositories.js';
-import type { Db } from '../db/database.js';
+import { inTransaction, type Db } from '../db/database.js';
 import type { Plan, TeamRole } from '../db/schema.js';
 import type { Ability } from '../auth/abilities.js';
 import { createTokensService } from '../tokens/tokens.service.js';
@@ -14,16 +16,40 @@ export const ROLES = ['owner', 'admin', 'member', 'readonly'] as const satisfies
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
-/** D20: accounts are managed by the operator command, through these functions. */
+/** What `users:delete` removed with the user. */
+export interface DeletedUser {
+  user: { id: number; email: string };
+  personal_team_id: number | null;
+  projects_deleted: number;
+  tokens_deleted: number;
+  memberships_removed: number[];
+}
+
+/**
+ * D20: accounts are managed by the operator command, through these functions. Each change runs in
+ * one transaction with its audit event (E5), whose actor is `operator`.
+ */
 export function createAccountsService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
   const { db, clock, repositories } = deps;
   const tokensService = createTokensService(deps);
   const now = () => clock.now().toISOString();
+  const audit = (trx: Db, entry: AuditEntry) => recordAudit(trx, clock, OPERATOR, entry);
 
-  async function requireUser(email: string): Promise<UserRow> {
-    const user = await repositories(db).accounts.findUserByEmail(normalizeEmail(email));
+  async function requireUser(email: string, on: Db = db): Promise<UserRow> {
+    const user = await repositories(on).accounts.findUserByEmail(normalizeEmail(email));
     if (!user) throw new OperatorError(`No user with email ${email}.`);
     return user;
+  }
+
+  /** The team, locked for the rest of the transaction like the API's team writes (teams.repository `lock`). */
+  async function requireLockedTeam(trx: Db, teamId: number): Promise<void> {
+    if (!(await repositories(trx).teams.lock(teamId))) throw new OperatorError(`No team with id ${teamId}.`);
+  }
+
+  function requireEmail(input: string): string {
+    const email = normalizeEmail(input);
+    if (!EMAIL.test(email) || email.length > 255) throw new OperatorError(`"${input}" is not an email address.`);
+    return email;
   }
 
   return {
@@ -35,18 +61,26 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
       withTeam: boolean;
       abilities: Ability[];
     }): Promise<{ user: { id: number; email: string }; team: { id: number } | null; token: string }> {
-      const email = normalizeEmail(input.email);
-      if (!EMAIL.test(email)) throw new OperatorError(`"${input.email}" is not an email address.`);
+      const email = requireEmail(input.email);
       // One transaction: a user never exists without the team, subscription and token they were promised.
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(db, async (trx) => {
         const accounts = repositories(trx).accounts;
         if (await accounts.findUserByEmail(email)) throw new OperatorError(`A user with email ${email} already exists.`);
         const user = await accounts.insertUser({ email, name: input.name, created_at: now() });
+        await audit(trx, {
+          action: 'user.created',
+          target: { type: 'user', id: user.id },
+          teamId: null,
+          userId: user.id,
+          details: { email, name: input.name, plan: input.plan },
+        });
         let teamId: number | null = null;
         if (input.withTeam) {
-          teamId = await accounts.insertTeam({ name: `${input.name ?? email}'s team`, created_at: now(), personal_team: true });
+          const name = `${input.name ?? email}'s team`;
+          teamId = await accounts.insertTeam({ name, created_at: now(), personal_team: true });
           await accounts.putMembership({ team_id: teamId, user_id: user.id, role: 'owner', created_at: now() });
           await accounts.setCurrentTeam(user.id, teamId);
+          await audit(trx, { action: 'team.created', target: { type: 'team', id: teamId }, teamId, userId: user.id, details: { name, personal_team: true } });
         }
         if (input.plan) await accounts.putSubscription(user.id, input.plan, now());
         const { plainText } = await createTokensService({ db: trx, clock, repositories }).createToken(
@@ -68,40 +102,182 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
       return { id: token.id, token: plainText };
     },
 
+    /** Any user's token (`tokens:revoke`); its owner's email for the message. */
+    async revokeToken(id: number): Promise<{ id: number; userId: number }> {
+      const revoked = await tokensService.revokeTokenAsOperator(id);
+      if (!revoked) throw new OperatorError(`No token with id ${id}.`);
+      return { id, userId: revoked.userId };
+    },
+
     /** `null` ends the subscription: the user keeps their data but loses the project API (D7). */
     async setPlan(email: string, plan: Plan | null): Promise<void> {
-      const user = await requireUser(email);
-      const accounts = repositories(db).accounts;
-      if (plan) await accounts.putSubscription(user.id, plan, now());
-      else await accounts.cancelSubscription(user.id, now());
+      await inTransaction(db, async (trx) => {
+        const user = await requireUser(email, trx);
+        const accounts = repositories(trx).accounts;
+        const [before] = await accounts.listUsersWithCounts(user.id);
+        const old = before?.plan && before.status === 'active' ? before.plan : null;
+        if (plan) await accounts.putSubscription(user.id, plan, now());
+        else await accounts.cancelSubscription(user.id, now());
+        if (old !== plan) {
+          await audit(trx, { action: 'user.plan_changed', target: { type: 'user', id: user.id }, teamId: null, userId: user.id, details: { plan: { old, new: plan } } });
+        }
+      });
+    },
+
+    /** `users:update`: a new name and/or email (stored trimmed and lower-cased, unique). */
+    async updateUser(email: string, changes: { name?: string; newEmail?: string }): Promise<{ id: number; email: string; name: string | null }> {
+      if (changes.name === undefined && changes.newEmail === undefined) throw new OperatorError('Nothing to change: give --name and/or --new-email.');
+      if (changes.name !== undefined && (changes.name.trim() === '' || changes.name.length > 255)) {
+        throw new OperatorError('The name must be 1 to 255 characters.');
+      }
+      const newEmail = changes.newEmail === undefined ? undefined : requireEmail(changes.newEmail);
+      return inTransaction(db, async (trx) => {
+        const user = await requireUser(email, trx);
+        if (newEmail !== undefined && newEmail !== user.email && (await repositories(trx).accounts.findUserByEmail(newEmail))) {
+          throw new OperatorError(`A user with email ${newEmail} already exists.`);
+        }
+        const after = { name: changes.name ?? user.name, email: newEmail ?? user.email };
+        const details = changedFields({ name: user.name, email: user.email }, after);
+        if (Object.keys(details).length > 0) {
+          await repositories(trx).teams.updateUser(user.id, after);
+          await audit(trx, { action: 'user.updated', target: { type: 'user', id: user.id }, teamId: null, userId: user.id, details });
+        }
+        return { id: user.id, ...after };
+      });
+    },
+
+    /**
+     * `users:delete`: the user, their tokens and memberships (cascades), and their personal team with
+     * its projects and reports. Refused while they own a shared team: its members would be left
+     * without an owner (transfer it first: `teams:add-member --role owner`).
+     */
+    async deleteUser(email: string): Promise<DeletedUser> {
+      return inTransaction(db, async (trx) => {
+        const user = await requireUser(email, trx);
+        const teams = repositories(trx).teams;
+        const shared = await teams.sharedTeamsOwnedBy(user.id);
+        if (shared.length > 0) {
+          const named = shared.map((team) => `${team.id} "${team.name}"`).join(', ');
+          throw new OperatorError(
+            `${user.email} owns the shared team${shared.length > 1 ? 's' : ''} ${named}: transfer ${shared.length > 1 ? 'them' : 'it'} first (scoreboard teams:add-member --team ID --email NEW_OWNER --role owner).`,
+          );
+        }
+        const [overview] = await repositories(trx).accounts.listUsersWithCounts(user.id);
+        const personalTeamId = await teams.personalTeamOf(user.id);
+        let projectsDeleted = 0;
+        if (personalTeamId !== null) {
+          await requireLockedTeam(trx, personalTeamId);
+          const personal = await teams.findForMember(personalTeamId, user.id);
+          projectsDeleted = personal?.project_count ?? 0;
+          await teams.delete(personalTeamId);
+          await teams.moveOffLostTeam(personalTeamId);
+          await audit(trx, {
+            action: 'team.deleted',
+            target: { type: 'team', id: personalTeamId },
+            teamId: personalTeamId,
+            userId: user.id,
+            details: { name: personal?.name ?? null, project_count: projectsDeleted, member_count: personal?.member_count ?? 0 },
+          });
+        }
+        // Every other team they belonged to shows them removed, in its own audit list.
+        const memberships = (await repositories(trx).accounts.listTeamsOfUser(user.id)).filter((team) => team.id !== personalTeamId);
+        for (const team of memberships) {
+          await requireLockedTeam(trx, team.id);
+          await teams.removeMember(team.id, user.id);
+          await teams.moveOffLostTeam(team.id);
+          await audit(trx, { action: 'member.removed', target: { type: 'member', id: user.id }, teamId: team.id, details: { email: user.email, role: team.role } });
+        }
+        await repositories(trx).accounts.deleteUser(user.id);
+        await audit(trx, {
+          action: 'user.deleted',
+          target: { type: 'user', id: user.id },
+          teamId: null,
+          userId: user.id,
+          details: { email: user.email, name: user.name, token_count: overview?.token_count ?? 0, personal_team_id: personalTeamId },
+        });
+        return {
+          user: { id: user.id, email: user.email },
+          personal_team_id: personalTeamId,
+          projects_deleted: projectsDeleted,
+          tokens_deleted: overview?.token_count ?? 0,
+          memberships_removed: memberships.map((team) => team.id),
+        };
+      });
     },
 
     async createTeam(ownerEmail: string, name: string): Promise<{ id: number }> {
-      const owner = await requireUser(ownerEmail);
-      const id = await db.transaction().execute(async (trx) => {
+      const id = await inTransaction(db, async (trx) => {
+        const owner = await requireUser(ownerEmail, trx);
         const accounts = repositories(trx).accounts;
         const teamId = await accounts.insertTeam({ name, created_at: now() });
         await accounts.putMembership({ team_id: teamId, user_id: owner.id, role: 'owner', created_at: now() });
         await accounts.setCurrentTeam(owner.id, teamId);
+        await audit(trx, { action: 'team.created', target: { type: 'team', id: teamId }, teamId, userId: owner.id, details: { name, owner: owner.email } });
         return teamId;
       });
       return { id };
     },
 
+    /**
+     * Adds the user to the team with `role`, or changes their role. `owner` transfers the team (E4:
+     * one owner; the previous owner stays on as admin); the owner's own role changes only that way.
+     */
     async addMember(teamId: number, email: string, role: TeamRole): Promise<void> {
-      const user = await requireUser(email);
-      const accounts = repositories(db).accounts;
-      if (!(await accounts.teamExists(teamId))) throw new OperatorError(`No team with id ${teamId}.`);
-      await accounts.putMembership({ team_id: teamId, user_id: user.id, role, created_at: now() });
+      await inTransaction(db, async (trx) => {
+        const user = await requireUser(email, trx);
+        await requireLockedTeam(trx, teamId);
+        const teams = repositories(trx).teams;
+        const accounts = repositories(trx).accounts;
+        const members = await teams.listMembers(teamId);
+        const current = members.find((member) => member.id === user.id);
+        const owner = members.find((member) => member.role === 'owner');
+        if (current?.role === role) return;
+        if (current?.role === 'owner') {
+          throw new OperatorError(`${user.email} is the owner of team ${teamId}: make another member owner first (--role owner).`);
+        }
+        await accounts.putMembership({ team_id: teamId, user_id: user.id, role, created_at: now() });
+        if (current) {
+          await audit(trx, { action: 'member.role_changed', target: { type: 'member', id: user.id }, teamId, details: { email: user.email, role: { old: current.role, new: role } } });
+        } else {
+          await audit(trx, { action: 'member.added', target: { type: 'member', id: user.id }, teamId, details: { email: user.email, role } });
+        }
+        if (role === 'owner' && owner) {
+          await teams.setRole(teamId, owner.id, 'admin');
+          await audit(trx, { action: 'team.transferred', target: { type: 'team', id: teamId }, teamId, details: { owner_id: { old: owner.id, new: user.id } } });
+        }
+      });
+    },
+
+    /** `teams:remove-member`: never the owner (E4: transfer the team first). */
+    async removeMember(teamId: number, email: string): Promise<void> {
+      await inTransaction(db, async (trx) => {
+        const user = await requireUser(email, trx);
+        await requireLockedTeam(trx, teamId);
+        const teams = repositories(trx).teams;
+        const member = await teams.findMember(teamId, user.id);
+        if (!member) throw new OperatorError(`${user.email} is not a member of team ${teamId}.`);
+        if (member.role === 'owner') {
+          throw new OperatorError(`${user.email} is the owner of team ${teamId}: make another member owner first (teams:add-member --role owner).`);
+        }
+        await teams.removeMember(teamId, user.id);
+        await teams.moveOffLostTeam(teamId);
+        await audit(trx, { action: 'member.removed', target: { type: 'member', id: user.id }, teamId, details: { email: user.email, role: member.role } });
+      });
     },
 
     async switchTeam(email: string, teamId: number): Promise<void> {
-      const user = await requireUser(email);
-      const accounts = repositories(db).accounts;
-      if (!(await accounts.findRole(teamId, user.id))) {
-        throw new OperatorError(`${user.email} is not a member of team ${teamId}.`);
-      }
-      await accounts.setCurrentTeam(user.id, teamId);
+      await inTransaction(db, async (trx) => {
+        const user = await requireUser(email, trx);
+        await requireLockedTeam(trx, teamId);
+        const accounts = repositories(trx).accounts;
+        if (!(await accounts.findRole(teamId, user.id))) {
+          throw new OperatorError(`${user.email} is not a member of team ${teamId}.`);
+        }
+        const details = changedFields({ current_team_id: user.current_team_id }, { current_team_id: teamId });
+        if (Object.keys(details).length === 0) return;
+        await accounts.setCurrentTeam(user.id, teamId);
+        await audit(trx, { action: 'user.updated', target: { type: 'user', id: user.id }, teamId: null, userId: user.id, details });
+      });
     },
   };
 }

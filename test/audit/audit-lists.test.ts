@@ -32,12 +32,12 @@ describe('GET /teams/{team}/audit-events and GET /user/audit-events (E5)', () =>
   }
 
   it("lists the team's events newest first, 20 a page, with the action filter in every link", async () => {
-    await projectChanges(owner.token, 22); // 1 created + 22 updated
+    await projectChanges(owner.token, 22); // 1 created + 22 updated, after users:create's team.created
     const url = `/api/v1/teams/${teamId}/audit-events`;
     const first = await send('GET', url, owner.token);
     expect(first.statusCode).toBe(200);
     const body = first.json();
-    expect(body.meta).toMatchObject({ current_page: 1, per_page: 20, total: 23, last_page: 2, from: 1, to: 20 });
+    expect(body.meta).toMatchObject({ current_page: 1, per_page: 20, total: 24, last_page: 2, from: 1, to: 20 });
     const ids = body.data.map((e: { id: number }) => e.id);
     expect(ids).toEqual([...ids].sort((a: number, b: number) => b - a));
     expect(body.data[0]).toMatchObject({ action: 'project.updated', team_id: teamId, details: { name: { old: 'P21', new: 'P22' } } });
@@ -53,7 +53,7 @@ describe('GET /teams/{team}/audit-events and GET /user/audit-events (E5)', () =>
       prev: `https://scores.example.com${url}?action=project.updated&page=1`,
       next: null,
     });
-    expect((await send('GET', `${url}?page=9`, owner.token)).json()).toMatchObject({ data: [], meta: { from: null, to: null, total: 23 } });
+    expect((await send('GET', `${url}?page=9`, owner.token)).json()).toMatchObject({ data: [], meta: { from: null, to: null, total: 24 } });
   });
 
   it('shows them to the owner and admins; members and readonly members get 403, others 404, in D4 order', async () => {
@@ -66,7 +66,15 @@ describe('GET /teams/{team}/audit-events and GET /user/audit-events (E5)', () =>
     await ctx.given.member(teamId, admin, 'admin');
     await ctx.given.member(teamId, member, 'member');
     await ctx.given.member(teamId, readonly, 'readonly');
-    expect((await send('GET', url, admin.token)).json().meta.total).toBe(2);
+    const seen = (await send('GET', url, admin.token)).json().data as Array<{ action: string; actor: { type: string } }>;
+    expect(seen.map((e) => [e.action, e.actor.type])).toEqual([
+      ['member.added', 'operator'],
+      ['member.added', 'operator'],
+      ['member.added', 'operator'],
+      ['project.updated', 'user'],
+      ['project.created', 'user'],
+      ['team.created', 'operator'], // the personal team, by users:create
+    ]);
     expectError(await send('GET', url, member.token), 403, OWNER_OR_ADMIN);
     expectError(await send('GET', url, readonly.token), 403, OWNER_OR_ADMIN);
     // 404 (step 7) before 403 (step 8) before 422 (step 9).
@@ -85,8 +93,8 @@ describe('GET /teams/{team}/audit-events and GET /user/audit-events (E5)', () =>
     await projectChanges(other.token, 3);
     await projectChanges(owner.token, 1);
     const events = (await send('GET', `/api/v1/teams/${teamId}/audit-events`, owner.token)).json().data;
-    expect(events.every((e: { team_id: number; actor: { id: number } }) => e.team_id === teamId && e.actor.id === owner.id)).toBe(true);
-    expect(events).toHaveLength(2);
+    expect(events.map((e: { action: string }) => e.action)).toEqual(['project.updated', 'project.created', 'team.created']);
+    expect(events.every((e: { team_id: number; actor: { type: string; id: number | null } }) => e.team_id === teamId && (e.actor.type === 'operator' || e.actor.id === owner.id))).toBe(true);
   });
 
   it("lists the caller's own actions and the operator's changes to their tokens, not others' events, without a subscription", async () => {
@@ -101,10 +109,13 @@ describe('GET /teams/{team}/audit-events and GET /user/audit-events (E5)', () =>
     expect(response.statusCode).toBe(200);
     const events = response.json().data as Array<{ action: string; actor: { type: string; id: number | null } }>;
     expect(events.map((e) => [e.action, e.actor.type])).toEqual([
+      ['user.plan_changed', 'operator'], // users:plan --plan none
       ['token.created', 'operator'], // the token made by tokens:create
       ['project.updated', 'user'],
       ['project.created', 'user'],
-      ['token.created', 'operator'], // the first token, made by users:create
+      ['token.created', 'operator'], // users:create: the first token, the personal team, the user
+      ['team.created', 'operator'],
+      ['user.created', 'operator'],
     ]);
     expect(events.filter((e) => e.actor.type === 'user').every((e) => e.actor.id === owner.id)).toBe(true);
     const filtered = (await send('GET', '/api/v1/user/audit-events?action=token.created', owner.token)).json();

@@ -292,6 +292,6 @@ describe.concurrent('scoreboard errors: one line on stderr, non-zero exit, no ch
   });
 
   it('rejects an unknown command', async () => {
-    expectOneLineFailure(await sandbox.cli('users:delete', '--email', 'owner@example.com'), /users:delete/);
+    expectOneLineFailure(await sandbox.cli('users:purge', '--email', 'owner@example.com'), /unknown command 'users:purge'/);
   });
 });

@@ -46,6 +46,10 @@ describe.skipIf(onPostgres)('a command run where the SQLite file does not exist 
     ['teams:create', '--owner', 'a@example.com', '--name', 'T'],
     ['teams:add-member', '--team', '1', '--email', 'a@example.com', '--role', 'member'],
     ['users:switch-team', '--email', 'a@example.com', '--team', '1'],
+    ['users:update', '--email', 'a@example.com', '--name', 'A'],
+    ['users:delete', '--email', 'a@example.com', '--yes'],
+    ['teams:remove-member', '--team', '1', '--email', 'a@example.com'],
+    ['tokens:revoke', '--id', '1'],
     ['users:list'],
     ['users:show', '--email', 'a@example.com'],
     ['teams:list', '--json'],
@@ -115,7 +119,7 @@ describe('scoreboard migrate:status', { timeout: 90_000 }, () => {
     const text = await ok(sandbox, 'migrate:status');
     expect(text).toMatch(/^MIGRATION\s+STATUS\s+APPLIED AT$/m);
     expect(text).toMatch(/^0001-initial\s+applied\s+\d{4}-\d{2}-\d{2}T/m);
-    expect(text).toMatch(/^0006-compressed-results\s+pending\s+-$/m);
+    expect(text).toMatch(/^0007-teams-and-audit\s+pending\s+-$/m);
     expect(text).toMatch(/^Back-fill: runs after the pending migrations/m);
 
     await ok(sandbox, 'migrate');

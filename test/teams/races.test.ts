@@ -170,7 +170,7 @@ describe('members removing each other', () => {
       else expect(removed.body).toEqual({ message: MEMBER_REMOVED });
       expect(await roleOf(ctx, team.id, member.id)).toBeNull();
       expect(await currentTeamOf(ctx, member.id)).toBe(member.teamId);
-      const events = await auditEvents(ctx, { teamId: team.id, targetId: member.id });
+      const events = await auditEvents(ctx, { teamId: team.id, targetId: member.id, actorType: 'user' });
       expect(events.map((event) => event.action)).toEqual([leaves.status === 200 ? 'member.left' : 'member.removed']);
     }
     outcomes.report(expect.getState().currentTestName ?? 'race');
@@ -189,7 +189,7 @@ describe('members removing each other', () => {
       );
       outcomes.add(`${promote.status}/${remove.status}`);
       const role = await roleOf(ctx, team.id, member.id);
-      const actions = (await auditEvents(ctx, { teamId: team.id, targetId: member.id })).map((event) => event.action);
+      const actions = (await auditEvents(ctx, { teamId: team.id, targetId: member.id, actorType: 'user' })).map((event) => event.action);
       if (promote.status === 200) {
         expect(remove, outcomes.toString()).toEqual(answer(403, ADMIN_LIMIT));
         expect(role).toBe('admin');

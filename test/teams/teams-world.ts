@@ -163,14 +163,18 @@ export interface StoredEvent {
   details: Record<string, unknown>;
 }
 
-/** The audit events stored (E5), oldest first, optionally only those of an action, a team or an actor. */
+/**
+ * The audit events stored (E5), oldest first, optionally only those of an action, a team, an actor,
+ * a target or a kind of actor (`user` leaves out what the factories wrote, as the operator command).
+ */
 export async function auditEvents(
   ctx: TestContext,
-  filter: { action?: string; teamId?: number; actorId?: number; targetId?: number | string } = {},
+  filter: { action?: string; teamId?: number; actorId?: number; targetId?: number | string; actorType?: 'user' | 'operator' } = {},
 ): Promise<StoredEvent[]> {
   const rows = await ctx.db
     .selectFrom('audit_events')
     .selectAll()
+    .$if(filter.actorType !== undefined, (query) => query.where('actor_type', '=', filter.actorType!))
     .$if(filter.action !== undefined, (query) => query.where('action', '=', filter.action!))
     .$if(filter.teamId !== undefined, (query) => query.where('team_id', '=', filter.teamId!))
     .$if(filter.actorId !== undefined, (query) => query.where('actor_id', '=', filter.actorId!))

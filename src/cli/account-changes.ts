@@ -1,0 +1,205 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { createAccountsService, OperatorError, PLANS, ROLES } from '../accounts/accounts.service.js';
+import { ABILITIES, type Ability } from '../auth/abilities.js';
+import { systemClock } from '../clock.js';
+import { migrateToLatest } from '../db/database.js';
+import type { Plan, TeamRole } from '../db/schema.js';
+import { repositoriesOn } from '../repositories.js';
+import { parseExpiry } from '../tokens/token-expiry.js';
+import { parseId, print, withDatabase } from './command-support.js';
+
+/**
+ * The operator's commands that change accounts (D20, issue 14). Each is one transaction with its
+ * audit event (actor `operator`, E5), prints one line (or `--json`) and fails with one line.
+ */
+export function addAccountChangeCommands(program: Command): void {
+  program
+    .command('users:create')
+    .description('create a user with a personal team, a subscription and a first token')
+    .requiredOption('--email <email>', 'email address')
+    .option('--name <name>', 'display name')
+    .addOption(new Option('--plan <plan>', 'subscription plan').choices([...PLANS, 'none']).default('solo'))
+    .option('--no-team', 'do not create a personal team')
+    .option('--abilities <list>', 'comma-separated abilities of the first token', parseAbilities, [...ABILITIES])
+    .option('--json', 'print the result as JSON')
+    .action((opts: { email: string; name?: string; plan: string; team: boolean; abilities: Ability[]; json?: boolean }) =>
+      withAccounts(async (accounts) => {
+        const result = await accounts.createUser({
+          email: opts.email,
+          name: opts.name ?? null,
+          plan: toPlan(opts.plan),
+          withTeam: opts.team,
+          abilities: opts.abilities,
+        });
+        print(opts.json, result, `User ${result.user.email} created (id ${result.user.id}). Token: ${result.token}`);
+      }),
+    );
+
+  program
+    .command('users:update')
+    .description("change a user's name and/or email")
+    .requiredOption('--email <email>', 'current email address of the user')
+    .option('--name <name>', 'new display name')
+    .option('--new-email <email>', 'new email address')
+    .option('--json', 'print the result as JSON')
+    .action((opts: { email: string; name?: string; newEmail?: string; json?: boolean }) =>
+      withAccounts(async (accounts) => {
+        const user = await accounts.updateUser(opts.email, { name: opts.name, newEmail: opts.newEmail });
+        print(opts.json, { user }, `User ${user.id} updated: ${user.email}${user.name === null ? '' : ` (${user.name})`}.`);
+      }),
+    );
+
+  program
+    .command('users:delete')
+    .description("delete a user, their tokens, memberships and personal team's projects and reports")
+    .requiredOption('--email <email>', 'email address of the user')
+    .option('--yes', 'confirm: this cannot be undone')
+    .option('--json', 'print the result as JSON')
+    .action((opts: { email: string; yes?: boolean; json?: boolean }) =>
+      withAccounts(async (accounts) => {
+        if (!opts.yes) {
+          throw new OperatorError(
+            `Deleting ${opts.email} also deletes their tokens, memberships and their personal team's projects and reports: run again with --yes to confirm.`,
+          );
+        }
+        const deleted = await accounts.deleteUser(opts.email);
+        const team = deleted.personal_team_id === null ? 'no personal team' : `personal team ${deleted.personal_team_id} with ${deleted.projects_deleted} project(s)`;
+        print(
+          opts.json,
+          deleted,
+          `User ${deleted.user.email} deleted, with ${deleted.tokens_deleted} token(s), ${team}, and their membership of ${deleted.memberships_removed.length} other team(s).`,
+        );
+      }),
+    );
+
+  program
+    .command('users:plan')
+    .description("set a user's subscription plan (none ends it)")
+    .requiredOption('--email <email>', 'email address')
+    .addOption(new Option('--plan <plan>', 'subscription plan').choices([...PLANS, 'none']).makeOptionMandatory())
+    .option('--json', 'print the result as JSON')
+    .action((opts: { email: string; plan: string; json?: boolean }) =>
+      withAccounts(async (accounts) => {
+        await accounts.setPlan(opts.email, toPlan(opts.plan));
+        print(opts.json, { email: opts.email, plan: toPlan(opts.plan) }, `Plan of ${opts.email} set to ${opts.plan}.`);
+      }),
+    );
+
+  program
+    .command('users:switch-team')
+    .description("change a user's current team")
+    .requiredOption('--email <email>', 'email address of the user')
+    .requiredOption('--team <id>', 'team id', parseId)
+    .option('--json', 'print the result as JSON')
+    .action((opts: { email: string; team: number; json?: boolean }) =>
+      withAccounts(async (accounts) => {
+        await accounts.switchTeam(opts.email, opts.team);
+        print(opts.json, { email: opts.email, current_team_id: opts.team }, `Current team of ${opts.email} is now ${opts.team}.`);
+      }),
+    );
+
+  program
+    .command('teams:create')
+    .description("create a team owned by a user; it becomes the owner's current team")
+    .requiredOption('--owner <email>', 'email address of the owner')
+    .requiredOption('--name <name>', 'team name')
+    .option('--json', 'print the result as JSON')
+    .action((opts: { owner: string; name: string; json?: boolean }) =>
+      withAccounts(async (accounts) => {
+        const team = await accounts.createTeam(opts.owner, opts.name);
+        print(opts.json, { team }, `Team ${team.id} created.`);
+      }),
+    );
+
+  program
+    .command('teams:add-member')
+    .description('add a user to a team with a role, or change their role (owner: transfer the team)')
+    .requiredOption('--team <id>', 'team id', parseId)
+    .requiredOption('--email <email>', 'email address of the user')
+    .addOption(new Option('--role <role>', 'role in the team').choices(ROLES).makeOptionMandatory())
+    .option('--json', 'print the result as JSON')
+    .action((opts: { team: number; email: string; role: TeamRole; json?: boolean }) =>
+      withAccounts(async (accounts) => {
+        await accounts.addMember(opts.team, opts.email, opts.role);
+        print(opts.json, { team_id: opts.team, email: opts.email, role: opts.role }, `${opts.email} is now ${opts.role} of team ${opts.team}.`);
+      }),
+    );
+
+  program
+    .command('teams:remove-member')
+    .description('remove a member from a team (not its owner)')
+    .requiredOption('--team <id>', 'team id', parseId)
+    .requiredOption('--email <email>', 'email address of the member')
+    .option('--json', 'print the result as JSON')
+    .action((opts: { team: number; email: string; json?: boolean }) =>
+      withAccounts(async (accounts) => {
+        await accounts.removeMember(opts.team, opts.email);
+        print(opts.json, { team_id: opts.team, email: opts.email, removed: true }, `${opts.email} removed from team ${opts.team}.`);
+      }),
+    );
+
+  program
+    .command('tokens:create')
+    .description('create a personal access token for a user (any expiry, even a past one)')
+    .requiredOption('--email <email>', 'email address of the user')
+    .option('--name <name>', 'token name', 'CLI token')
+    .option('--abilities <list>', 'comma-separated abilities', parseAbilities, [...ABILITIES])
+    .option('--expires-at <date>', 'ISO 8601 date-time with offset, or YYYY-MM-DD', parseDate)
+    .option('--json', 'print the result as JSON')
+    .action((opts: { email: string; name: string; abilities: Ability[]; expiresAt?: Date; json?: boolean }) =>
+      withAccounts(async (accounts) => {
+        const result = await accounts.createToken({
+          email: opts.email,
+          name: opts.name,
+          abilities: opts.abilities,
+          expiresAt: opts.expiresAt ?? null,
+        });
+        print(opts.json, result, `Token ${result.id} created: ${result.token}`);
+      }),
+    );
+
+  program
+    .command('tokens:revoke')
+    .description("revoke any user's personal access token by id (see tokens:list)")
+    .requiredOption('--id <id>', 'token id', parseId)
+    .option('--json', 'print the result as JSON')
+    .action((opts: { id: number; json?: boolean }) =>
+      withAccounts(async (accounts) => {
+        const revoked = await accounts.revokeToken(opts.id);
+        print(opts.json, { id: revoked.id, user_id: revoked.userId, revoked: true }, `Token ${revoked.id} revoked.`);
+      }),
+    );
+}
+
+/**
+ * Account commands run pending migrations first, so a database an older build made works with
+ * this one; but they never create one (only `serve` and `migrate` do, see command-support.ts).
+ */
+function withAccounts(work: (accounts: ReturnType<typeof createAccountsService>) => Promise<void>): Promise<void> {
+  return withDatabase(
+    async (db) => {
+      await migrateToLatest(db);
+      await work(createAccountsService({ db, clock: systemClock, repositories: repositoriesOn }));
+    },
+    { mayCreate: false },
+  );
+}
+
+function toPlan(plan: string): Plan | null {
+  return plan === 'none' ? null : (plan as Plan);
+}
+
+function parseAbilities(value: string): Ability[] {
+  const abilities = value.split(',').map((a) => a.trim()).filter(Boolean);
+  const unknown = abilities.filter((a) => !(ABILITIES as readonly string[]).includes(a));
+  if (abilities.length === 0 || unknown.length > 0) {
+    throw new InvalidArgumentError(`expected a comma-separated list of ${ABILITIES.join(', ')}.`);
+  }
+  return abilities as Ability[];
+}
+
+function parseDate(value: string): Date {
+  const date = parseExpiry(value);
+  if (date === null) throw new InvalidArgumentError('expected an ISO 8601 date-time with offset or YYYY-MM-DD.');
+  return date;
+}
