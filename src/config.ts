@@ -23,10 +23,11 @@ const EnvSchema = Type.Object({
   REDIS_COMMAND_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 500 }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })),
   TRUST_PROXY: Type.Optional(Type.String()),
-  LOG_LEVEL: Type.Union(
-    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
-    { default: 'info' },
-  ),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
+  // `json` (one object a line, for machines) or `pretty` (readable lines, through pino-pretty). Unset:
+  // pretty when stdout is a terminal and NODE_ENV is not `production`, else json.
+  LOG_FORMAT: Type.Optional(Type.Enum(['json', 'pretty'])),
+  // `production` makes JSON the log format even on a terminal (unless LOG_FORMAT says otherwise).
   NODE_ENV: Type.String({ default: 'development' }),
   // Slow clients (slow-loris): the whole header block must arrive within HTTP_HEADERS_TIMEOUT_MS and the
   // whole request, body included, within HTTP_REQUEST_TIMEOUT_MS; else Node answers 408 and closes.
@@ -64,6 +65,8 @@ export interface Config {
   readonly publicUrl: string | undefined;
   readonly trustProxy: TrustProxy;
   readonly logLevel: string;
+  /** The log format asked for, or undefined to choose by the terminal (`logFormatFor`). */
+  readonly logFormat: LogFormat | undefined;
   readonly isProduction: boolean;
   readonly shutdownTimeoutMs: number;
   readonly httpHeadersTimeoutMs: number;
@@ -74,6 +77,13 @@ export interface Config {
   readonly uploadRateLimit: number;
   /** E5: how long audit events are kept. */
   readonly auditRetentionDays: number;
+}
+
+export type LogFormat = 'json' | 'pretty';
+
+/** The log format to use: the one configured, else pretty on a terminal outside production, else JSON. */
+export function logFormatFor(config: Pick<Config, 'logFormat' | 'isProduction'>, stdoutIsTerminal: boolean): LogFormat {
+  return config.logFormat ?? (stdoutIsTerminal && !config.isProduction ? 'pretty' : 'json');
 }
 
 export class ConfigError extends Error {}
@@ -88,7 +98,7 @@ export function loadConfig(
     const data = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
     parsed = envSchema<Env>({ schema: structuredClone(EnvSchema), data, env: false, dotenv: options.dotenv ?? false });
   } catch (error) {
-    throw new ConfigError(`Invalid configuration: ${(error as Error).message}`);
+    throw new ConfigError(`Invalid configuration: ${withAllowedValues((error as Error).message)}`);
   }
   if (parsed.HTTP_HEADERS_TIMEOUT_MS > parsed.HTTP_REQUEST_TIMEOUT_MS) {
     // Node refuses to start otherwise; say it in the variables' names.
@@ -106,6 +116,7 @@ export function loadConfig(
     publicUrl: parsed.PUBLIC_URL?.replace(/\/+$/, ''),
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     logLevel: parsed.LOG_LEVEL,
+    logFormat: parsed.LOG_FORMAT,
     isProduction: parsed.NODE_ENV === 'production',
     uploadRateLimit: parsed.UPLOAD_RATE_LIMIT,
     shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
@@ -114,6 +125,17 @@ export function loadConfig(
     rateLimitUserBase: parsed.RATE_LIMIT_USER_BASE,
     sqlStatementHeader: parsed.SQL_STATEMENT_HEADER,
     auditRetentionDays: parsed.AUDIT_RETENTION_DAYS,
+  });
+}
+
+/**
+ * Ajv says only "must be equal to one of the allowed values"; name them, once:
+ * `env/LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`.
+ */
+function withAllowedValues(message: string): string {
+  return message.replace(/env\/(\w+) must be equal to one of the allowed values/g, (text, name: string) => {
+    const allowed = (EnvSchema.properties as Record<string, { enum?: unknown[] }>)[name]?.enum;
+    return allowed ? `env/${name} must be one of ${allowed.join(', ')}` : text;
   });
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type LoggerOptions } from 'pino';
+import pinoPretty from 'pino-pretty';
 
 const REDACTED = '[Redacted]';
 
@@ -109,4 +110,35 @@ export function redactQuery(url: string): string {
       return SECRET_NAME.test(name) ? `${rawName}=${REDACTED}` : pair;
     });
   return `${url.slice(0, start)}?${query.join('&')}`;
+}
+
+/** The request fields that the pretty format puts in its message line (request-log.ts). */
+const REQUEST_FIELDS = ['method', 'url', 'status', 'duration_ms', 'route', 'user_id', 'project_id', 'team_id'] as const;
+
+/**
+ * LOG_FORMAT=pretty (or a terminal outside production): readable lines for a person, through
+ * pino-pretty in this process (not a worker transport: a person reading a terminal does not need the
+ * throughput, and tests can capture it). A request reads
+ * `12:00:01.234 INFO: GET /api/v1/projects 200 3.1 ms user 7`; anything else logged keeps its fields
+ * on the lines below its message. The lines are made from what pino wrote, so they are redacted the
+ * same way as JSON lines.
+ */
+export function prettyLogStream(options: { colorize: boolean; destination?: NodeJS.WritableStream }): DestinationStream {
+  return pinoPretty({
+    colorize: options.colorize,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: ['pid', 'hostname', 'reqId', ...REQUEST_FIELDS].join(','),
+    singleLine: false,
+    ...(options.destination ? { destination: options.destination } : {}),
+    messageFormat: (log, messageKey) => {
+      const message = String(log[messageKey] ?? '');
+      if (typeof log.method !== 'string' || typeof log.status !== 'number') return message;
+      const who = [
+        log.user_id !== undefined ? `user ${String(log.user_id)}` : null,
+        log.project_id !== undefined ? `project ${String(log.project_id)}` : null,
+        log.team_id !== undefined ? `team ${String(log.team_id)}` : null,
+      ].filter((part) => part !== null);
+      return [log.method, log.url, log.status, `${String(log.duration_ms)} ms`, ...who].join(' ');
+    },
+  });
 }

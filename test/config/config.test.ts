@@ -82,6 +82,12 @@ describe('loadConfig overrides (D21)', () => {
     });
   });
 
+  it('names the allowed values of LOG_LEVEL once when it is not one of them', () => {
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(
+      /^Invalid configuration: env\/LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent$/,
+    );
+  });
+
   it('refuses a header deadline later than the whole request\'s (Node would not start)', () => {
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toThrow(
       'env/HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS',

@@ -60,7 +60,7 @@ describe('the service logger (trace level, captured stream)', () => {
     await ctx.request({ method: 'GET', url: `/api/v1/projects?token=${pat}&page=1` });
     await ctx.request({ method: 'GET', url: `/api/project?api_token=${rotated}` });
 
-    expect(log.text).toMatch(/incoming request/); // the stream really received the request logs
+    expect(log.text).toMatch(/request completed/); // the stream really received the request logs
     expect(log.text).toContain('"url":"/api/v1/projects?token=[Redacted]&page=1"');
     expectNoSecret(log.text, [user.token, pat, created.api_token, rotated, 'service_not-a-real-token']);
   });
@@ -79,7 +79,7 @@ describe('the service logger (trace level, captured stream)', () => {
       `/nowhere/${user.token.slice(0, 30)}`,
     ];
     for (const url of urls) await ctx.request({ method: 'GET', url, token: user.token });
-    expect(log.text).toMatch(/incoming request/);
+    expect(log.text).toMatch(/request completed/);
     expect(log.text).toContain('"url":"/api/v1/projects?auth=Bearer%20[Redacted]&page=1"');
     expectNoSecret(log.text, [user.token, apiToken]);
   });
