@@ -1,3 +1,4 @@
+import { OperatorError } from './accounts/accounts.service.js';
 import { createApp } from './app.js';
 import { startAuditRetention } from './audit/audit-retention.js';
 import { systemClock } from './clock.js';
@@ -48,6 +49,27 @@ export async function serve(config: Config): Promise<void> {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 
-  const address = await app.listen({ port: config.port, host: config.host });
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    throw explainListenError(error, config);
+  }
   app.log.info(`Scoreboard listening on ${address}`);
+}
+
+/** The reasons a server cannot listen that an operator can fix, said in the variables' names. */
+function explainListenError(error: unknown, config: Config): unknown {
+  const where = `${config.host}:${config.port}`;
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new OperatorError(`port ${config.port} is in use (${where}): set PORT to a free port, or stop what listens there.`);
+    case 'EACCES':
+      return new OperatorError(`port ${config.port} needs more privileges than this process has: set PORT to 1024 or above.`);
+    case 'EADDRNOTAVAIL':
+      return new OperatorError(`HOST ${config.host} is not an address of this machine: set HOST (127.0.0.1, or 0.0.0.0 for every interface).`);
+    default:
+      return error;
+  }
 }

@@ -6,7 +6,7 @@ import { migrateToLatest } from '../db/database.js';
 import type { Plan, TeamRole } from '../db/schema.js';
 import { repositoriesOn } from '../repositories.js';
 import { parseExpiry } from '../tokens/token-expiry.js';
-import { parseId, print, withDatabase } from './command-support.js';
+import { parseId, print, required, requiredOption, withDatabase } from './command-support.js';
 
 /**
  * The operator's commands that change accounts (D20, issue 14). Each is one transaction with its
@@ -16,11 +16,11 @@ export function addAccountChangeCommands(program: Command): void {
   program
     .command('users:create')
     .description('create a user with a personal team, a subscription and a first token')
-    .requiredOption('--email <email>', 'email address')
+    .addOption(requiredOption('--email <email>', 'email address'))
     .option('--name <name>', 'display name')
     .addOption(new Option('--plan <plan>', 'subscription plan').choices([...PLANS, 'none']).default('solo'))
     .option('--no-team', 'do not create a personal team')
-    .option('--abilities <list>', 'comma-separated abilities of the first token', parseAbilities, [...ABILITIES])
+    .addOption(abilitiesOption('comma-separated abilities of the first token'))
     .option('--json', 'print the result as JSON')
     .action((opts: { email: string; name?: string; plan: string; team: boolean; abilities: Ability[]; json?: boolean }) =>
       withAccounts(async (accounts) => {
@@ -38,7 +38,7 @@ export function addAccountChangeCommands(program: Command): void {
   program
     .command('users:update')
     .description("change a user's name and/or email")
-    .requiredOption('--email <email>', 'current email address of the user')
+    .addOption(requiredOption('--email <email>', 'current email address of the user'))
     .option('--name <name>', 'new display name')
     .option('--new-email <email>', 'new email address')
     .option('--json', 'print the result as JSON')
@@ -52,7 +52,7 @@ export function addAccountChangeCommands(program: Command): void {
   program
     .command('users:delete')
     .description("delete a user, their tokens, memberships and personal team's projects and reports")
-    .requiredOption('--email <email>', 'email address of the user')
+    .addOption(requiredOption('--email <email>', 'email address of the user'))
     .option('--yes', 'confirm: this cannot be undone')
     .option('--json', 'print the result as JSON')
     .action((opts: { email: string; yes?: boolean; json?: boolean }) =>
@@ -75,8 +75,8 @@ export function addAccountChangeCommands(program: Command): void {
   program
     .command('users:plan')
     .description("set a user's subscription plan (none ends it)")
-    .requiredOption('--email <email>', 'email address')
-    .addOption(new Option('--plan <plan>', 'subscription plan').choices([...PLANS, 'none']).makeOptionMandatory())
+    .addOption(requiredOption('--email <email>', 'email address'))
+    .addOption(required(new Option('--plan <plan>', 'subscription plan').choices([...PLANS, 'none'])))
     .option('--json', 'print the result as JSON')
     .action((opts: { email: string; plan: string; json?: boolean }) =>
       withAccounts(async (accounts) => {
@@ -88,8 +88,8 @@ export function addAccountChangeCommands(program: Command): void {
   program
     .command('users:switch-team')
     .description("change a user's current team")
-    .requiredOption('--email <email>', 'email address of the user')
-    .requiredOption('--team <id>', 'team id', parseId)
+    .addOption(requiredOption('--email <email>', 'email address of the user'))
+    .addOption(requiredOption('--team <id>', 'team id', parseId))
     .option('--json', 'print the result as JSON')
     .action((opts: { email: string; team: number; json?: boolean }) =>
       withAccounts(async (accounts) => {
@@ -101,8 +101,8 @@ export function addAccountChangeCommands(program: Command): void {
   program
     .command('teams:create')
     .description("create a team owned by a user; it becomes the owner's current team")
-    .requiredOption('--owner <email>', 'email address of the owner')
-    .requiredOption('--name <name>', 'team name')
+    .addOption(requiredOption('--owner <email>', 'email address of the owner'))
+    .addOption(requiredOption('--name <name>', 'team name'))
     .option('--json', 'print the result as JSON')
     .action((opts: { owner: string; name: string; json?: boolean }) =>
       withAccounts(async (accounts) => {
@@ -114,9 +114,9 @@ export function addAccountChangeCommands(program: Command): void {
   program
     .command('teams:add-member')
     .description('add a user to a team with a role, or change their role (owner: transfer the team)')
-    .requiredOption('--team <id>', 'team id', parseId)
-    .requiredOption('--email <email>', 'email address of the user')
-    .addOption(new Option('--role <role>', 'role in the team').choices(ROLES).makeOptionMandatory())
+    .addOption(requiredOption('--team <id>', 'team id', parseId))
+    .addOption(requiredOption('--email <email>', 'email address of the user'))
+    .addOption(required(new Option('--role <role>', 'role in the team').choices(ROLES)))
     .option('--json', 'print the result as JSON')
     .action((opts: { team: number; email: string; role: TeamRole; json?: boolean }) =>
       withAccounts(async (accounts) => {
@@ -128,8 +128,8 @@ export function addAccountChangeCommands(program: Command): void {
   program
     .command('teams:remove-member')
     .description('remove a member from a team (not its owner)')
-    .requiredOption('--team <id>', 'team id', parseId)
-    .requiredOption('--email <email>', 'email address of the member')
+    .addOption(requiredOption('--team <id>', 'team id', parseId))
+    .addOption(requiredOption('--email <email>', 'email address of the member'))
     .option('--json', 'print the result as JSON')
     .action((opts: { team: number; email: string; json?: boolean }) =>
       withAccounts(async (accounts) => {
@@ -141,9 +141,9 @@ export function addAccountChangeCommands(program: Command): void {
   program
     .command('tokens:create')
     .description('create a personal access token for a user (any expiry, even a past one)')
-    .requiredOption('--email <email>', 'email address of the user')
+    .addOption(requiredOption('--email <email>', 'email address of the user'))
     .option('--name <name>', 'token name', 'CLI token')
-    .option('--abilities <list>', 'comma-separated abilities', parseAbilities, [...ABILITIES])
+    .addOption(abilitiesOption('comma-separated abilities'))
     .option('--expires-at <date>', 'ISO 8601 date-time with offset, or YYYY-MM-DD', parseDate)
     .option('--json', 'print the result as JSON')
     .action((opts: { email: string; name: string; abilities: Ability[]; expiresAt?: Date; json?: boolean }) =>
@@ -161,7 +161,7 @@ export function addAccountChangeCommands(program: Command): void {
   program
     .command('tokens:revoke')
     .description("revoke any user's personal access token by id (see tokens:list)")
-    .requiredOption('--id <id>', 'token id', parseId)
+    .addOption(requiredOption('--id <id>', 'token id', parseId))
     .option('--json', 'print the result as JSON')
     .action((opts: { id: number; json?: boolean }) =>
       withAccounts(async (accounts) => {
@@ -187,6 +187,11 @@ function withAccounts(work: (accounts: ReturnType<typeof createAccountsService>)
 
 function toPlan(plan: string): Plan | null {
   return plan === 'none' ? null : (plan as Plan);
+}
+
+/** `--abilities read,write`; its default shown as one would type it: `(default: read,write,admin)`. */
+function abilitiesOption(description: string): Option {
+  return new Option('--abilities <list>', description).argParser(parseAbilities).default([...ABILITIES], ABILITIES.join(','));
 }
 
 function parseAbilities(value: string): Ability[] {

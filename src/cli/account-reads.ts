@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createAccountsOverview, type TeamOverview, type UserOverview } from '../accounts/accounts.overview.js';
 import { systemClock } from '../clock.js';
 import { repositoriesOn } from '../repositories.js';
-import { parseId, print, withMigratedDatabase } from './command-support.js';
+import { parseId, print, requiredOption, withMigratedDatabase } from './command-support.js';
 import { formatFields, formatTable } from './text-table.js';
 
 /** The operator's read-only commands over users, teams and tokens (issue 14). They change nothing. */
@@ -21,7 +21,7 @@ export function addAccountReadCommands(program: Command): void {
   program
     .command('users:show')
     .description('show one user, their teams and token count')
-    .requiredOption('--email <email>', 'email address of the user')
+    .addOption(requiredOption('--email <email>', 'email address of the user'))
     .option('--json', 'print the result as JSON')
     .action((opts: { email: string; json?: boolean }) =>
       withOverview(async (overview) => {
@@ -47,7 +47,7 @@ export function addAccountReadCommands(program: Command): void {
   program
     .command('teams:show')
     .description('show one team and its members')
-    .requiredOption('--team <id>', 'team id', parseId)
+    .addOption(requiredOption('--team <id>', 'team id', parseId))
     .option('--json', 'print the result as JSON')
     .action((opts: { team: number; json?: boolean }) =>
       withOverview(async (overview) => {
@@ -63,7 +63,7 @@ export function addAccountReadCommands(program: Command): void {
   program
     .command('tokens:list')
     .description("list a user's personal access tokens (never their secret)")
-    .requiredOption('--email <email>', 'email address of the user')
+    .addOption(requiredOption('--email <email>', 'email address of the user'))
     .option('--json', 'print the result as JSON')
     .action((opts: { email: string; json?: boolean }) =>
       withOverview(async (overview) => {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { InvalidArgumentError } from 'commander';
+import { Help, InvalidArgumentError, Option, type Command } from 'commander';
 import { OperatorError } from '../accounts/accounts.service.js';
 import { loadConfig, type Config } from '../config.js';
 import { openDatabase, sqliteFileOf, type Db } from '../db/database.js';
@@ -58,4 +58,42 @@ export function print(json: boolean | undefined, value: unknown, text: string): 
 export function parseId(value: string): number {
   if (!/^[1-9][0-9]*$/.test(value) || !isRowId(Number(value))) throw new InvalidArgumentError(`expected an id from 1 to ${MAX_ROW_ID}.`);
   return Number(value);
+}
+
+/**
+ * Options a command cannot do without. Commander's own mandatory options are checked before unknown
+ * options are, so `users:show --emial a@b.c` said "required option '--email' not specified" instead
+ * of naming the typo. These are ordinary options to Commander, marked here: `--help` says
+ * "(required)" beside them (`describeRequired`), and `checkRequired` refuses their absence in a
+ * preAction hook, which runs after the unknown options were refused.
+ */
+const REQUIRED = new WeakSet<Option>();
+
+export function required(option: Option): Option {
+  REQUIRED.add(option);
+  return option;
+}
+
+export function requiredOption(flags: string, description: string, parse?: (value: string) => unknown): Option {
+  const option = new Option(flags, description);
+  if (parse) option.argParser(parse);
+  return required(option);
+}
+
+/** `--help`: "(required)" after the description of each required option. */
+export function describeRequired(option: Option): string {
+  const description = Help.prototype.optionDescription.call(new Help(), option);
+  return REQUIRED.has(option) ? `${description} (required)` : description;
+}
+
+/** The preAction hook: Commander's message and exit code for a missing required option. */
+export function checkRequired(command: Command): void {
+  for (const option of command.options) {
+    if (REQUIRED.has(option) && command.getOptionValue(option.attributeName()) === undefined) {
+      command.error(`error: required option '${option.flags}' not specified`, {
+        code: 'commander.missingMandatoryOptionValue',
+        exitCode: 1,
+      });
+    }
+  }
 }

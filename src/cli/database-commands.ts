@@ -4,7 +4,7 @@ import { loadConfig } from '../config.js';
 import { sqliteFileOf } from '../db/database.js';
 import { readMigrationStatus, type MigrationStatus } from '../db/migration-status.js';
 import { backupSqlite, pgDumpAdvice } from './backup.js';
-import { print, requireDatabaseFile, withDatabase } from './command-support.js';
+import { print, requireDatabaseFile, requiredOption, withDatabase } from './command-support.js';
 import { formatTable } from './text-table.js';
 
 /** `migrate:status` and `backup` (issue 14): they look at the database and change nothing in it. */
@@ -26,7 +26,7 @@ export function addDatabaseCommands(program: Command): void {
   program
     .command('backup')
     .description('copy the SQLite database to a new file, consistently, while the server may be running')
-    .requiredOption('--to <file>', 'the new file (never overwritten)')
+    .addOption(requiredOption('--to <file>', 'the new file (never overwritten)'))
     .option('--json', 'print the result as JSON')
     .action(async (opts: { to: string; json?: boolean }) => {
       const { databaseUrl } = loadConfig(process.env, { dotenv: true });

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { migrateToLatest } from '../db/database.js';
 import { addAccountChangeCommands } from './account-changes.js';
 import { addAccountReadCommands } from './account-reads.js';
-import { withDatabase } from './command-support.js';
+import { checkRequired, describeRequired, withDatabase } from './command-support.js';
 import { addDatabaseCommands } from './database-commands.js';
 import { packageVersion } from './version.js';
 
@@ -35,9 +35,13 @@ function buildProgram(): Command {
     .configureOutput({
       writeErr: (text) => process.stderr.write(text),
       // A usage error reads like every other failure: one line, `scoreboard: ...`.
-      outputError: (text, write) => write(`scoreboard: ${text.replace(/^error: /, '')}`),
+      outputError: (text, write) => write(`scoreboard: ${oneLine(text.replace(/^error: /, ''))}\n`),
     })
-    .showHelpAfterError(false);
+    .showHelpAfterError(false)
+    // Inherited by every command added below: required options say so in --help, and are checked
+    // after Commander has refused unknown options (command-support.ts).
+    .configureHelp({ optionDescription: describeRequired })
+    .hook('preAction', (_program, command) => checkRequired(command));
 
   program
     .command('serve')
@@ -66,4 +70,9 @@ function buildProgram(): Command {
   addAccountChangeCommands(program);
   addAccountReadCommands(program);
   return program;
+}
+
+/** Commander's "unknown option '--emial'\n(Did you mean --email?)" on one line, like every failure. */
+function oneLine(text: string): string {
+  return text.trim().replace(/\s*\n\s*/g, ' ');
 }

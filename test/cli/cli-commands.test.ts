@@ -62,6 +62,16 @@ describe('scoreboard --help', { timeout: 60_000 }, () => {
       expect(existsSync(sandbox.store.sqliteFile!)).toBe(false);
     }
   });
+
+  it('marks the required options of a command, and shows the default abilities as one types them', async () => {
+    const result = await sandbox.cli('tokens:create', '--help');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/--email <email>\s+email address of the user \(required\)\n/);
+    expect(result.stdout).toMatch(/--name <name>\s+token name \(default: "CLI token"\)\n/); // optional: not marked
+    expect(result.stdout).toMatch(/--abilities <list>\s+comma-separated abilities \(default: read,write,admin\)\n/);
+    const plan = await sandbox.cli('users:plan', '--help');
+    expect(plan.stdout).toMatch(/--plan <plan>\s+subscription plan \(choices: [^)]*\) \(required\)\n/);
+  });
 });
 
 describe('scoreboard migrate', { timeout: 60_000 }, () => {
@@ -232,6 +242,12 @@ describe.concurrent('scoreboard errors: one line on stderr, non-zero exit, no ch
   it('rejects an unknown flag', async () => {
     expectOneLineFailure(await sandbox.cli('users:create', '--email', 'flag@example.com', '--bogus'), /--bogus/);
     expect(await count((db) => db.selectFrom('users').select('id').where('email', '=', 'flag@example.com').execute())).toBe(0);
+  });
+
+  it('names an unknown option rather than a required one it hides (a typo of --email)', async () => {
+    const result = await sandbox.cli('users:show', '--emial', 'owner@example.com');
+    expectOneLineFailure(result, /^scoreboard: unknown option '--emial' \(Did you mean --email\?\)$/);
+    expect(result.stderr).not.toMatch(/required/);
   });
 
   it('rejects a missing required option', async () => {

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../../src/db/migrations/index.js';
-import { api, createSandbox, ok, okJson, startServer, type RunningServer, type Sandbox } from './cli-process.js';
+import { api, BIN, createSandbox, ok, okJson, runNode, startServer, type RunningServer, type Sandbox } from './cli-process.js';
 import { NOT_FOUND, NO_TEAM, SUBSCRIPTION_REQUIRED, TOKEN_LIMIT, UNAUTHENTICATED, missingAbility, sha256 } from '../helpers/contract.js';
 import { onPostgres } from '../helpers/test-backend.js';
 
@@ -236,5 +237,27 @@ describe('scoreboard serve with the CLI writing to the same database', { timeout
     const exit = await server.stop();
     expect(exit).toEqual({ code: 0, signal: null });
     expect(server.output()).toContain('shutting down');
+  });
+});
+
+describe('scoreboard serve on a port something else listens on', { timeout: 60_000 }, () => {
+  it('says the port is in use and to set PORT, in one line, and exits 1', async () => {
+    const sandbox = await createSandbox();
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+    const { port } = squatter.address() as AddressInfo;
+    try {
+      const result = await runNode([BIN, 'serve'], {
+        cwd: sandbox.dir,
+        env: { ...sandbox.env, HOST: '127.0.0.1', PORT: String(port), LOG_FORMAT: 'json' },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim()).toBe(
+        `scoreboard: port ${port} is in use (127.0.0.1:${port}): set PORT to a free port, or stop what listens there.`,
+      );
+    } finally {
+      squatter.close();
+      await sandbox.cleanup();
+    }
   });
 });
