@@ -13,7 +13,7 @@ export async function auditRoutes(app: App, deps: { auditService: AuditService; 
 
   app.get('/teams/:team/audit-events', {
     // D7 applies to /teams*; owner or admin, else 403 (after the 404 of a team the caller is not in).
-    config: { ability: 'read', subscription: true, forbiddenWhen: ['the caller is a member without the owner or admin role (E5)'] },
+    config: { ability: 'read', subscription: true, forbiddenWhen: ['the caller is a member without the owner or admin role'] },
     schema: {
       tags,
       summary: "The team's audit events, newest first (owner or admin)",

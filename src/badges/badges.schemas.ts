@@ -15,7 +15,7 @@ export type BadgeUrls = Static<typeof BadgeUrls>;
 export const BadgeUrlsResponse = Type.Object({ data: BadgeUrls });
 
 export const BadgeParams = Type.Object({
-  key: Type.String({ description: "The project's badge key (E2.2). A key no project has is a 404." }),
+  key: Type.String({ description: "The project's badge key. A key no project has is a 404." }),
 });
 
 /** Caching (E2.3): shared caches and proxies may keep a badge five minutes, and revalidate it with its ETag. */

@@ -6,7 +6,7 @@ import { addAccountChangeCommands } from './account-changes.js';
 import { addAccountReadCommands } from './account-reads.js';
 import { checkRequired, describeRequired, withDatabase } from './command-support.js';
 import { addDatabaseCommands } from './database-commands.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../version.js';
 
 /**
  * `scoreboard`: the operator command (D20). Thin commands over the same services the HTTP layer

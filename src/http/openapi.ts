@@ -18,6 +18,8 @@ import {
   type ApiError,
 } from './api-error.js';
 import type { App } from './app-types.js';
+import { packageVersion } from '../version.js';
+import { operationIdOf } from './operation-ids.js';
 import { DOCS_CONTENT_SECURITY_POLICY } from './security-headers.js';
 
 /**
@@ -30,7 +32,7 @@ import { DOCS_CONTENT_SECURITY_POLICY } from './security-headers.js';
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': { type: 'integer', required: true, description: 'Requests allowed in the current 60-second window (D8).' },
+  'X-RateLimit-Limit': { type: 'integer', required: true, description: 'Requests allowed in the current 60-second window.' },
   'X-RateLimit-Remaining': { type: 'integer', required: true, description: 'Requests left in the current window.' },
 };
 const RETRY_AFTER_HEADER = {
@@ -96,7 +98,7 @@ function errorResponses(route: {
     const reasons = [
       hasBody ? 'the body is not valid JSON, not a JSON object, nested too deep, or has a `__proto__` key' : null,
       hasPathResource ? 'a path parameter has a broken percent-encoding' : null,
-      'the Host header is not a host name or IP address with an optional port (D24)',
+      'the Host header is not a host name or IP address with an optional port',
     ].filter((reason) => reason !== null);
     const example = badRequest(hasBody ? 'The request body is not valid JSON.' : 'The Host header must be a host name or IP address, with an optional port.');
     const description = reasons.join('; or ');
@@ -116,10 +118,10 @@ function errorResponses(route: {
   }
   if (route.kind === 'v1') {
     const reasons = [
-      config?.subscription ? '`Subscription Required`: the user has no active subscription (D7)' : null,
-      `\`Forbidden\`: the token lacks the '${config?.ability}' ability (D6)`,
+      config?.subscription ? '`Subscription Required`: the user has no active subscription' : null,
+      `\`Forbidden\`: the token lacks the '${config?.ability}' ability`,
       route.method === 'POST' && route.url === '/api/v1/projects'
-        ? '`Forbidden`: the user belongs to no team, or is a readonly member of their current team (D15)'
+        ? '`Forbidden`: the user belongs to no team, or is a readonly member of their current team'
         : null,
       route.method === 'POST' && route.url === '/api/v1/tokens' ? '`Forbidden`: the user already has 10 tokens' : null,
       ...(config?.forbiddenWhen ?? []).map((why) => `\`Forbidden\`: ${why}`),
@@ -141,19 +143,19 @@ function errorResponses(route: {
   } else if (hasPathResource) {
     const missing =
       route.kind === 'badge'
-        ? 'No project has this badge key (a regenerated key names nothing, E2.2).'
-        : 'The resource does not exist, or the caller may not act on it (D15).';
+        ? 'No project has this badge key (a regenerated key names nothing).'
+        : 'The resource does not exist, or the caller may not act on it.';
     add(404, e(notFound(), missing));
   }
   if (client && route.method === 'POST') {
-    add(409, e(projectArchived(), 'The project is archived (D17): it accepts no uploads.'));
+    add(409, e(projectArchived(), 'The project is archived: it accepts no uploads.'));
   }
   if (hasBody || schema.querystring !== undefined) {
     add(422, e(validationFailed({ name: ['The name field is required.'] }), 'Validation failed; `errors` lists every field.', { errors: FieldErrors }));
   }
   add(
     429,
-    e(tooManyRequests(60), route.kind === 'badge' ? 'Over the badge key\'s budget (E2.3: per key, not per IP).' : 'Over the rate limit (D8; uploads: per project).', {
+    e(tooManyRequests(60), route.kind === 'badge' ? 'Over the badge key\'s budget (per key, not per IP).' : 'Over the rate limit (uploads: per project).', {
       retry_after: Type.Integer({ minimum: 1, description: 'Seconds until the window resets.' }),
     }),
     { ...RATE_LIMIT_HEADERS, ...RETRY_AFTER_HEADER },
@@ -169,12 +171,16 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
       openapi: '3.1.0',
       info: {
         title: 'Scoreboard API',
-        version: '1.0.0',
+        version: packageVersion(),
+        summary: 'Code-quality reports from PHP applications: projects, reports, teams, tokens and badges.',
         description:
-          'Code-quality reports from the analysis client package. `/api/v1`: projects, reports and personal access ' +
-          'tokens, with `Authorization: Bearer service_…`. `/api`: the endpoints the client package calls, with the ' +
-          "project's API token. `/badges/{key}/`: public badge images, no token (the project's badge key is the URL's secret). " +
-          'Errors are `{error, message}` (D3); every `/api` answer also carries `success`.',
+          'Code-quality reports from the analysis client package. `/api/v1`: projects, reports, teams and personal ' +
+          'access tokens, with `Authorization: Bearer service_…`. `/api`: the endpoints the client package calls, with ' +
+          "the project's API token. `/badges/{key}/`: public badge images, no token (the project's badge key is the " +
+          "URL's secret). Every error is a JSON object `{error, message}` (`errors` per field on a 422); every `/api` " +
+          'answer also carries `success`. Each answer under `/api` carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; ' +
+          'a 429 says when to retry in `Retry-After`.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
       ...(config.publicUrl ? { servers: [{ url: config.publicUrl }] } : {}),
       components: {
@@ -197,10 +203,10 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
         { name: 'projects', description: 'Projects: the containers that receive reports' },
         { name: 'reports', description: 'Reports and failed runs of a project' },
         { name: 'tokens', description: 'Personal access tokens' },
-        { name: 'user', description: "The caller's profile and current team (E4)" },
-        { name: 'teams', description: 'Teams, their members and invitations (E4)' },
-        { name: 'invitations', description: "Invitations addressed to the caller's email (E4)" },
-        { name: 'audit', description: 'Audit events: who changed what, and when (E5)' },
+        { name: 'user', description: "The caller's profile and current team" },
+        { name: 'teams', description: 'Teams, their members and invitations' },
+        { name: 'invitations', description: "Invitations addressed to the caller's email" },
+        { name: 'audit', description: 'Audit events: who changed what, and when' },
         { name: 'client package', description: 'What the analysis client package calls (project API token)' },
         { name: 'badges', description: "Public badges for READMEs (no token: the project's badge key is in the URL), and their URLs" },
         { name: 'operations', description: 'Health and readiness; no token' },
@@ -211,8 +217,10 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
       const kind: Kind | null = route.config?.clientApi ? 'client' : route.config?.ability ? 'v1' : route.config?.publicBadge ? 'badge' : null;
-      if (kind === null || schema?.hide) return { schema, url };
+      if (schema?.hide) return { schema, url };
       const method = String(Array.isArray(route.method) ? route.method[0] : route.method);
+      const operationId = operationIdOf(method, url);
+      if (kind === null) return { schema: { ...schema, operationId }, url };
       const success = Object.fromEntries(
         Object.entries((schema.response ?? {}) as Record<string, TSchema>).map(([status, body]) => [
           status,
@@ -230,6 +238,7 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
       return {
         schema: {
           ...schema,
+          operationId,
           ...(kind !== 'badge' && { security: [kind === 'v1' ? { personalAccessToken: [] } : { projectToken: [] }] }),
           response: { ...success, ...errorResponses({ kind, config: route.config, schema, url, method, bodyLimit }) },
         } as FastifySchema,
@@ -246,6 +255,7 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     staticCSP: DOCS_CONTENT_SECURITY_POLICY,
     // Load the same document as OPENAPI_PATH; every asset is served from the installed package.
     uiConfig: { urls: [{ url: OPENAPI_PATH, name: 'Scoreboard API v1' }], deepLinking: true, persistAuthorization: false },
+    theme: { title: 'Scoreboard API' },
   });
 }
 

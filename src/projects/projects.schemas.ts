@@ -48,7 +48,7 @@ export const Project = Type.Object(
     repository_url: NullableString(),
     framework_version: Type.String({ enum: [...FRAMEWORK_VERSIONS] }),
     team_id: Type.Integer(),
-    archived_at: NullableTimestamp('Set while the project is archived (D17).'),
+    archived_at: NullableTimestamp('Set while the project is archived.'),
     created_at: NullableTimestamp(),
     latest_report: Type.Union([ReportSummary, Type.Null()]),
     settings: ProjectSettings,
@@ -75,5 +75,5 @@ export const ProjectListQuery = PageQuery;
 export const ProjectListResponse = Paginated(Project);
 
 export const ProjectParams = Type.Object({
-  project: Type.String({ format: 'uuid', description: 'Project id (UUID). Anything else is a 404 (D11).' }),
+  project: Type.String({ format: 'uuid', description: 'Project id (UUID). Anything else is a 404.' }),
 });

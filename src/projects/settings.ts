@@ -17,7 +17,7 @@ const settingsFields = {
   primary_tracker: nullableEnum(['internal', ...TICKET_PROVIDERS], '`internal` or a ticket provider.'),
   ticket_target_project_key: NullableString({ maxLength: 100, description: 'Required when primary_tracker is a ticket provider.' }),
   ticket_target_project_name: NullableString({ maxLength: 255 }),
-  fail_on_new: nullableEnum(FAIL_ON_LEVELS, 'Severity at or above which a new issue (E1.7) fails the CI gate.'),
+  fail_on_new: nullableEnum(FAIL_ON_LEVELS, 'Severity at or above which a new issue fails the CI gate.'),
 };
 
 /** D14 and E1.7: every project response carries all six keys, null where unset. */

@@ -89,7 +89,7 @@ export async function reportsRoutes(
     config: read,
     schema: {
       tags,
-      summary: "A project's last reports, oldest first: score, issues, changes and gate of each (E2.1)",
+      summary: "A project's last reports, oldest first: score, issues, changes and gate of each",
       params: ProjectParams,
       querystring: TrendQuery,
       response: { 200: TrendResponse },

@@ -39,7 +39,7 @@ const SeveritySchema = Type.Unsafe<Severity>({ type: 'string', enum: [...SEVERIT
 /** E1.8: the gate the upload's answer gave, stored; null for reports stored before gates were. */
 export const StoredGate = Type.Object(
   { passed: Type.Boolean(), reasons: Type.Array(Type.String()) },
-  { $id: 'StoredGate', description: 'The quality gate of the upload (E1.8).' },
+  { $id: 'StoredGate', description: 'The quality gate of the upload.' },
 );
 export type StoredGate = Static<typeof StoredGate>;
 
@@ -64,7 +64,7 @@ const ReportChanges = Type.Object(
 
 /** E1.5: what a report list item adds to the 2.2 summary. */
 const reportContextFields = {
-  branch: NullableString({ description: 'git_branch of the run (E1.1).' }),
+  branch: NullableString({ description: 'git_branch of the run.' }),
   commit: NullableString({ description: 'git_commit of the run.' }),
   pull_request: NullableString({ description: 'pr_number of the run.' }),
   base_branch: NullableString({ description: "The pull request's base branch." }),
@@ -101,11 +101,11 @@ const issueFields = {
 export const ReportIssue = Type.Object(
   {
     ...issueFields,
-    fingerprint: Type.String({ pattern: '^[0-9a-f]{32}$', description: 'Stable across runs (E1.2).' }),
+    fingerprint: Type.String({ pattern: '^[0-9a-f]{32}$', description: 'Stable across runs.' }),
     change: Type.Unsafe<'new' | 'unchanged' | null>({
       type: ['string', 'null'],
       enum: ['new', 'unchanged', null],
-      description: 'Against the baseline; null without one (E1.5).',
+      description: 'Against the baseline; null without one.',
     }),
   },
   { $id: 'ReportIssue' },
@@ -249,7 +249,7 @@ export const ExportResponse = {
 
 export const ReportListQuery = Type.Object({
   branch: Type.Optional(
-    Type.String({ maxLength: 1000, description: "Only this branch's reports; empty: the reports without a branch (E1.6)." }),
+    Type.String({ maxLength: 1000, description: "Only this branch's reports; empty: the reports without a branch." }),
   ),
   page: PageQuery.properties.page,
 });
@@ -280,15 +280,15 @@ export const TrendPoint = Type.Object(
   {
     uuid: Type.String({ format: 'uuid' }),
     analyzed_at: Type.String({ format: 'date-time' }),
-    branch: NullableString({ description: 'git_branch of the run (E1.1).' }),
+    branch: NullableString({ description: 'git_branch of the run.' }),
     score: Type.Integer({ minimum: 0, maximum: 100 }),
     total_issues: Type.Integer(),
     issues_by_severity: IssuesBySeverity,
-    new: Nullable<number>('integer', { description: 'New issues against the baseline (E1.4); null without one.' }),
+    new: Nullable<number>('integer', { description: 'New issues against the baseline; null without one.' }),
     fixed: Nullable<number>('integer', { description: "The baseline's issues this report no longer has; null without one." }),
     gate_passed: Type.Unsafe<boolean | null>({
       type: ['boolean', 'null'],
-      description: 'The stored gate of the upload (E1.8); null for reports stored before gates were.',
+      description: 'The stored gate of the upload; null for reports stored before gates were.',
     }),
   },
   { $id: 'TrendPoint' },

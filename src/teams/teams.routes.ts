@@ -50,7 +50,7 @@ const teamRead = { ability: 'read', subscription: true } as const;
 const teamWrite = { ability: 'write', subscription: true } as const;
 const teamAdmin = { ability: 'admin', subscription: true } as const;
 
-const ROLE_403 = 'the caller is a member without the role this needs (E4: the message names it)';
+const ROLE_403 = 'the caller is a member without the role this needs (the message names it)';
 
 export async function teamsRoutes(app: App, { teamsService: teams }: { teamsService: TeamsService; config: Config }) {
   app.decorateRequest('team', null);
@@ -100,7 +100,7 @@ export async function teamsRoutes(app: App, { teamsService: teams }: { teamsServ
   });
 
   app.post('/teams', {
-    config: { ...teamWrite, forbiddenWhen: ["the user's plan is not Business or Enterprise (E4)"] },
+    config: { ...teamWrite, forbiddenWhen: ["the user's plan is not Business or Enterprise"] },
     schema: { tags, summary: 'Create a team; the caller becomes its owner and it becomes their current team', body: TeamBody, response: { 201: CreateTeamResponse } },
     preValidation: async (request) => teams.requireTeamPlan(callerOf(request)),
     handler: async (request, reply) => {

@@ -12,7 +12,7 @@ export const TokenMetadata = Type.Object(
     abilities: Type.Array(Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')]), {
       examples: [['read', 'write']],
     }),
-    last_used_at: NullableTimestamp('Updated at most once a minute (D9).'),
+    last_used_at: NullableTimestamp('Updated at most once a minute.'),
     expires_at: NullableTimestamp('Null means no expiry.'),
     created_at: NullableTimestamp(),
   },
@@ -52,6 +52,6 @@ export const CreateTokenResponse = Type.Object({
 export const TokenParams = Type.Object({
   // Documented as an integer; path parameters reach the route unvalidated (as text) so that anything
   // else is a 404 (D9), which the token lookup decides.
-  token: Type.Unsafe<string>({ type: 'integer', minimum: 1, description: 'Integer id of a personal access token. Anything else is a 404 (D9).' }),
+  token: Type.Unsafe<string>({ type: 'integer', minimum: 1, description: 'Integer id of a personal access token. Anything else is a 404.' }),
 });
 
