@@ -427,7 +427,7 @@ function render(rows: Measured[], memory: { peakRssMiB: number; afterTenthMiB: n
         `${memory.afterAllMiB.toFixed(0)} MiB (${(((memory.afterAllMiB - memory.afterTenthMiB) / memory.afterTenthMiB) * 100).toFixed(1)} %).`,
     );
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 function log(message: string): void {

@@ -770,7 +770,7 @@ function render(
   }
   lines.push('', `Service log lines at warn or above: ${serverLogLines}.`);
   for (const line of logLines) lines.push(`    ${line}`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -23,7 +23,9 @@ const env = { ...process.env, DATABASE_URL: process.env.UPGRADE_DATABASE_URL ?? 
 const cli = (tree, ...args) => execFileSync(process.execPath, [join(tree, 'bin/scoreboard.js'), ...args], { env, encoding: 'utf8' });
 // A failed assertion ends this script: the servers it started must not outlive it.
 const servers = new Set();
-process.on('exit', () => servers.forEach((server) => server.kill()));
+process.on('exit', () => {
+  for (const server of servers) server.kill();
+});
 async function serve(tree, port) {
   const server = spawn(process.execPath, [join(tree, 'bin/scoreboard.js'), 'serve'], { env: { ...env, PORT: String(port), LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
   servers.add(server);
@@ -71,7 +73,7 @@ console.log(cli(newTree, 'migrate').trim());
 const now = await serve(newTree, 38141);
 /** `a` within `b`: every key of `a` with the same value (arrays element by element); new keys allowed. */
 function within(a, b, at) {
-  if (Array.isArray(a)) { assert.ok(Array.isArray(b), at); assert.equal(b.length, a.length, at); a.forEach((x, i) => within(x, b[i], `${at}[${i}]`)); return; }
+  if (Array.isArray(a)) { assert.ok(Array.isArray(b), at); assert.equal(b.length, a.length, at); for (const [i, x] of a.entries()) within(x, b[i], `${at}[${i}]`); return; }
   if (a !== null && typeof a === 'object') { for (const k of Object.keys(a)) within(a[k], b?.[k], `${at}.${k}`); return; }
   assert.deepEqual(b, a, at);
 }

@@ -1,4 +1,4 @@
-import { Kysely, PostgresAdapter, sql, type ColumnDefinitionBuilder, type CreateTableBuilder } from 'kysely';
+import { type Kysely, PostgresAdapter, sql, type ColumnDefinitionBuilder, type CreateTableBuilder } from 'kysely';
 
 /**
  * The small adapter for where SQLite and PostgreSQL differ: auto-incrementing keys in the DDL

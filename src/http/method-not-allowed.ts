@@ -9,16 +9,16 @@ export function trackRouteMethods(app: FastifyInstance): (path: string) => strin
   const routes: { pattern: RegExp; methods: Set<string> }[] = [];
   app.addHook('onRoute', (route) => {
     const pattern = new RegExp(
-      '^' + route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_][A-Za-z0-9_]*/g, '[^/]+') + '/?$',
+      `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_][A-Za-z0-9_]*/g, '[^/]+')}/?$`,
     );
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const existing = routes.find((r) => r.pattern.source === pattern.source);
-    if (existing) methods.forEach((m) => existing.methods.add(m));
+    if (existing) for (const m of methods) existing.methods.add(m);
     else routes.push({ pattern, methods: new Set(methods) });
   });
   return (path) => {
     const allowed = new Set<string>();
-    for (const route of routes) if (route.pattern.test(path)) route.methods.forEach((m) => allowed.add(m));
+    for (const route of routes) if (route.pattern.test(path)) for (const m of route.methods) allowed.add(m);
     return [...allowed].sort();
   };
 }

@@ -131,7 +131,7 @@ function errorResponses(route: {
         { error: Type.Union([Type.Literal('Forbidden'), Type.Literal('Subscription Required')]), message: Type.String() },
         {
           additionalProperties: false,
-          description: reasons.join('; ') + '.',
+          description: `${reasons.join('; ')}.`,
           examples: [{ error: 'Forbidden', message: missingAbility(config?.ability ?? 'read').message }],
         },
       ),

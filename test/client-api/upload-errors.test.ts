@@ -305,7 +305,7 @@ describe('400: bodies that are JSON content type but unusable', () => {
 
 describe('413: the upload limit is 10 MiB, measured after gzip decompression', () => {
   /** `{"results":[]}` padded with JSON whitespace to exactly `bytes` bytes. */
-  const paddedBody = (bytes: number, body = '{"results":[]') => body + ' '.repeat(bytes - body.length - 1) + '}';
+  const paddedBody = (bytes: number, body = '{"results":[]') => `${body + ' '.repeat(bytes - body.length - 1)}}`;
 
   it('accepts an uncompressed body of exactly 10 MiB', async () => {
     const raw = paddedBody(LIMIT);

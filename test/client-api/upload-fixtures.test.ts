@@ -119,7 +119,7 @@ async function expectReadsBack(sent: any, summary: Record<string, any>) {
   }
   expect(results).toHaveLength(sent.results.length);
   // Same order as sent, each result with its issues, snippets and suppressed issues.
-  sent.results.forEach((result: any, index: number) => expect(results[index], result.analyzer_id).toEqual(expectedResult(result)));
+  for (const [index, result] of (sent.results as any[]).entries()) expect(results[index], result.analyzer_id).toEqual(expectedResult(result));
 }
 
 describe('CLIENT-WIRE.md: every recorded client body is accepted and stored with recomputed counts', () => {

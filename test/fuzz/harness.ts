@@ -524,9 +524,9 @@ export function isParserAnswer(response: RawResponse): boolean {
 
 /** The path as the router matches it: up to `?` or `#`, percent-encoded unreserved characters decoded. */
 function routedPath(target: string): string {
-  return target.split(/[?#]/)[0]!.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+  return target.split(/[?#]/)[0]!.replace(/%([0-9A-Fa-f]{2})/g, (encoded, hex: string) => {
     const char = String.fromCharCode(parseInt(hex, 16));
-    return /[A-Za-z0-9._~-]/.test(char) ? char : escape;
+    return /[A-Za-z0-9._~-]/.test(char) ? char : encoded;
   });
 }
 
@@ -545,7 +545,7 @@ function expectEnvelope(request: RawRequest, response: RawResponse): void {
   const allowed = ['success', 'error', 'message', 'errors', 'retry_after', 'valid'];
   for (const key of Object.keys(envelope)) expect(allowed, `key "${key}" of the error body`).toContain(key);
   if (response.status === 422) expect(typeof envelope.errors, '422 lists its field errors').toBe('object');
-  expectNoInternalsIn(String(envelope.error) + '\n' + String(envelope.message));
+  expectNoInternalsIn(`${String(envelope.error)}\n${String(envelope.message)}`);
 }
 
 /** D3: never a stack trace, file path, SQL or library internals (test/helpers/contract.ts, on text). */

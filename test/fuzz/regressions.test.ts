@@ -158,7 +158,7 @@ describe('ids past the 32-bit range of a PostgreSQL serial (was a 500 on Postgre
 
   it('treats a body id past the range as naming nothing: current team 404, transfer target 422', async () => {
     const teamId = await ctx.given.team(user, 'Ids');
-    for (const id of [2147483648, 18446744073709551616]) {
+    for (const id of ['2147483648', '18446744073709551616']) {
       const current = await ctx.request({ method: 'PUT', url: '/api/v1/user/current-team', token: user.token, ...json(`{"team_id":${id}}`) });
       expectError(current, 404, NOT_FOUND);
       const transfer = await ctx.request({ method: 'POST', url: `/api/v1/teams/${teamId}/transfer`, token: user.token, ...json(`{"user_id":${id}}`) });

@@ -103,7 +103,7 @@ export function sendRaw(port: number, request: RawRequest, options: SendOptions 
       // Answers end with the connection (Connection: close); parse early only to stop waiting on a
       // server that keeps reading a body it has already answered.
       const parsed = parseResponse(Buffer.concat(chunks), request.method === 'HEAD');
-      if (parsed !== null && parsed.complete) {
+      if (parsed?.complete) {
         settle(() => resolve(parsed.response));
         socket.destroy();
       }

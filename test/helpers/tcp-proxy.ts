@@ -155,7 +155,7 @@ export class TcpProxy {
     let delivering = false;
     client.on('data', (chunk: Buffer) => {
       const cut = this.cut;
-      if (cut !== null && cut.match(chunk)) {
+      if (cut?.match(chunk)) {
         this.cut = null;
         if (cut.forwardFirst) {
           // The server reads the message, then the end of the stream: it runs the one before

@@ -126,7 +126,7 @@ describe('D5: bodies over 1 MiB get 413', () => {
 
   it('reads a body of exactly 1 MiB (and then validates it: 422)', async () => {
     const prefix = '{"framework_version":"11","name":"';
-    const body = prefix + 'x'.repeat(1024 * 1024 - prefix.length - 2) + '"}';
+    const body = `${prefix + 'x'.repeat(1024 * 1024 - prefix.length - 2)}"}`;
     expect(Buffer.byteLength(body)).toBe(1024 * 1024);
     const response = await call({ method: 'POST', url: '/api/v1/projects', body });
     expect(response.statusCode).toBe(422);
@@ -293,8 +293,8 @@ describe('D3: no internals in any answer', () => {
       { method: 'DELETE', url: '/api/v1/tokens/99999999999999999999999' },
       { method: 'POST', url: '/api/v1/projects', body: '{"name":"\\ud800","framework_version":"11"}', headers: { 'content-type': 'application/json' } },
       { method: 'POST', url: '/api/v1/tokens', body: { name: 'x', abilities: ['read'], expires_at: '9999-99-99' } },
-      { method: 'POST', url: '/api/v1/projects', body: '{"a":' + '['.repeat(5000), headers: { 'content-type': 'application/json' } },
-      { method: 'GET', url: '/api/v1/projects', token: 'service_' + 'A'.repeat(40) + 'zzzzzzzz' },
+      { method: 'POST', url: '/api/v1/projects', body: `{"a":${'['.repeat(5000)}`, headers: { 'content-type': 'application/json' } },
+      { method: 'GET', url: '/api/v1/projects', token: `service_${'A'.repeat(40)}zzzzzzzz` },
     ];
     for (const request of requests) {
       const response = await call(request);

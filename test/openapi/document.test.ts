@@ -82,7 +82,7 @@ describe('GET /api/v1/openapi.json', () => {
       expect(Object.keys(responses).sort()).toEqual(['200', '304', '400', '404', '429', '500', '503']);
       expect(Object.keys(responses['200']!.content!)).toEqual([path.endsWith('.json') ? 'application/json' : 'image/svg+xml']);
       for (const status of ['200', '304']) {
-        expect(responses[status]!.headers?.['ETag']?.required, `${path} ${status}`).toBe(true);
+        expect(responses[status]!.headers?.ETag?.required, `${path} ${status}`).toBe(true);
         expect(responses[status]!.headers?.['Cache-Control']?.required, `${path} ${status}`).toBe(true);
         expect(responses[status]!.headers?.['X-RateLimit-Limit']?.required, `${path} ${status}`).toBe(true);
       }

@@ -67,7 +67,7 @@ describe('API6 credential minting is bounded', () => {
     const projects = await ctx.db.selectFrom('projects').select('id').where('team_id', '=', user.teamId!).execute();
     expect(projects).toHaveLength(1 + statuses.filter((s, i) => i % 3 === 0 && s === 201).length);
     expect(statuses.filter((s, i) => i % 3 === 0 && s === 201)).toHaveLength(40);
-    const minted = statuses.filter((s, i) => i % 3 === 2);
+    const minted = statuses.filter((_s, i) => i % 3 === 2);
     expect(minted.filter((s) => s === 201)).toHaveLength(10 - 3);
     const live = await ctx.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', user.id).execute();
     expect(live).toHaveLength(10);

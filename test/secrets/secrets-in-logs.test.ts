@@ -110,7 +110,7 @@ describe('the service logger (trace level, captured stream)', () => {
 
 describe('redactUrl', () => {
   const pat = `service_${'A1b2'.repeat(10)}0a1b2c3d`;
-  const project = 'Zz9'.repeat(13) + 'x';
+  const project = `${'Zz9'.repeat(13)}x`;
   it.each([
     ['/api/v1/projects?page=2', '/api/v1/projects?page=2'],
     [`/api/v1/projects/${pat}`, '/api/v1/projects/[Redacted]'],
