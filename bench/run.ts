@@ -124,11 +124,21 @@ async function main(): Promise<void> {
       connections: scenario.heavy ? settings.heavyConnections : settings.connections,
       warmupSeconds: settings.warmupSeconds,
     });
-    rows.push({ name: scenario.name, ...result, ratio: result.requestsPerSecond / ceiling.requestsPerSecond, statements: statements.get(scenario.name)! });
+    rows.push({
+      name: scenario.name,
+      ...result,
+      ratio: result.requestsPerSecond / ceiling.requestsPerSecond,
+      statements: statements.get(scenario.name)!,
+    });
     log(`${scenario.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99} ms, ${result.errors} errors`);
   }
 
-  let memory = { peakRssMiB: service.peakRss() / 2 ** 20, afterTenthMiB: null as number | null, afterAllMiB: null as number | null, requests: 0 };
+  let memory = {
+    peakRssMiB: service.peakRss() / 2 ** 20,
+    afterTenthMiB: null as number | null,
+    afterAllMiB: null as number | null,
+    requests: 0,
+  };
   if (settings.leakRequests > 0) memory = { ...memory, ...(await leakCheck(service, seeded)) };
   memory.peakRssMiB = service.peakRss() / 2 ** 20;
   await service.stop();
@@ -138,7 +148,10 @@ async function main(): Promise<void> {
   const resultsDir = join(ROOT, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, smoke ? 'smoke.md' : 'latest.md'), report);
-  writeFileSync(join(resultsDir, smoke ? 'smoke.json' : 'latest.json'), JSON.stringify({ machine: machine(), settings, rows, memory }, null, 2));
+  writeFileSync(
+    join(resultsDir, smoke ? 'smoke.json' : 'latest.json'),
+    JSON.stringify({ machine: machine(), settings, rows, memory }, null, 2),
+  );
   if (!smoke) rmSync(dataDir, { recursive: true, force: true });
   const failed = rows.filter((row) => row.errors > 0);
   if (failed.length > 0) {
@@ -182,7 +195,8 @@ function buildScenarios(seeded: Seeded): Scenario[] {
     .split(JSON.stringify(marker))
     .map((part) => Buffer.from(part)) as [Buffer, Buffer];
   let branches = 0;
-  const onNewBranch = () => Buffer.concat([beforeBranch, Buffer.from(JSON.stringify(`bench/first-${process.pid}-${++branches}`)), afterBranch]);
+  const onNewBranch = () =>
+    Buffer.concat([beforeBranch, Buffer.from(JSON.stringify(`bench/first-${process.pid}-${++branches}`)), afterBranch]);
   const changes = seeded.changes!.reportId;
   const largeRuns = seeded.changes!.projectId;
   const largeRunsNote = `${settings.changesProjectRuns} runs of report-large.json`;
@@ -403,7 +417,10 @@ async function leakCheck(service: ServerProcess, seeded: Seeded) {
   return { afterTenthMiB, afterAllMiB, requests: settings.leakRequests };
 }
 
-function render(rows: Measured[], memory: { peakRssMiB: number; afterTenthMiB: number | null; afterAllMiB: number | null; requests: number }): string {
+function render(
+  rows: Measured[],
+  memory: { peakRssMiB: number; afterTenthMiB: number | null; afterAllMiB: number | null; requests: number },
+): string {
   const m = machine();
   const lines = [
     `# Scoreboard benchmark${smoke ? ' (smoke)' : ''}`,

@@ -65,8 +65,7 @@ export async function seed(options: {
   changesProjectRuns?: number;
 }): Promise<Seeded> {
   const { root, env } = options;
-  const cli = (...args: string[]) =>
-    execFileSync(process.execPath, [join(root, 'bin/scoreboard.js'), ...args], { env, encoding: 'utf8' });
+  const cli = (...args: string[]) => execFileSync(process.execPath, [join(root, 'bin/scoreboard.js'), ...args], { env, encoding: 'utf8' });
   cli('migrate');
   const user = JSON.parse(cli('users:create', '--email', 'bench@example.com', '--plan', 'enterprise', '--json')) as {
     user: { id: number };
@@ -149,8 +148,22 @@ export async function seed(options: {
        changes_new, changes_fixed, changes_unchanged, gate, fingerprinted_at)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '11.44.2', 'v1.13.3', ?, 'ci_cd', ?, ?, ?, ?, ?, null, ?, ?,
        ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-  const issueColumns = ['report_id', 'change', 'change_rank', 'severity_rank', 'fingerprint', 'analyzer_id', 'analyzer_name',
-    'category', 'severity', 'message', 'file', 'line', 'column_number', 'position'] as const;
+  const issueColumns = [
+    'report_id',
+    'change',
+    'change_rank',
+    'severity_rank',
+    'fingerprint',
+    'analyzer_id',
+    'analyzer_name',
+    'category',
+    'severity',
+    'message',
+    'file',
+    'line',
+    'column_number',
+    'position',
+  ] as const;
   const projectIds: string[] = [];
   const apiTokens: string[] = [];
   const badgeKeys: string[] = [];
@@ -161,7 +174,17 @@ export async function seed(options: {
   const addProject = async (id: string, name: string, at: string) => {
     const token = randomToken();
     const badgeKey = randomToken().slice(0, 32);
-    await db.run(insertProject, [id, user.team.id, name, `https://github.com/acme/${name.toLowerCase().replace(/ /g, '-')}`, settings, sha256(token), badgeKey, at, at]);
+    await db.run(insertProject, [
+      id,
+      user.team.id,
+      name,
+      `https://github.com/acme/${name.toLowerCase().replace(/ /g, '-')}`,
+      settings,
+      sha256(token),
+      badgeKey,
+      at,
+      at,
+    ]);
     return { token, badgeKey };
   };
   /** Inserts a report as `report` says, compared with the report `baselineId` (or none); returns its id. */
@@ -170,12 +193,46 @@ export async function seed(options: {
     const s = payload.summary;
     const bySeverity = s.issues_by_severity;
     const git = payload.git;
-    const id = await db.insert(insertReport, [uuid, projectId, s.score, s.total, s.passed, s.failed, s.warnings, s.skipped, s.errors,
-      s.total_issues, bySeverity.critical, bySeverity.high, bySeverity.medium, bySeverity.low, bySeverity.info, 12.5,
-      analyzedAt, analyzedAt, payload.stored.results, payload.stored.results_br, payload.metadata, payload.clientSummary, payload.configuration,
-      git.branch, git.commit, git.pull_request, git.base_branch, baselineId,
-      counts?.new ?? null, counts?.fixed ?? null, counts?.unchanged ?? null, report.gate, analyzedAt]);
-    await db.insertMany('report_issues', issueColumns, report.rows.map((row) => [id, ...issueColumns.slice(1).map((column) => row[column as keyof typeof row] ?? null)]));
+    const id = await db.insert(insertReport, [
+      uuid,
+      projectId,
+      s.score,
+      s.total,
+      s.passed,
+      s.failed,
+      s.warnings,
+      s.skipped,
+      s.errors,
+      s.total_issues,
+      bySeverity.critical,
+      bySeverity.high,
+      bySeverity.medium,
+      bySeverity.low,
+      bySeverity.info,
+      12.5,
+      analyzedAt,
+      analyzedAt,
+      payload.stored.results,
+      payload.stored.results_br,
+      payload.metadata,
+      payload.clientSummary,
+      payload.configuration,
+      git.branch,
+      git.commit,
+      git.pull_request,
+      git.base_branch,
+      baselineId,
+      counts?.new ?? null,
+      counts?.fixed ?? null,
+      counts?.unchanged ?? null,
+      report.gate,
+      analyzedAt,
+    ]);
+    await db.insertMany(
+      'report_issues',
+      issueColumns,
+      report.rows.map((row) => [id, ...issueColumns.slice(1).map((column) => row[column as keyof typeof row] ?? null)]),
+    );
     return id;
   };
 
@@ -226,7 +283,13 @@ export async function seed(options: {
         for (let run = 0; run < Math.max(2, changesRuns); run++) {
           const at = fixtureTime - (changesRuns + 1 - run) * 86_400_000;
           const uuid = uuidV7(at);
-          previous = await addReport(id, uuid, new Date(at).toISOString(), run === 0 ? first : run === 1 ? againstVariant : again, previous);
+          previous = await addReport(
+            id,
+            uuid,
+            new Date(at).toISOString(),
+            run === 0 ? first : run === 1 ? againstVariant : again,
+            previous,
+          );
           if (run === 1) changes = { projectId: id, reportId: uuid };
         }
       }
@@ -323,7 +386,10 @@ async function postgresWriter(url: string): Promise<BulkWriter> {
   return {
     async run(sql, params) {
       let n = 0;
-      await client.query(sql.replace(/\?/g, () => `$${++n}`), params);
+      await client.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      );
     },
     async insert(sql, params) {
       let n = 0;
@@ -408,13 +474,23 @@ async function productUploadCode(root: string) {
     ): { rows: IssueRow[]; counts: { new: number; fixed: number; unchanged: number } | null };
   };
   const { gitContextOf } = (await load('reports/git-context.js')) as {
-    gitContextOf(metadata: Record<string, unknown>): { branch: string | null; commit: string | null; pull_request: string | null; base_branch: string | null };
+    gitContextOf(metadata: Record<string, unknown>): {
+      branch: string | null;
+      commit: string | null;
+      pull_request: string | null;
+      base_branch: string | null;
+    };
   };
   const { applyQualityGate } = (await load('reports/quality-gate.js')) as {
-    applyQualityGate(settings: unknown, report: { score: number; results: unknown[]; newIssues: readonly { severity: Severity }[] }): { passed: boolean; reasons: string[] };
+    applyQualityGate(
+      settings: unknown,
+      report: { score: number; results: unknown[]; newIssues: readonly { severity: Severity }[] },
+    ): { passed: boolean; reasons: string[] };
   };
   const { parseStoredSettings } = (await load('projects/settings.js')) as { parseStoredSettings(json: string): unknown };
-  const { encodeResults } = (await load('reports/stored-results.js')) as { encodeResults(results: unknown[]): { results: string; results_br: Buffer } };
+  const { encodeResults } = (await load('reports/stored-results.js')) as {
+    encodeResults(results: unknown[]): { results: string; results_br: Buffer };
+  };
   return {
     ...normalize,
     summarizeResults,

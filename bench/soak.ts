@@ -58,7 +58,8 @@ const settings = {
   instances: positiveInteger(args.instances!, 'instances'),
 };
 if (settings.instances > 4) usage('--instances is at most 4 (the token flow keeps a user under its 10 tokens)');
-if (settings.instances > 1 && !settings.postgres) usage('--instances above 1 needs --database-url (a SQLite file is one machine\'s database)');
+if (settings.instances > 1 && !settings.postgres)
+  usage("--instances above 1 needs --database-url (a SQLite file is one machine's database)");
 if (settings.postgres && !/^postgres(ql)?:\/\//.test(settings.postgres)) usage('--database-url must be postgres://…');
 if (settings.redis && !/^rediss?:\/\//.test(settings.redis)) usage('--redis-url must be redis://…');
 
@@ -399,7 +400,11 @@ async function main(): Promise<void> {
       JSON.stringify(
         {
           machine: machine(),
-          settings: { ...settings, postgres: settings.postgres ? redactUrl(settings.postgres) : null, redis: settings.redis ? redactUrl(settings.redis) : null },
+          settings: {
+            ...settings,
+            postgres: settings.postgres ? redactUrl(settings.postgres) : null,
+            redis: settings.redis ? redactUrl(settings.redis) : null,
+          },
           seeded: { projects: seeded.projectIds.length, reports: seeded.reports },
           offered: result.offered,
           intervals: result.intervals,
@@ -563,7 +568,8 @@ async function soak(services: ServerProcess[], flows: Flow[], recorder: Recorder
       const health = await fetch(`${service.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
       if (!health.ok) problems.push(`instance ${i + 1}: /healthz answered ${health.status} after the soak`);
     } catch (error) {
-      if (!problems.some((p) => p.startsWith(`instance ${i + 1}`))) problems.push(`instance ${i + 1}: /healthz failed after the soak (${String(error)})`);
+      if (!problems.some((p) => p.startsWith(`instance ${i + 1}`)))
+        problems.push(`instance ${i + 1}: /healthz failed after the soak (${String(error)})`);
     }
   }
 
@@ -595,7 +601,13 @@ function memory(services: ServerProcess[], rssStart: number[], intervals: Interv
     const tail = floors.slice(baselineIndex);
     // A slope over less than two minutes says more about warm-up than about a trend.
     const span = tail.length > 0 ? tail[tail.length - 1]!.minute - tail[0]!.minute : 0;
-    const trend = tail.length >= 3 && span >= 2 ? slope(tail.map((s) => s.minute), tail.map((s) => s.mib)) : null;
+    const trend =
+      tail.length >= 3 && span >= 2
+        ? slope(
+            tail.map((s) => s.minute),
+            tail.map((s) => s.mib),
+          )
+        : null;
     const flat = Math.abs(growth) <= Math.max(20, afterWarmUp * 0.1);
     const ended = service.ended();
     return {

@@ -19,7 +19,13 @@ const [oldTree, newTree] = process.argv.slice(2, 4).map((tree) => resolve(tree))
 if (!oldTree || !newTree) throw new Error('usage: node scripts/upgrade-check.mjs <older tree> <this tree>');
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dir = mkdtempSync(join(tmpdir(), 'upgrade-'));
-const env = { ...process.env, DATABASE_URL: process.env.UPGRADE_DATABASE_URL ?? `sqlite:${dir}/db.sqlite`, HOST: '127.0.0.1', LOG_LEVEL: 'warn', PUBLIC_URL: 'http://scoreboard.test' };
+const env = {
+  ...process.env,
+  DATABASE_URL: process.env.UPGRADE_DATABASE_URL ?? `sqlite:${dir}/db.sqlite`,
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  PUBLIC_URL: 'http://scoreboard.test',
+};
 const cli = (tree, ...args) => execFileSync(process.execPath, [join(tree, 'bin/scoreboard.js'), ...args], { env, encoding: 'utf8' });
 // A failed assertion ends this script: the servers it started must not outlive it.
 const servers = new Set();
@@ -27,14 +33,32 @@ process.on('exit', () => {
   for (const server of servers) server.kill();
 });
 async function serve(tree, port) {
-  const server = spawn(process.execPath, [join(tree, 'bin/scoreboard.js'), 'serve'], { env: { ...env, PORT: String(port), LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [join(tree, 'bin/scoreboard.js'), 'serve'], {
+    env: { ...env, PORT: String(port), LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   servers.add(server);
-  await new Promise((resolve) => server.stdout.on('data', (d) => { if (String(d).includes('listening')) resolve(); }));
+  await new Promise((resolve) =>
+    server.stdout.on('data', (d) => {
+      if (String(d).includes('listening')) resolve();
+    }),
+  );
   const call = async (method, path, token, body) => {
-    const r = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body && { 'content-type': 'application/json' }) }, body: body && JSON.stringify(body) });
+    const r = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body && { 'content-type': 'application/json' }) },
+      body: body && JSON.stringify(body),
+    });
     return { status: r.status, body: await r.json() };
   };
-  return { call, stop: () => new Promise((r) => { server.on('exit', r); server.kill(); }) };
+  return {
+    call,
+    stop: () =>
+      new Promise((r) => {
+        server.on('exit', r);
+        server.kill();
+      }),
+  };
 }
 const fixture = (name) => readFileSync(join(root, `test/fixtures/client-wire/reports/${name}.json`), 'utf8');
 
@@ -45,8 +69,16 @@ const old = await serve(oldTree, 38140);
 const second = await old.call('POST', '/api/v1/tokens', token, { name: 'ci', abilities: ['read'] });
 assert.equal(second.status, 201);
 const projects = [];
-for (const [name, settings] of [['Shop', { fail_on: 'high', fail_threshold: 70 }], ['Blog', { fail_on: 'never' }]]) {
-  const created = await old.call('POST', '/api/v1/projects', token, { name, framework_version: '11', repository_url: 'https://github.com/acme/shop', settings });
+for (const [name, settings] of [
+  ['Shop', { fail_on: 'high', fail_threshold: 70 }],
+  ['Blog', { fail_on: 'never' }],
+]) {
+  const created = await old.call('POST', '/api/v1/projects', token, {
+    name,
+    framework_version: '11',
+    repository_url: 'https://github.com/acme/shop',
+    settings,
+  });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   projects.push(created.body);
 }
@@ -54,15 +86,33 @@ for (const [i, name] of ['report-small', 'report-full', 'report-small', 'report-
   const project = projects[i % 2];
   const body = JSON.parse(fixture(name).replace(/"project_id":"[^"]*"/, `"project_id":"${project.project.id}"`));
   body.analyzed_at = new Date(Date.UTC(2026, 10, 1 + i)).toISOString();
-  const r = await fetch('http://127.0.0.1:38140/api/reports', { method: 'POST', headers: { authorization: `Bearer ${project.api_token}`, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
+  const r = await fetch('http://127.0.0.1:38140/api/reports', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${project.api_token}`, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
   assert.equal(r.status, 201);
 }
 // A shared team made by the operator (the user stays in their personal team, id 1): after the
 // upgrade, only the personal one is marked personal (migration 0007).
 cli(oldTree, 'teams:create', '--owner', 'upgrade@example.com', '--name', 'Acme');
 cli(oldTree, 'users:switch-team', '--email', 'upgrade@example.com', '--team', '1');
-const paths = ['/api/v1/tokens', '/api/v1/projects', ...projects.flatMap(({ project }) => [`/api/v1/projects/${project.id}`, `/api/v1/projects/${project.id}/reports`, `/api/v1/projects/${project.id}/failures`])];
-const reportUuids = (await Promise.all(projects.map(async ({ project }) => (await old.call('GET', `/api/v1/projects/${project.id}/reports`, token)).body.data.map((r) => r.uuid)))).flat();
+const paths = [
+  '/api/v1/tokens',
+  '/api/v1/projects',
+  ...projects.flatMap(({ project }) => [
+    `/api/v1/projects/${project.id}`,
+    `/api/v1/projects/${project.id}/reports`,
+    `/api/v1/projects/${project.id}/failures`,
+  ]),
+];
+const reportUuids = (
+  await Promise.all(
+    projects.map(async ({ project }) =>
+      (await old.call('GET', `/api/v1/projects/${project.id}/reports`, token)).body.data.map((r) => r.uuid),
+    ),
+  )
+).flat();
 paths.push(...reportUuids.map((uuid) => `/api/v1/reports/${uuid}`));
 const before = {};
 for (const path of paths) before[path] = await old.call('GET', path, token);
@@ -73,8 +123,16 @@ console.log(cli(newTree, 'migrate').trim());
 const now = await serve(newTree, 38141);
 /** `a` within `b`: every key of `a` with the same value (arrays element by element); new keys allowed. */
 function within(a, b, at) {
-  if (Array.isArray(a)) { assert.ok(Array.isArray(b), at); assert.equal(b.length, a.length, at); for (const [i, x] of a.entries()) within(x, b[i], `${at}[${i}]`); return; }
-  if (a !== null && typeof a === 'object') { for (const k of Object.keys(a)) within(a[k], b?.[k], `${at}.${k}`); return; }
+  if (Array.isArray(a)) {
+    assert.ok(Array.isArray(b), at);
+    assert.equal(b.length, a.length, at);
+    for (const [i, x] of a.entries()) within(x, b[i], `${at}[${i}]`);
+    return;
+  }
+  if (a !== null && typeof a === 'object') {
+    for (const k of Object.keys(a)) within(a[k], b?.[k], `${at}.${k}`);
+    return;
+  }
   assert.deepEqual(b, a, at);
 }
 for (const path of paths) {
@@ -86,7 +144,14 @@ for (const path of paths) {
 }
 // What the new code adds: six settings keys, badges, E1 fields back-filled, the second token works.
 const shop = await now.call('GET', `/api/v1/projects/${projects[0].project.id}`, token);
-assert.deepEqual(Object.keys(shop.body.data.settings).sort(), ['fail_on', 'fail_on_new', 'fail_threshold', 'primary_tracker', 'ticket_target_project_key', 'ticket_target_project_name']);
+assert.deepEqual(Object.keys(shop.body.data.settings).sort(), [
+  'fail_on',
+  'fail_on_new',
+  'fail_threshold',
+  'primary_tracker',
+  'ticket_target_project_key',
+  'ticket_target_project_name',
+]);
 assert.equal(shop.body.data.settings.fail_on_new, null);
 const badges = await now.call('GET', `/api/v1/projects/${projects[0].project.id}/badges`, token);
 assert.equal(badges.status, 200);
@@ -100,7 +165,13 @@ const oldList = before[`/api/v1/projects/${projects[0].project.id}/reports`].bod
 if (!('gate' in oldList)) assert.equal(newest.gate, null);
 const teams = await now.call('GET', '/api/v1/teams', token);
 assert.equal(teams.status, 200);
-assert.deepEqual(teams.body.data.map((t) => [t.name, t.personal_team, t.role]), [["Up Grade's team", true, 'owner'], ['Acme', false, 'owner']]);
+assert.deepEqual(
+  teams.body.data.map((t) => [t.name, t.personal_team, t.role]),
+  [
+    ["Up Grade's team", true, 'owner'],
+    ['Acme', false, 'owner'],
+  ],
+);
 const changes = await now.call('GET', `/api/v1/reports/${newest.uuid}/changes`, token);
 assert.equal(changes.status, 200);
 const detail = await now.call('GET', `/api/v1/reports/${newest.uuid}`, token);
@@ -109,7 +180,13 @@ const ci = await now.call('GET', '/api/v1/projects', second.body.plain_text_toke
 assert.equal(ci.status, 200);
 // The project API token still uploads.
 const body = JSON.parse(fixture('report-small').replace(/"project_id":"[^"]*"/, `"project_id":"${projects[0].project.id}"`));
-const r = await fetch('http://127.0.0.1:38141/api/reports', { method: 'POST', headers: { authorization: `Bearer ${projects[0].api_token}`, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
+const r = await fetch('http://127.0.0.1:38141/api/reports', {
+  method: 'POST',
+  headers: { authorization: `Bearer ${projects[0].api_token}`, 'content-type': 'application/json', accept: 'application/json' },
+  body: JSON.stringify(body),
+});
 assert.equal(r.status, 201);
 await now.stop();
-console.log(`upgrade check passed: ${paths.length} answers of the old service given the same by the new, plus badges, E1 fields, teams and uploads`);
+console.log(
+  `upgrade check passed: ${paths.length} answers of the old service given the same by the new, plus badges, E1 fields, teams and uploads`,
+);

@@ -40,7 +40,12 @@ import { createFailuresService } from './failures/failures.service.js';
 import { failuresRoutes } from './failures/failures.routes.js';
 import { createProjectsService } from './projects/projects.service.js';
 import { projectsRoutes } from './projects/projects.routes.js';
-import { createApiRateLimiter, createBadgeRateLimiter, createClientApiRateLimiter, registerRateLimiting } from './rate-limit/api-rate-limit.js';
+import {
+  createApiRateLimiter,
+  createBadgeRateLimiter,
+  createClientApiRateLimiter,
+  registerRateLimiting,
+} from './rate-limit/api-rate-limit.js';
 import { memoryStoreOn } from './rate-limit/memory-store.js';
 import { closeRedis, connectRedis, untilConnected } from './rate-limit/redis-client.js';
 import { redisStoreOn, type RateLimitBackendState } from './rate-limit/redis-store.js';
@@ -131,10 +136,9 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
       void answerUndecodableUrl(error, request, reply);
     },
   };
-  const app = (
-    deps.logger
-      ? Fastify({ ...options, loggerInstance: deps.logger })
-      : Fastify({ ...options, logger: loggerOptions(config.logLevel, deps.logStream ?? defaultLogStream(config)) })
+  const app = (deps.logger
+    ? Fastify({ ...options, loggerInstance: deps.logger })
+    : Fastify({ ...options, logger: loggerOptions(config.logLevel, deps.logStream ?? defaultLogStream(config)) })
   ).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   deps.statementCounter?.register(app);
@@ -269,7 +273,9 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
 /** A request whose own hooks count it against a rate limit first (D8): the REST API's, the client package's, the badges'. */
 function countsRequests(request: FastifyRequest): boolean {
   const { ability, clientApi, publicBadge } = request.routeOptions.config;
-  return ability !== undefined || clientApi !== undefined || publicBadge !== undefined || (request.is404 && request.url.startsWith('/api/v1/'));
+  return (
+    ability !== undefined || clientApi !== undefined || publicBadge !== undefined || (request.is404 && request.url.startsWith('/api/v1/'))
+  );
 }
 
 /** D8: counters in Redis when REDIS_URL is set (shared by every instance), else in this process. */

@@ -88,10 +88,7 @@ export function logFormatFor(config: Pick<Config, 'logFormat' | 'isProduction'>,
 
 export class ConfigError extends Error {}
 
-export function loadConfig(
-  env: Record<string, string | undefined> = process.env,
-  options: { dotenv?: boolean } = {},
-): Config {
+export function loadConfig(env: Record<string, string | undefined> = process.env, options: { dotenv?: boolean } = {}): Config {
   let parsed: Env;
   try {
     // Blank values count as unset, so `PUBLIC_URL=` in a .env file means "no public URL".
@@ -147,7 +144,5 @@ function parseTrustProxy(value: string | undefined): TrustProxy {
   if (['true', 'on', 'yes'].includes(normalized)) return true;
   if (/^[1-9][0-9]*$/.test(normalized)) return Number(normalized);
   if (/^[0-9a-f.:/,\s]+$/.test(normalized)) return value;
-  throw new ConfigError(
-    `Invalid configuration: env/TRUST_PROXY must be true, false, a hop count or a list of addresses, got "${value}"`,
-  );
+  throw new ConfigError(`Invalid configuration: env/TRUST_PROXY must be true, false, a hop count or a list of addresses, got "${value}"`);
 }

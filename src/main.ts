@@ -68,7 +68,9 @@ function explainListenError(error: unknown, config: Config): unknown {
     case 'EACCES':
       return new OperatorError(`port ${config.port} needs more privileges than this process has: set PORT to 1024 or above.`);
     case 'EADDRNOTAVAIL':
-      return new OperatorError(`HOST ${config.host} is not an address of this machine: set HOST (127.0.0.1, or 0.0.0.0 for every interface).`);
+      return new OperatorError(
+        `HOST ${config.host} is not an address of this machine: set HOST (127.0.0.1, or 0.0.0.0 for every interface).`,
+      );
     default:
       return error;
   }

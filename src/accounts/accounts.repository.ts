@@ -85,9 +85,7 @@ export function createAccountsRepository(db: Db) {
       await db
         .insertInto('subscriptions')
         .values({ user_id: userId, plan, status: 'active', ends_at: null, created_at: at, updated_at: at })
-        .onConflict((conflict) =>
-          conflict.column('user_id').doUpdateSet({ plan, status: 'active', ends_at: null, updated_at: at }),
-        )
+        .onConflict((conflict) => conflict.column('user_id').doUpdateSet({ plan, status: 'active', ends_at: null, updated_at: at }))
         .execute();
     },
 
@@ -121,9 +119,7 @@ export function createAccountsRepository(db: Db) {
       const rows = await db
         .selectFrom('teams as t')
         .select(['t.id', 't.name', 't.projects_count as project_count', 't.created_at'])
-        .select((eb) =>
-          eb.selectFrom('team_members as m').select(countAll.as('n')).whereRef('m.team_id', '=', 't.id').as('member_count'),
-        )
+        .select((eb) => eb.selectFrom('team_members as m').select(countAll.as('n')).whereRef('m.team_id', '=', 't.id').as('member_count'))
         .$if(teamId !== undefined, (query) => query.where('t.id', '=', teamId!))
         .orderBy('t.id')
         .execute();
@@ -157,7 +153,9 @@ export function createAccountsRepository(db: Db) {
     },
 
     /** E4's member shape, in the order they joined. */
-    async listMembers(teamId: number): Promise<Array<{ id: number; name: string | null; email: string; role: TeamRole; joined_at: string }>> {
+    async listMembers(
+      teamId: number,
+    ): Promise<Array<{ id: number; name: string | null; email: string; role: TeamRole; joined_at: string }>> {
       return db
         .selectFrom('team_members as m')
         .innerJoin('users as u', 'u.id', 'm.user_id')

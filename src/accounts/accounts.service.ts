@@ -80,7 +80,13 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
           teamId = await accounts.insertTeam({ name, created_at: now(), personal_team: true });
           await accounts.putMembership({ team_id: teamId, user_id: user.id, role: 'owner', created_at: now() });
           await accounts.setCurrentTeam(user.id, teamId);
-          await audit(trx, { action: 'team.created', target: { type: 'team', id: teamId }, teamId, userId: user.id, details: { name, personal_team: true } });
+          await audit(trx, {
+            action: 'team.created',
+            target: { type: 'team', id: teamId },
+            teamId,
+            userId: user.id,
+            details: { name, personal_team: true },
+          });
         }
         if (input.plan) await accounts.putSubscription(user.id, input.plan, now());
         const { plainText } = await createTokensService({ db: trx, clock, repositories }).createToken(
@@ -119,14 +125,24 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
         if (plan) await accounts.putSubscription(user.id, plan, now());
         else await accounts.cancelSubscription(user.id, now());
         if (old !== plan) {
-          await audit(trx, { action: 'user.plan_changed', target: { type: 'user', id: user.id }, teamId: null, userId: user.id, details: { plan: { old, new: plan } } });
+          await audit(trx, {
+            action: 'user.plan_changed',
+            target: { type: 'user', id: user.id },
+            teamId: null,
+            userId: user.id,
+            details: { plan: { old, new: plan } },
+          });
         }
       });
     },
 
     /** `users:update`: a new name and/or email (stored trimmed and lower-cased, unique). */
-    async updateUser(email: string, changes: { name?: string; newEmail?: string }): Promise<{ id: number; email: string; name: string | null }> {
-      if (changes.name === undefined && changes.newEmail === undefined) throw new OperatorError('Nothing to change: give --name and/or --new-email.');
+    async updateUser(
+      email: string,
+      changes: { name?: string; newEmail?: string },
+    ): Promise<{ id: number; email: string; name: string | null }> {
+      if (changes.name === undefined && changes.newEmail === undefined)
+        throw new OperatorError('Nothing to change: give --name and/or --new-email.');
       if (changes.name !== undefined && (changes.name.trim() === '' || changes.name.length > 255)) {
         throw new OperatorError('The name must be 1 to 255 characters.');
       }
@@ -185,7 +201,12 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
           await requireLockedTeam(trx, team.id);
           await teams.removeMember(team.id, user.id);
           await teams.moveOffLostTeam(team.id);
-          await audit(trx, { action: 'member.removed', target: { type: 'member', id: user.id }, teamId: team.id, details: { email: user.email, role: team.role } });
+          await audit(trx, {
+            action: 'member.removed',
+            target: { type: 'member', id: user.id },
+            teamId: team.id,
+            details: { email: user.email, role: team.role },
+          });
         }
         await repositories(trx).accounts.deleteUser(user.id);
         await audit(trx, {
@@ -212,7 +233,13 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
         const teamId = await accounts.insertTeam({ name, created_at: now() });
         await accounts.putMembership({ team_id: teamId, user_id: owner.id, role: 'owner', created_at: now() });
         await accounts.setCurrentTeam(owner.id, teamId);
-        await audit(trx, { action: 'team.created', target: { type: 'team', id: teamId }, teamId, userId: owner.id, details: { name, owner: owner.email } });
+        await audit(trx, {
+          action: 'team.created',
+          target: { type: 'team', id: teamId },
+          teamId,
+          userId: owner.id,
+          details: { name, owner: owner.email },
+        });
         return teamId;
       });
       return { id };
@@ -237,13 +264,28 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
         }
         await accounts.putMembership({ team_id: teamId, user_id: user.id, role, created_at: now() });
         if (current) {
-          await audit(trx, { action: 'member.role_changed', target: { type: 'member', id: user.id }, teamId, details: { email: user.email, role: { old: current.role, new: role } } });
+          await audit(trx, {
+            action: 'member.role_changed',
+            target: { type: 'member', id: user.id },
+            teamId,
+            details: { email: user.email, role: { old: current.role, new: role } },
+          });
         } else {
-          await audit(trx, { action: 'member.added', target: { type: 'member', id: user.id }, teamId, details: { email: user.email, role } });
+          await audit(trx, {
+            action: 'member.added',
+            target: { type: 'member', id: user.id },
+            teamId,
+            details: { email: user.email, role },
+          });
         }
         if (role === 'owner' && owner) {
           await teams.setRole(teamId, owner.id, 'admin');
-          await audit(trx, { action: 'team.transferred', target: { type: 'team', id: teamId }, teamId, details: { owner_id: { old: owner.id, new: user.id } } });
+          await audit(trx, {
+            action: 'team.transferred',
+            target: { type: 'team', id: teamId },
+            teamId,
+            details: { owner_id: { old: owner.id, new: user.id } },
+          });
         }
       });
     },
@@ -257,11 +299,18 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
         const member = await teams.findMember(teamId, user.id);
         if (!member) throw new OperatorError(`${user.email} is not a member of team ${teamId}.`);
         if (member.role === 'owner') {
-          throw new OperatorError(`${user.email} is the owner of team ${teamId}: make another member owner first (teams:add-member --role owner).`);
+          throw new OperatorError(
+            `${user.email} is the owner of team ${teamId}: make another member owner first (teams:add-member --role owner).`,
+          );
         }
         await teams.removeMember(teamId, user.id);
         await teams.moveOffLostTeam(teamId);
-        await audit(trx, { action: 'member.removed', target: { type: 'member', id: user.id }, teamId, details: { email: user.email, role: member.role } });
+        await audit(trx, {
+          action: 'member.removed',
+          target: { type: 'member', id: user.id },
+          teamId,
+          details: { email: user.email, role: member.role },
+        });
       });
     },
 

@@ -7,9 +7,7 @@ export interface RequestOrigin {
 }
 
 /** Who made a change (E5): a user through a personal access token, or the operator at the server's shell. */
-export type AuditActor =
-  | { type: 'user'; id: number; email: string; tokenId: number | null; origin: RequestOrigin }
-  | { type: 'operator' };
+export type AuditActor = { type: 'user'; id: number; email: string; tokenId: number | null; origin: RequestOrigin } | { type: 'operator' };
 
 export const OPERATOR: AuditActor = { type: 'operator' };
 

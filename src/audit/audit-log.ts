@@ -44,7 +44,10 @@ export async function recordAudit(trx: Db, clock: Clock, actor: AuditActor, entr
  * The fields of `after` whose value differs from `before`, as `{field: {old, new}}` (E5's details of
  * an update). Values are compared as JSON, so objects (a project's settings) compare by content.
  */
-export function changedFields(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, { old: unknown; new: unknown }> {
+export function changedFields(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): Record<string, { old: unknown; new: unknown }> {
   const changes: Record<string, { old: unknown; new: unknown }> = {};
   for (const [field, value] of Object.entries(after)) {
     if (value === undefined) continue;

@@ -14,9 +14,15 @@ export const AuditEvent = Type.Object(
       type: Type.Union([Type.Literal('user'), Type.Literal('operator')]),
       id: NullableInteger,
       email: NullableString(),
-      token_id: Type.Unsafe<number | null>({ type: ['integer', 'null'], description: 'The personal access token the change was made with.' }),
+      token_id: Type.Unsafe<number | null>({
+        type: ['integer', 'null'],
+        description: 'The personal access token the change was made with.',
+      }),
     }),
-    target: Type.Object({ type: Type.String({ examples: ['member'] }), id: NullableString({ description: 'An id as the API names it (a project or report uuid, or an integer as text).' }) }),
+    target: Type.Object({
+      type: Type.String({ examples: ['member'] }),
+      id: NullableString({ description: 'An id as the API names it (a project or report uuid, or an integer as text).' }),
+    }),
     team_id: NullableInteger,
     ip: NullableString(),
     user_agent: NullableString(),

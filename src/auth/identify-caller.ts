@@ -20,10 +20,7 @@ export function bearerValue(header: string | undefined): string | null {
  * D4 step 1: identify the caller from the bearer token without rejecting anything. A value of the
  * wrong shape or with a wrong checksum is dismissed before any database lookup (D9).
  */
-export function createCallerIdentifier(deps: {
-  tokens: Pick<TokensRepository, 'findForAuth' | 'touchLastUsed'>;
-  clock: Clock;
-}) {
+export function createCallerIdentifier(deps: { tokens: Pick<TokensRepository, 'findForAuth' | 'touchLastUsed'>; clock: Clock }) {
   return async function identifyCaller(request: FastifyRequest): Promise<Caller | null> {
     const plainText = bearerValue(request.headers.authorization);
     if (plainText === null || !isWellFormedPersonalAccessToken(plainText)) return null;
@@ -47,8 +44,7 @@ export function callerFromAuthRow(row: TokenAuthRow, now: Date): Caller | null {
 
   // D7: active means status active and an end date, if any, in the future.
   const isSubscriptionActive =
-    row.subscription_status === 'active' &&
-    (row.subscription_ends_at === null || Date.parse(row.subscription_ends_at) > now.getTime());
+    row.subscription_status === 'active' && (row.subscription_ends_at === null || Date.parse(row.subscription_ends_at) > now.getTime());
 
   return {
     userId: row.user_id,

@@ -38,7 +38,9 @@ export function scoreColor(score: number): BadgeColor {
 
 /** `score.svg` and `score.json`: the latest report's score as stored (an integer), or `none`. */
 export function scoreBadge(score: number | null): Badge {
-  return score === null ? { label: 'score', message: NONE, color: 'lightgrey' } : { label: 'score', message: String(score), color: scoreColor(score) };
+  return score === null
+    ? { label: 'score', message: NONE, color: 'lightgrey' }
+    : { label: 'score', message: String(score), color: scoreColor(score) };
 }
 
 /** `gate.svg`: the latest report's stored gate (E1.8); `none` without a report or a recorded gate. */

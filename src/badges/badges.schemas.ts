@@ -21,7 +21,7 @@ export const BadgeParams = Type.Object({
 /** Caching (E2.3): shared caches and proxies may keep a badge five minutes, and revalidate it with its ETag. */
 export const BADGE_CACHE_HEADERS = {
   'Cache-Control': { type: 'string', const: 'max-age=300', required: true, description: 'Five minutes.' },
-  ETag: { type: 'string', required: true, description: "A strong entity tag of the body; send it back in `If-None-Match` for a 304." },
+  ETag: { type: 'string', required: true, description: 'A strong entity tag of the body; send it back in `If-None-Match` for a 304.' },
 };
 
 /** shields.io's endpoint badge (https://shields.io/badges/endpoint-badge). */

@@ -55,7 +55,11 @@ export function createBadgesService(deps: { db: Db; clock: Clock; repositories: 
         if (!project || !mayPerform(project.role, 'update')) throw notFound();
         await repositories(trx).badges.replaceKey(project.id, key, clock.now().toISOString());
         // Never the key (E5): the old URLs stop working, the event says only that it happened.
-        await recordAudit(trx, clock, actor, { action: 'project.badge_regenerated', target: { type: 'project', id: project.id }, teamId: project.team_id });
+        await recordAudit(trx, clock, actor, {
+          action: 'project.badge_regenerated',
+          target: { type: 'project', id: project.id },
+          teamId: project.team_id,
+        });
       });
       return key;
     },

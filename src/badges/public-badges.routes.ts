@@ -26,8 +26,14 @@ const SVG = (summary: string) => ({
 /** What each file is, for the OpenAPI document. */
 const SUCCESS: Record<BadgeFile, { summary: string; response: object }> = {
   'score.svg': { summary: "The latest report's score as a badge (SVG)", response: SVG('The score badge: `score | 87`, or `none`.') },
-  'gate.svg': { summary: "The latest report's quality gate as a badge (SVG)", response: SVG('The gate badge: `gate | passed`, `failed` or `none`.') },
-  'score.json': { summary: "The latest report's score in shields.io's endpoint format", response: { ...ShieldsEndpoint, headers: BADGE_CACHE_HEADERS } },
+  'gate.svg': {
+    summary: "The latest report's quality gate as a badge (SVG)",
+    response: SVG('The gate badge: `gate | passed`, `failed` or `none`.'),
+  },
+  'score.json': {
+    summary: "The latest report's score in shields.io's endpoint format",
+    response: { ...ShieldsEndpoint, headers: BADGE_CACHE_HEADERS },
+  },
 };
 
 /**
@@ -54,7 +60,11 @@ export async function publicBadgeRoutes(app: App, deps: { badgesService: BadgesS
         response: {
           200: SUCCESS[file].response,
           // No body at all (not even `null`): typed `undefined` so that the handler sends none.
-          304: Type.Unsafe<undefined>({ type: 'null', description: 'Not Modified: `If-None-Match` names the current badge.', headers: BADGE_CACHE_HEADERS }),
+          304: Type.Unsafe<undefined>({
+            type: 'null',
+            description: 'Not Modified: `If-None-Match` names the current badge.',
+            headers: BADGE_CACHE_HEADERS,
+          }),
         },
       },
       handler: async (request, reply) => {

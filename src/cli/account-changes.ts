@@ -63,7 +63,10 @@ export function addAccountChangeCommands(program: Command): void {
           );
         }
         const deleted = await accounts.deleteUser(opts.email);
-        const team = deleted.personal_team_id === null ? 'no personal team' : `personal team ${deleted.personal_team_id} with ${deleted.projects_deleted} project(s)`;
+        const team =
+          deleted.personal_team_id === null
+            ? 'no personal team'
+            : `personal team ${deleted.personal_team_id} with ${deleted.projects_deleted} project(s)`;
         print(
           opts.json,
           deleted,
@@ -121,7 +124,11 @@ export function addAccountChangeCommands(program: Command): void {
     .action((opts: { team: number; email: string; role: TeamRole; json?: boolean }) =>
       withAccounts(async (accounts) => {
         await accounts.addMember(opts.team, opts.email, opts.role);
-        print(opts.json, { team_id: opts.team, email: opts.email, role: opts.role }, `${opts.email} is now ${opts.role} of team ${opts.team}.`);
+        print(
+          opts.json,
+          { team_id: opts.team, email: opts.email, role: opts.role },
+          `${opts.email} is now ${opts.role} of team ${opts.team}.`,
+        );
       }),
     );
 
@@ -195,7 +202,10 @@ function abilitiesOption(description: string): Option {
 }
 
 function parseAbilities(value: string): Ability[] {
-  const abilities = value.split(',').map((a) => a.trim()).filter(Boolean);
+  const abilities = value
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
   const unknown = abilities.filter((a) => !(ABILITIES as readonly string[]).includes(a));
   if (abilities.length === 0 || unknown.length > 0) {
     throw new InvalidArgumentError(`expected a comma-separated list of ${ABILITIES.join(', ')}.`);

@@ -27,7 +27,10 @@ export function addAccountReadCommands(program: Command): void {
       withOverview(async (overview) => {
         const user = await overview.showUser(opts.email);
         const teams = user.teams.length
-          ? formatTable(['ID', 'NAME', 'ROLE'], user.teams.map((t) => [t.id, t.name, t.role]))
+          ? formatTable(
+              ['ID', 'NAME', 'ROLE'],
+              user.teams.map((t) => [t.id, t.name, t.role]),
+            )
           : 'No teams.';
         print(opts.json, { data: user }, `${userFields(user)}\n\n${teams}`);
       }),
@@ -53,7 +56,10 @@ export function addAccountReadCommands(program: Command): void {
       withOverview(async (overview) => {
         const { team, members } = await overview.showTeam(opts.team);
         const memberLines = members.length
-          ? formatTable(['ID', 'NAME', 'EMAIL', 'ROLE', 'JOINED AT'], members.map((m) => [m.id, m.name, m.email, m.role, m.joined_at]))
+          ? formatTable(
+              ['ID', 'NAME', 'EMAIL', 'ROLE', 'JOINED AT'],
+              members.map((m) => [m.id, m.name, m.email, m.role, m.joined_at]),
+            )
           : 'No members.';
         // The shape of E4's GET /teams/{team}, without the caller's role: the operator is no member.
         print(opts.json, { data: team, members }, `${teamFields(team)}\n\n${memberLines}`);

@@ -12,10 +12,7 @@ import { pendingMigrations } from '../db/migration-status.js';
  * command run from another folder (a relative DATABASE_URL) would otherwise create and use an empty
  * file there.
  */
-export async function withDatabase(
-  work: (db: Db, config: Config) => Promise<void>,
-  options: { mayCreate: boolean },
-): Promise<void> {
+export async function withDatabase(work: (db: Db, config: Config) => Promise<void>, options: { mayCreate: boolean }): Promise<void> {
   const config = loadConfig(process.env, { dotenv: true });
   if (!options.mayCreate) requireDatabaseFile(config.databaseUrl);
   const db = openDatabase(config);

@@ -32,10 +32,8 @@ export const subscriptionRequired = () =>
   new ApiError(403, 'Subscription Required', 'An active subscription is required to access the API.');
 export const noTeam = () => new ApiError(403, 'Forbidden', 'You must belong to a team to create projects.');
 /** D15 as amended in E4: a `readonly` member of the current team cannot create projects. */
-export const roleCannotCreateProjects = () =>
-  new ApiError(403, 'Forbidden', 'Your role in this team does not allow creating projects.');
-export const tokenLimitReached = (max: number) =>
-  new ApiError(403, 'Forbidden', `You can have a maximum of ${max} API tokens.`);
+export const roleCannotCreateProjects = () => new ApiError(403, 'Forbidden', 'Your role in this team does not allow creating projects.');
+export const tokenLimitReached = (max: number) => new ApiError(403, 'Forbidden', `You can have a maximum of ${max} API tokens.`);
 export const notFound = () => new ApiError(404, 'Not Found', 'The requested resource was not found.');
 export const methodNotAllowed = (allowed: string[]) =>
   new ApiError(405, 'Method Not Allowed', `The method is not allowed for this resource. Allowed: ${allowed.join(', ')}.`, {
@@ -59,8 +57,7 @@ export const tooManyRequests = (retryAfter: number) =>
     retryAfter,
     headers: { 'retry-after': String(retryAfter) },
   });
-export const serverError = () =>
-  new ApiError(500, 'Server Error', 'Something went wrong on our side. Please try again later.');
+export const serverError = () => new ApiError(500, 'Server Error', 'Something went wrong on our side. Please try again later.');
 export const serviceUnavailable = () =>
   new ApiError(503, 'Service Unavailable', 'The service is temporarily unavailable. Please try again later.');
 

@@ -42,7 +42,9 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
       'content-length': String(Buffer.byteLength(body)),
       connection: 'close',
     };
-    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const head = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     socket.write(`HTTP/1.1 ${refusal.status} ${refusal.title}\r\n${head}\r\n${body}`);
   }
   socket.destroy(error);

@@ -14,7 +14,9 @@ export function asObject(value: Record<string, unknown> | [] | null | undefined)
  * stored inside JSON, escaped, exactly as sent.
  */
 export function withStorableText<T extends object>(input: T): T {
-  return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, typeof value === 'string' ? storableText(value) : value])) as T;
+  return Object.fromEntries(
+    Object.entries(input).map(([key, value]) => [key, typeof value === 'string' ? storableText(value) : value]),
+  ) as T;
 }
 
 /**

@@ -21,8 +21,7 @@ export const ListOrKeyedObject = <T extends TSchema>(item: T, options: { maxItem
   });
 
 /** An empty PHP associative array is encoded as `[]`: an object, or an empty array. */
-export const ObjectOrEmptyArray = () =>
-  Type.Unsafe<Record<string, unknown> | []>({ type: ['object', 'array'], maxItems: 0 });
+export const ObjectOrEmptyArray = () => Type.Unsafe<Record<string, unknown> | []>({ type: ['object', 'array'], maxItems: 0 });
 
 /** An object, or null (PHP writes an unset object as null). */
 export const NullableObject = <T extends TSchema>(object: T): TUnsafe<Static<T> | null> =>

@@ -8,9 +8,7 @@ import type { FastifyInstance } from 'fastify';
 export function trackRouteMethods(app: FastifyInstance): (path: string) => string[] {
   const routes: { pattern: RegExp; methods: Set<string> }[] = [];
   app.addHook('onRoute', (route) => {
-    const pattern = new RegExp(
-      `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_][A-Za-z0-9_]*/g, '[^/]+')}/?$`,
-    );
+    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_][A-Za-z0-9_]*/g, '[^/]+')}/?$`);
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const existing = routes.find((r) => r.pattern.source === pattern.source);
     if (existing) for (const m of methods) existing.methods.add(m);

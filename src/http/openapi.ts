@@ -36,7 +36,12 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Remaining': { type: 'integer', required: true, description: 'Requests left in the current window.' },
 };
 const RETRY_AFTER_HEADER = {
-  'Retry-After': { type: 'integer', minimum: 1, required: true, description: 'Whole seconds until the window resets; equals `retry_after`.' },
+  'Retry-After': {
+    type: 'integer',
+    minimum: 1,
+    required: true,
+    description: 'Whole seconds until the window resets; equals `retry_after`.',
+  },
 };
 /** When the database is down the caller cannot be identified, so the request may not have been counted. */
 const RATE_LIMIT_HEADERS_IF_COUNTED = Object.fromEntries(
@@ -100,7 +105,9 @@ function errorResponses(route: {
       hasPathResource ? 'a path parameter has a broken percent-encoding' : null,
       'the Host header is not a host name or IP address with an optional port',
     ].filter((reason) => reason !== null);
-    const example = badRequest(hasBody ? 'The request body is not valid JSON.' : 'The Host header must be a host name or IP address, with an optional port.');
+    const example = badRequest(
+      hasBody ? 'The request body is not valid JSON.' : 'The Host header must be a host name or IP address, with an optional port.',
+    );
     const description = reasons.join('; or ');
     add(400, e(example, `${description[0]!.toUpperCase()}${description.slice(1)}.`));
   }
@@ -113,7 +120,11 @@ function errorResponses(route: {
   if (route.kind !== 'badge') {
     add(
       401,
-      e(unauthenticated(), 'The token is missing, malformed, unknown, revoked or expired.', verify ? { valid: Type.Literal(false) } : undefined),
+      e(
+        unauthenticated(),
+        'The token is missing, malformed, unknown, revoked or expired.',
+        verify ? { valid: Type.Literal(false) } : undefined,
+      ),
     );
   }
   if (route.kind === 'v1') {
@@ -151,13 +162,22 @@ function errorResponses(route: {
     add(409, e(projectArchived(), 'The project is archived: it accepts no uploads.'));
   }
   if (hasBody || schema.querystring !== undefined) {
-    add(422, e(validationFailed({ name: ['The name field is required.'] }), 'Validation failed; `errors` lists every field.', { errors: FieldErrors }));
+    add(
+      422,
+      e(validationFailed({ name: ['The name field is required.'] }), 'Validation failed; `errors` lists every field.', {
+        errors: FieldErrors,
+      }),
+    );
   }
   add(
     429,
-    e(tooManyRequests(60), route.kind === 'badge' ? 'Over the badge key\'s budget (per key, not per IP).' : 'Over the rate limit (uploads: per project).', {
-      retry_after: Type.Integer({ minimum: 1, description: 'Seconds until the window resets.' }),
-    }),
+    e(
+      tooManyRequests(60),
+      route.kind === 'badge' ? "Over the badge key's budget (per key, not per IP)." : 'Over the rate limit (uploads: per project).',
+      {
+        retry_after: Type.Integer({ minimum: 1, description: 'Seconds until the window resets.' }),
+      },
+    ),
     { ...RATE_LIMIT_HEADERS, ...RETRY_AFTER_HEADER },
   );
   add(500, e(serverError(), 'An unexpected error; never details.'), RATE_LIMIT_HEADERS_IF_COUNTED);
@@ -216,7 +236,13 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     transformObject: (documentObject) => liftHeaderRequired((documentObject as { openapiObject: object }).openapiObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
-      const kind: Kind | null = route.config?.clientApi ? 'client' : route.config?.ability ? 'v1' : route.config?.publicBadge ? 'badge' : null;
+      const kind: Kind | null = route.config?.clientApi
+        ? 'client'
+        : route.config?.ability
+          ? 'v1'
+          : route.config?.publicBadge
+            ? 'badge'
+            : null;
       if (schema?.hide) return { schema, url };
       const method = String(Array.isArray(route.method) ? route.method[0] : route.method);
       const operationId = operationIdOf(method, url);
@@ -227,7 +253,8 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
           {
             ...body,
             // A success is described by the route's summary; another answer (a badge's 304) by its own description.
-            'x-response-description': (!status.startsWith('2') && (body as { description?: string }).description) || (schema.summary ?? 'Success'),
+            'x-response-description':
+              (!status.startsWith('2') && (body as { description?: string }).description) || (schema.summary ?? 'Success'),
             // A route may document headers of its own (an export's Content-Disposition) besides D8's.
             headers: { ...RATE_LIMIT_HEADERS, ...(body as { headers?: object }).headers },
           },
@@ -264,7 +291,9 @@ function liftHeaderRequired<T extends object>(document: T): T {
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
       for (const response of Object.values(operation.responses ?? {})) {
-        for (const header of Object.values((response.headers ?? {}) as Record<string, { required?: boolean; schema?: { required?: unknown } }>)) {
+        for (const header of Object.values(
+          (response.headers ?? {}) as Record<string, { required?: boolean; schema?: { required?: unknown } }>,
+        )) {
           if (typeof header.schema?.required === 'boolean') {
             header.required = header.schema.required;
             delete header.schema.required;

@@ -40,7 +40,7 @@ export function registerOperationalRoutes(app: App, { db, rateLimitState }: { db
 
   new Gauge({
     name: 'scoreboard_rate_limit_fallback',
-    help: '1 while Redis is unavailable and rate-limit counters fall back to this instance\'s memory',
+    help: "1 while Redis is unavailable and rate-limit counters fall back to this instance's memory",
     registers: [registry],
     collect() {
       this.set(rateLimitState.degradedSince === null ? 0 : 1);
@@ -74,7 +74,8 @@ export function registerOperationalRoutes(app: App, { db, rateLimitState }: { db
         throw serviceUnavailable();
       }
       // Redis down does not make the instance unready: the limiter fails open to memory (issue 4).
-      const counters = rateLimitState.backend === 'memory' ? 'memory' : rateLimitState.degradedSince === null ? 'redis' : 'memory (redis unavailable)';
+      const counters =
+        rateLimitState.backend === 'memory' ? 'memory' : rateLimitState.degradedSince === null ? 'redis' : 'memory (redis unavailable)';
       return { status: 'ok', database: 'ok', rate_limit_counters: counters };
     },
   });

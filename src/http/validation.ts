@@ -123,7 +123,10 @@ function messageFor(error: ErrorObject, label: string): string {
     case 'type': {
       // A value restricted to a list (framework_version, abilities.N) is simply "invalid" whatever its type.
       if (Array.isArray(schema.enum)) return `The selected ${label} is invalid.`;
-      const expected = String(error.params.type).split(',').find((t) => t !== 'null') ?? 'string';
+      const expected =
+        String(error.params.type)
+          .split(',')
+          .find((t) => t !== 'null') ?? 'string';
       return `The ${label} field must be ${typeNames[expected] ?? `of type ${expected}`}.`;
     }
     case 'enum':
@@ -143,9 +146,7 @@ function messageFor(error: ErrorObject, label: string): string {
       if (typeof schema.minimum === 'number' && typeof schema.maximum === 'number') {
         return `The ${label} must be between ${schema.minimum} and ${schema.maximum}.`;
       }
-      return error.keyword === 'minimum'
-        ? `The ${label} must be at least ${limit}.`
-        : `The ${label} may not be greater than ${limit}.`;
+      return error.keyword === 'minimum' ? `The ${label} must be at least ${limit}.` : `The ${label} may not be greater than ${limit}.`;
     case 'minItems':
       return `The ${label} field must have at least ${limit} ${limit === 1 ? 'item' : 'items'}.`;
     case 'maxItems':

@@ -62,11 +62,7 @@ function splitLatestReport(row: JoinedRow): ProjectWithLatestReport {
 }
 
 const selectWithLatestReport = (db: Db) =>
-  db
-    .selectFrom('projects as p')
-    .leftJoin('reports as r', 'r.id', 'p.latest_report_id')
-    .select(projectColumns)
-    .select(latestReportColumns);
+  db.selectFrom('projects as p').leftJoin('reports as r', 'r.id', 'p.latest_report_id').select(projectColumns).select(latestReportColumns);
 
 // The reads of the hot paths (show, list, client-package auth): compiled once (db/prepared-query.ts).
 const countForTeam = preparedQuery((db: Db, teamId: number) =>
@@ -118,10 +114,7 @@ export function createProjectsRepository(db: Db) {
     },
 
     /** The project with the caller's role in its team; not found when the caller is no member (D15). */
-    async findForMember(
-      projectId: string,
-      userId: number,
-    ): Promise<(ProjectWithLatestReport & { role: TeamRole }) | undefined> {
+    async findForMember(projectId: string, userId: number): Promise<(ProjectWithLatestReport & { role: TeamRole }) | undefined> {
       const [row] = await findForMember(db, projectId, userId);
       if (!row) return undefined;
       const { role, ...rest } = row;
@@ -173,10 +166,7 @@ export function createProjectsRepository(db: Db) {
         .execute();
     },
 
-    async update(
-      projectId: string,
-      changes: Partial<Omit<Selectable<ProjectsTable>, 'id' | 'team_id' | 'created_at'>>,
-    ): Promise<void> {
+    async update(projectId: string, changes: Partial<Omit<Selectable<ProjectsTable>, 'id' | 'team_id' | 'created_at'>>): Promise<void> {
       await db.updateTable('projects').set(changes).where('id', '=', projectId).execute();
     },
 

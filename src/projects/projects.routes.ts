@@ -88,10 +88,18 @@ export async function projectsRoutes(app: App, deps: { projectsService: Projects
   });
 
   // D17: archive and unarchive, an extension the contract leaves open.
-  for (const [action, archived] of [['archive', true], ['unarchive', false]] as const) {
+  for (const [action, archived] of [
+    ['archive', true],
+    ['unarchive', false],
+  ] as const) {
     app.post(`/projects/:project/${action}`, {
       config: write,
-      schema: { tags, summary: `${archived ? 'Archive' : 'Unarchive'} a project`, params: ProjectParams, response: { 200: ProjectResponse } },
+      schema: {
+        tags,
+        summary: `${archived ? 'Archive' : 'Unarchive'} a project`,
+        params: ProjectParams,
+        response: { 200: ProjectResponse },
+      },
       preValidation: resolve('update'),
       handler: async (request) => ({ data: await projects.setArchived(credentialOf(request), projectOf(request).id, archived) }),
     });

@@ -44,7 +44,13 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
   }
 
   /** E5: the event of a change to `project`, in the change's transaction. */
-  function audit(trx: Db, actor: AuditActor, project: { id: string; team_id: number }, action: AuditEntry['action'], details: Record<string, unknown> = {}) {
+  function audit(
+    trx: Db,
+    actor: AuditActor,
+    project: { id: string; team_id: number },
+    action: AuditEntry['action'],
+    details: Record<string, unknown> = {},
+  ) {
     return recordAudit(trx, clock, actor, { action, target: { type: 'project', id: project.id }, teamId: project.team_id, details });
   }
 
@@ -127,8 +133,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
     async updateProject(credential: WriteCredential, projectId: string, input: UpdateProjectBody): Promise<Project> {
       return inTransaction(db, async (trx) => {
         const { project, actor } = await lockForAction(trx, credential, projectId, 'update');
-        const settings =
-          input.settings === undefined ? undefined : mergeSettings(parseStoredSettings(project.settings), input.settings);
+        const settings = input.settings === undefined ? undefined : mergeSettings(parseStoredSettings(project.settings), input.settings);
         const changes = {
           name: input.name,
           framework_version: String(input.framework_version),

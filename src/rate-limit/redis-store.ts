@@ -81,7 +81,7 @@ export function redisStoreOn(deps: {
           state.degradedSince ??= now;
           if (now - lastWarning >= WARNING_INTERVAL_MS) {
             lastWarning = now;
-            logger.warn({ err: error }, 'rate-limit counters: Redis unavailable, using this instance\'s memory until it is back');
+            logger.warn({ err: error }, "rate-limit counters: Redis unavailable, using this instance's memory until it is back");
           }
           this.fallback.incr(key, callback, timeWindow, max);
         },

@@ -10,9 +10,10 @@ interface CatalogueEntry {
 // The analyzers the client package runs (shared/data/analyzers.json). Read from the repository's
 // resources/ folder, which sits two levels above both src/reports/ and dist/reports/.
 const catalogue: ReadonlyMap<string, CatalogueEntry> = new Map(
-  (JSON.parse(readFileSync(new URL('../../resources/analyzers.json', import.meta.url), 'utf8')) as CatalogueEntry[]).map(
-    (entry) => [entry.id, entry],
-  ),
+  (JSON.parse(readFileSync(new URL('../../resources/analyzers.json', import.meta.url), 'utf8')) as CatalogueEntry[]).map((entry) => [
+    entry.id,
+    entry,
+  ]),
 );
 
 /**

@@ -39,17 +39,17 @@ export async function backfillChanges(db: Kysely<any>, now: () => string = () =>
           .where('fingerprinted_at', 'is', null)
           .executeTakeFirst();
         if (claimed.numUpdatedRows === 0n) continue;
-        const stored = await trx.selectFrom('reports').select(['results', 'results_br', 'metadata']).where('id', '=', id).executeTakeFirstOrThrow();
+        const stored = await trx
+          .selectFrom('reports')
+          .select(['results', 'results_br', 'metadata'])
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
         const results = decodeResults(stored);
         const metadata = JSON.parse(stored.metadata) as Record<string, unknown>;
         const changes = await recordChanges(reports, { projectId: project_id, results, metadata, analyzedAt: analyzed_at, id });
         await reports.deleteIssues(id);
         await reports.insertIssues(id, changes.rows);
-        await trx
-          .updateTable('reports')
-          .set(changeColumns(changes))
-          .where('id', '=', id)
-          .execute();
+        await trx.updateTable('reports').set(changeColumns(changes)).where('id', '=', id).execute();
       }
     });
     done += batch.length;

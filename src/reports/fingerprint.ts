@@ -22,7 +22,9 @@ export interface FingerprintSource {
  * the recipe may only ever change under a new version tag.
  */
 export function fingerprintIssues(issues: readonly FingerprintSource[]): string[] {
-  const keys = issues.map((issue) => JSON.stringify([FINGERPRINT_VERSION, issue.analyzerId, issue.file, issue.message, issue.targetLineText]));
+  const keys = issues.map((issue) =>
+    JSON.stringify([FINGERPRINT_VERSION, issue.analyzerId, issue.file, issue.message, issue.targetLineText]),
+  );
   const byKey = new Map<string, number[]>();
   keys.forEach((key, index) => {
     const positions = byKey.get(key);

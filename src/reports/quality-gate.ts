@@ -33,9 +33,7 @@ export function applyQualityGate(
     if (offending.length > 0) {
       const count = offending.reduce((n, r) => n + r.issues.filter((i) => blocking.has(i.severity)).length, 0);
       const names = offending.map((r) => r.analyzer_id).join(', ');
-      reasons.push(
-        `${count} ${count === 1 ? 'issue' : 'issues'} at or above ${fail_on} severity in failed analyzers: ${names}.`,
-      );
+      reasons.push(`${count} ${count === 1 ? 'issue' : 'issues'} at or above ${fail_on} severity in failed analyzers: ${names}.`);
     }
   }
 

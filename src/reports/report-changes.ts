@@ -1,4 +1,11 @@
-import { compareWithBaseline, fingerprintResults, missingFromReport, type BaselineIssues, type ChangeCounts, type IssueRow } from './changes.js';
+import {
+  compareWithBaseline,
+  fingerprintResults,
+  missingFromReport,
+  type BaselineIssues,
+  type ChangeCounts,
+  type IssueRow,
+} from './changes.js';
 import { gitContextOf, isPullRequest, type GitContext } from './git-context.js';
 import type { StoredResult } from './report-results.js';
 import type { BaselineCandidate, ReportsRepository } from './reports.repository.js';

@@ -81,7 +81,11 @@ export function toChangeItem(row: ChangeRow): ChangeItem {
     location:
       row.file === null
         ? null
-        : { file: row.file, ...(row.line !== null && { line: row.line }), ...(row.column_number !== null && { column: row.column_number }) },
+        : {
+            file: row.file,
+            ...(row.line !== null && { line: row.line }),
+            ...(row.column_number !== null && { column: row.column_number }),
+          },
   };
 }
 
@@ -176,7 +180,17 @@ const ISSUE_COLUMNS = [
 ] as const satisfies readonly (keyof Insertable<ReportIssuesTable>)[];
 
 /** An issue's columns (`IssueRecord`): what the next report's comparison (E1.4), the changes list and the exports read. */
-export const ISSUE_RECORD_COLUMNS = ['fingerprint', 'analyzer_id', 'analyzer_name', 'category', 'severity', 'message', 'file', 'line', 'column_number'] as const;
+export const ISSUE_RECORD_COLUMNS = [
+  'fingerprint',
+  'analyzer_id',
+  'analyzer_name',
+  'category',
+  'severity',
+  'message',
+  'file',
+  'line',
+  'column_number',
+] as const;
 
 /**
  * The rows of the report's own issues: those with a place in its upload. The `fixed` rows it
@@ -295,10 +309,7 @@ export function createReportsRepository(db: Db) {
     async latestPerBranch(projectId: string): Promise<ReportListRow[]> {
       const ranked = db
         .selectFrom('reports')
-        .select([
-          'id',
-          sql<number>`row_number() over (partition by git_branch order by analyzed_at desc, id desc)`.as('place'),
-        ])
+        .select(['id', sql<number>`row_number() over (partition by git_branch order by analyzed_at desc, id desc)`.as('place')])
         .where('project_id', '=', projectId)
         .as('ranked');
       return selectListRows(db)
@@ -395,10 +406,7 @@ export function createReportsRepository(db: Db) {
 
     /** E1.5: the fingerprint and change of each of the report's issues, in upload order. */
     async issueMarks(reportId: number): Promise<IssueMark[]> {
-      return ownIssueRows(db, reportId)
-        .select(['fingerprint', 'change'])
-        .orderBy('position')
-        .execute() as Promise<IssueMark[]>;
+      return ownIssueRows(db, reportId).select(['fingerprint', 'change']).orderBy('position').execute() as Promise<IssueMark[]>;
     },
 
     async deleteIssues(reportId: number): Promise<void> {
@@ -413,20 +421,22 @@ export function createReportsRepository(db: Db) {
 
     /** E1.6: new, then fixed, then unchanged; each by severity (critical first), analyzer id, file, line. */
     async listChanges(reportId: number, filter: ChangesFilter, page: { limit: number; offset: number }) {
-      return filteredChanges(db, reportId, filter)
-        .select(['change', ...ISSUE_RECORD_COLUMNS])
-        .orderBy('change_rank')
-        .orderBy('severity_rank')
-        .orderBy('analyzer_id')
-        // Nulls last on both databases (SQLite puts them first, PostgreSQL last).
-        .orderBy(sql`file is null`)
-        .orderBy('file')
-        .orderBy(sql`line is null`)
-        .orderBy('line')
-        .orderBy('id')
-        .limit(page.limit)
-        .offset(page.offset)
-        .execute();
+      return (
+        filteredChanges(db, reportId, filter)
+          .select(['change', ...ISSUE_RECORD_COLUMNS])
+          .orderBy('change_rank')
+          .orderBy('severity_rank')
+          .orderBy('analyzer_id')
+          // Nulls last on both databases (SQLite puts them first, PostgreSQL last).
+          .orderBy(sql`file is null`)
+          .orderBy('file')
+          .orderBy(sql`line is null`)
+          .orderBy('line')
+          .orderBy('id')
+          .limit(page.limit)
+          .offset(page.offset)
+          .execute()
+      );
     },
 
     /** The report with the caller's role in its project's team; undefined when the caller is no member (D15). */

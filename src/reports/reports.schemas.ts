@@ -46,15 +46,18 @@ export type StoredGate = Static<typeof StoredGate>;
 /** E1.4/E1.5: what changed against the baseline; the counts are null without one. */
 const ReportChanges = Type.Object(
   {
-    baseline: Type.Union([
-      Type.Object({
-        uuid: Type.String({ format: 'uuid' }),
-        analyzed_at: Type.String({ format: 'date-time' }),
-        branch: NullableString(),
-        commit: NullableString(),
-      }),
-      Type.Null(),
-    ], { description: 'The report compared with; null without one, or once it was deleted.' }),
+    baseline: Type.Union(
+      [
+        Type.Object({
+          uuid: Type.String({ format: 'uuid' }),
+          analyzed_at: Type.String({ format: 'date-time' }),
+          branch: NullableString(),
+          commit: NullableString(),
+        }),
+        Type.Null(),
+      ],
+      { description: 'The report compared with; null without one, or once it was deleted.' },
+    ),
     new: Nullable<number>('integer', { description: 'Issues whose fingerprint the baseline did not have.' }),
     fixed: Nullable<number>('integer', { description: "The baseline's issues this report no longer has." }),
     unchanged: Nullable<number>('integer', { description: 'Issues in both.' }),
@@ -120,10 +123,9 @@ const ReportResult = Type.Object(
     message: Type.String(),
     execution_time: Type.Number({ description: 'Seconds' }),
     issues: Type.Array(ReportIssue),
-    suppressed_issues: Type.Array(
-      Type.Object({ ...issueFields, suppression: Type.Record(Type.String(), Type.Unknown()) }),
-      { description: 'Issues the client suppressed (inline, config or baseline); not counted in the summary.' },
-    ),
+    suppressed_issues: Type.Array(Type.Object({ ...issueFields, suppression: Type.Record(Type.String(), Type.Unknown()) }), {
+      description: 'Issues the client suppressed (inline, config or baseline); not counted in the summary.',
+    }),
   },
   { $id: 'ReportResult' },
 );
@@ -248,9 +250,7 @@ export const ExportResponse = {
 };
 
 export const ReportListQuery = Type.Object({
-  branch: Type.Optional(
-    Type.String({ maxLength: 1000, description: "Only this branch's reports; empty: the reports without a branch." }),
-  ),
+  branch: Type.Optional(Type.String({ maxLength: 1000, description: "Only this branch's reports; empty: the reports without a branch." })),
   page: PageQuery.properties.page,
 });
 
@@ -272,7 +272,9 @@ export const TrendQuery = Type.Object({
   branch: Type.Optional(
     Type.String({ maxLength: 1000, description: "Only this branch's reports; empty: the reports without a branch. Absent: every branch." }),
   ),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, default: DEFAULT_TREND_LIMIT, description: 'How many of the latest reports.' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 365, default: DEFAULT_TREND_LIMIT, description: 'How many of the latest reports.' }),
+  ),
 });
 
 /** E2.1: one report of a trend. */

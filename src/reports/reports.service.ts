@@ -162,7 +162,10 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
       const total = await reports.countChanges(report.id, filter);
       const offset = pageOffset(page);
       const rows = offset >= total ? [] : await reports.listChanges(report.id, filter, { limit: PAGE_SIZE, offset });
-      return { data: rows.map(toChangeItem), ...paginationEnvelope({ path, page, total, count: rows.length, filters: { kind: filter.kind, severity: filter.severity } }) };
+      return {
+        data: rows.map(toChangeItem),
+        ...paginationEnvelope({ path, page, total, count: rows.length, filters: { kind: filter.kind, severity: filter.severity } }),
+      };
     },
 
     /** D15 through the parent project: the report, if the caller may perform `action` on its project; else 404. */

@@ -31,11 +31,21 @@ export function summarizeResults(results: readonly StoredResult[]): ReportCounts
   };
   for (const result of results) {
     switch (result.status) {
-      case 'passed': counts.passed += 1; break;
-      case 'failed': counts.failed += 1; break;
-      case 'warning': counts.warnings += 1; break;
-      case 'skipped': counts.skipped += 1; break;
-      case 'error': counts.errors += 1; break;
+      case 'passed':
+        counts.passed += 1;
+        break;
+      case 'failed':
+        counts.failed += 1;
+        break;
+      case 'warning':
+        counts.warnings += 1;
+        break;
+      case 'skipped':
+        counts.skipped += 1;
+        break;
+      case 'error':
+        counts.errors += 1;
+        break;
     }
     for (const issue of result.issues) counts.issues_by_severity[issue.severity] += 1;
     counts.total_issues += result.issues.length;

@@ -18,7 +18,9 @@ export const OWNER_ONLY: readonly TeamRole[] = ['owner'];
 export function requireRole(team: TeamView, allowed: readonly TeamRole[]): void {
   if (allowed.includes(team.role)) return;
   throw forbidden(
-    allowed.length === 1 ? 'This action requires the owner role in this team.' : 'This action requires the owner or admin role in this team.',
+    allowed.length === 1
+      ? 'This action requires the owner role in this team.'
+      : 'This action requires the owner or admin role in this team.',
   );
 }
 
@@ -37,7 +39,9 @@ export function requireRoleChangeAllowed(team: TeamView, callerId: number, membe
   requireRole(team, OWNER_OR_ADMIN);
   if (member.role === 'owner') {
     throw forbidden(
-      team.role === 'owner' ? 'The owner role changes only by transferring the team.' : 'An admin may not change or remove the owner or another admin.',
+      team.role === 'owner'
+        ? 'The owner role changes only by transferring the team.'
+        : 'An admin may not change or remove the owner or another admin.',
     );
   }
   if (team.role === 'admin' && member.role === 'admin' && member.id !== callerId) {

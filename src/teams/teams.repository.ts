@@ -83,8 +83,14 @@ export function createTeamsRepository(db: Db) {
 
   return {
     /** E4's profile shape. */
-    async findUser(userId: number): Promise<{ id: number; name: string | null; email: string; current_team_id: number | null; created_at: string } | undefined> {
-      return db.selectFrom('users').select(['id', 'name', 'email', 'current_team_id', 'created_at']).where('id', '=', userId).executeTakeFirst();
+    async findUser(
+      userId: number,
+    ): Promise<{ id: number; name: string | null; email: string; current_team_id: number | null; created_at: string } | undefined> {
+      return db
+        .selectFrom('users')
+        .select(['id', 'name', 'email', 'current_team_id', 'created_at'])
+        .where('id', '=', userId)
+        .executeTakeFirst();
     },
 
     async updateUser(userId: number, changes: { name?: string | null; email?: string }): Promise<void> {

@@ -101,7 +101,12 @@ export async function teamsRoutes(app: App, { teamsService: teams }: { teamsServ
 
   app.post('/teams', {
     config: { ...teamWrite, forbiddenWhen: ["the user's plan is not Business or Enterprise"] },
-    schema: { tags, summary: 'Create a team; the caller becomes its owner and it becomes their current team', body: TeamBody, response: { 201: CreateTeamResponse } },
+    schema: {
+      tags,
+      summary: 'Create a team; the caller becomes its owner and it becomes their current team',
+      body: TeamBody,
+      response: { 201: CreateTeamResponse },
+    },
     preValidation: async (request) => teams.requireTeamPlan(callerOf(request)),
     handler: async (request, reply) => {
       const team = await teams.createTeam(credentialOf(request), request.body.name);
@@ -118,14 +123,19 @@ export async function teamsRoutes(app: App, { teamsService: teams }: { teamsServ
 
   app.put('/teams/:team', {
     config: { ...teamWrite, forbiddenWhen: [ROLE_403] },
-    schema: { tags, summary: "Rename a team (owner or admin)", params: TeamParams, body: TeamBody, response: { 200: TeamResponse } },
+    schema: { tags, summary: 'Rename a team (owner or admin)', params: TeamParams, body: TeamBody, response: { 200: TeamResponse } },
     preValidation: resolveTeamFor(OWNER_OR_ADMIN),
     handler: async (request) => ({ data: await teams.renameTeam(credentialOf(request), teamOf(request).id, request.body.name) }),
   });
 
   app.delete('/teams/:team', {
     config: { ...teamWrite, forbiddenWhen: [ROLE_403, 'a personal team cannot be deleted'] },
-    schema: { tags, summary: 'Delete a team with its projects and their reports (owner)', params: TeamParams, response: { 200: MessageResponse } },
+    schema: {
+      tags,
+      summary: 'Delete a team with its projects and their reports (owner)',
+      params: TeamParams,
+      response: { 200: MessageResponse },
+    },
     preValidation: async (request) => {
       await resolveTeamFor(OWNER_ONLY)(request);
       requireDeletable(teamOf(request));
@@ -138,17 +148,32 @@ export async function teamsRoutes(app: App, { teamsService: teams }: { teamsServ
 
   app.post('/teams/:team/transfer', {
     config: { ...teamAdmin, forbiddenWhen: [ROLE_403] },
-    schema: { tags, summary: 'Hand the team to another member (owner); the previous owner becomes admin', params: TeamParams, body: TransferBody, response: { 200: TeamResponse } },
+    schema: {
+      tags,
+      summary: 'Hand the team to another member (owner); the previous owner becomes admin',
+      params: TeamParams,
+      body: TransferBody,
+      response: { 200: TeamResponse },
+    },
     preValidation: resolveTeamFor(OWNER_ONLY),
     handler: async (request) => ({ data: await teams.transferTeam(credentialOf(request), teamOf(request).id, request.body.user_id) }),
   });
 
   // --- members -----------------------------------------------------------------------------
-  const memberForbidden = [ROLE_403, 'an admin may not change or remove the owner or another admin; the owner cannot leave, be removed or change their own role'];
+  const memberForbidden = [
+    ROLE_403,
+    'an admin may not change or remove the owner or another admin; the owner cannot leave, be removed or change their own role',
+  ];
 
   app.put('/teams/:team/members/:user', {
     config: { ...teamAdmin, forbiddenWhen: memberForbidden },
-    schema: { tags, summary: "Change a member's role (owner or admin)", params: MemberParams, body: MemberRoleBody, response: { 200: MemberResponse } },
+    schema: {
+      tags,
+      summary: "Change a member's role (owner or admin)",
+      params: MemberParams,
+      body: MemberRoleBody,
+      response: { 200: MemberResponse },
+    },
     preValidation: async (request) => {
       await resolveTeam(request);
       await teams.checkRoleChange(callerOf(request), teamOf(request), pathId(params(request).user!));
@@ -165,7 +190,12 @@ export async function teamsRoutes(app: App, { teamsService: teams }: { teamsServ
       abilityFor: (request) => (params(request).user === String(request.caller?.userId) ? 'write' : 'admin'),
       forbiddenWhen: [...memberForbidden, "removing another member needs the token's 'admin' ability"],
     },
-    schema: { tags, summary: 'Remove a member (owner or admin), or leave the team (yourself)', params: MemberParams, response: { 200: MessageResponse } },
+    schema: {
+      tags,
+      summary: 'Remove a member (owner or admin), or leave the team (yourself)',
+      params: MemberParams,
+      response: { 200: MessageResponse },
+    },
     preValidation: async (request) => {
       await resolveTeam(request);
       await teams.checkRemoval(callerOf(request), teamOf(request), pathId(params(request).user!));
@@ -180,7 +210,13 @@ export async function teamsRoutes(app: App, { teamsService: teams }: { teamsServ
 
   app.post('/teams/:team/invitations', {
     config: { ...teamAdmin, forbiddenWhen: [ROLE_403] },
-    schema: { tags, summary: 'Invite someone by email (owner or admin); replaces a pending invitation of that email', params: TeamParams, body: InviteBody, response: { 201: InvitationResponse } },
+    schema: {
+      tags,
+      summary: 'Invite someone by email (owner or admin); replaces a pending invitation of that email',
+      params: TeamParams,
+      body: InviteBody,
+      response: { 201: InvitationResponse },
+    },
     preValidation: resolveTeamFor(OWNER_OR_ADMIN),
     handler: async (request, reply) => {
       const invitation = await teams.invite(credentialOf(request), teamOf(request).id, request.body);
@@ -190,14 +226,24 @@ export async function teamsRoutes(app: App, { teamsService: teams }: { teamsServ
 
   app.get('/teams/:team/invitations', {
     config: { ...teamRead, forbiddenWhen: [ROLE_403] },
-    schema: { tags, summary: "The team's pending invitations (owner or admin)", params: TeamParams, response: { 200: InvitationListResponse } },
+    schema: {
+      tags,
+      summary: "The team's pending invitations (owner or admin)",
+      params: TeamParams,
+      response: { 200: InvitationListResponse },
+    },
     preValidation: resolveTeamFor(OWNER_OR_ADMIN),
     handler: async (request) => ({ data: await teams.listTeamInvitations(teamOf(request)) }),
   });
 
   app.delete('/teams/:team/invitations/:id', {
     config: { ...teamAdmin, forbiddenWhen: [ROLE_403] },
-    schema: { tags, summary: 'Cancel a pending invitation (owner or admin)', params: TeamInvitationParams, response: { 200: MessageResponse } },
+    schema: {
+      tags,
+      summary: 'Cancel a pending invitation (owner or admin)',
+      params: TeamInvitationParams,
+      response: { 200: MessageResponse },
+    },
     preValidation: async (request) => {
       await resolveTeam(request);
       await teams.checkTeamInvitation(teamOf(request), pathId(params(request).id!));
@@ -220,7 +266,12 @@ export async function teamsRoutes(app: App, { teamsService: teams }: { teamsServ
 
   app.post('/invitations/:id/accept', {
     config: { ability: 'write' },
-    schema: { tags: invitationTags, summary: 'Accept an invitation: join the team with the invited role', params: InvitationParams, response: { 200: TeamResponse } },
+    schema: {
+      tags: invitationTags,
+      summary: 'Accept an invitation: join the team with the invited role',
+      params: InvitationParams,
+      response: { 200: TeamResponse },
+    },
     handler: async (request) => ({ data: await teams.acceptInvitation(credentialOf(request), pathId(params(request).id!)) }),
   });
 

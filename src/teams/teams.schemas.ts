@@ -21,7 +21,10 @@ export const Team = Type.Object(
     id: Type.Integer({ examples: [2] }),
     name: Type.String({ examples: ['Acme'] }),
     personal_team: Type.Boolean({ description: 'The team made with the user; it cannot be deleted.' }),
-    owner_id: Type.Unsafe<number | null>({ type: ['integer', 'null'], description: 'Null only for a team left without an owner by the operator.' }),
+    owner_id: Type.Unsafe<number | null>({
+      type: ['integer', 'null'],
+      description: 'Null only for a team left without an owner by the operator.',
+    }),
     role: Role,
     member_count: Type.Integer(),
     project_count: Type.Integer(),
@@ -75,7 +78,10 @@ export const Profile = Type.Object(
 export type Profile = Static<typeof Profile>;
 
 export const ProfileResponse = Type.Object({ data: Profile });
-export const UpdateProfileBody = Type.Object({ name: Type.String({ maxLength: 255, examples: ['Ada Lovelace'] }) }, { $id: 'UpdateProfileBody' });
+export const UpdateProfileBody = Type.Object(
+  { name: Type.String({ maxLength: 255, examples: ['Ada Lovelace'] }) },
+  { $id: 'UpdateProfileBody' },
+);
 export const CurrentTeamBody = Type.Object({ team_id: Type.Integer({ minimum: 1, examples: [2] }) }, { $id: 'CurrentTeamBody' });
 
 export const TeamListResponse = Type.Object({ data: Type.Array(Team) });
@@ -96,7 +102,8 @@ export const MemberResponse = Type.Object({ data: Member });
 export const TransferBody = Type.Object({ user_id: Type.Integer({ minimum: 1, examples: [7] }) }, { $id: 'TransferBody' });
 
 // Path ids are documented as integers and reach the routes as text: anything else is a 404 (E4).
-const pathId = (description: string) => Type.Unsafe<string>({ type: 'integer', minimum: 1, description: `${description} Anything else is a 404.` });
+const pathId = (description: string) =>
+  Type.Unsafe<string>({ type: 'integer', minimum: 1, description: `${description} Anything else is a 404.` });
 export const TeamParams = Type.Object({ team: pathId('Team id.') });
 export const MemberParams = Type.Object({ team: pathId('Team id.'), user: pathId('User id of a member.') });
 export const TeamInvitationParams = Type.Object({ team: pathId('Team id.'), id: pathId('Invitation id.') });

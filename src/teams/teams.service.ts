@@ -91,7 +91,13 @@ export function createTeamsService(deps: { db: Db; clock: Clock; repositories: R
         await repository.updateUser(caller.userId, { name });
         const details = changedFields(before, { name });
         if (Object.keys(details).length > 0) {
-          await audit(trx, actor, { action: 'user.updated', target: { type: 'user', id: caller.userId }, teamId: null, userId: caller.userId, details });
+          await audit(trx, actor, {
+            action: 'user.updated',
+            target: { type: 'user', id: caller.userId },
+            teamId: null,
+            userId: caller.userId,
+            details,
+          });
         }
         return { ...before, name };
       });
@@ -109,7 +115,13 @@ export function createTeamsService(deps: { db: Db; clock: Clock; repositories: R
         await repository.setCurrentTeam(caller.userId, teamId);
         const details = changedFields(before, { current_team_id: teamId });
         if (Object.keys(details).length > 0) {
-          await audit(trx, actor, { action: 'user.updated', target: { type: 'user', id: caller.userId }, teamId: null, userId: caller.userId, details });
+          await audit(trx, actor, {
+            action: 'user.updated',
+            target: { type: 'user', id: caller.userId },
+            teamId: null,
+            userId: caller.userId,
+            details,
+          });
         }
         return { ...before, current_team_id: teamId };
       });
@@ -157,7 +169,8 @@ export function createTeamsService(deps: { db: Db; clock: Clock; repositories: R
         requireRole(team, OWNER_OR_ADMIN);
         await repository.rename(teamId, name);
         const details = changedFields({ name: team.name }, { name });
-        if (Object.keys(details).length > 0) await audit(trx, actor, { action: 'team.updated', target: { type: 'team', id: teamId }, teamId, details });
+        if (Object.keys(details).length > 0)
+          await audit(trx, actor, { action: 'team.updated', target: { type: 'team', id: teamId }, teamId, details });
         return { ...team, name };
       });
     },
@@ -182,7 +195,10 @@ export function createTeamsService(deps: { db: Db; clock: Clock; repositories: R
     async transferTeam(credential: WriteCredential, teamId: number, newOwnerId: number): Promise<TeamView> {
       return inLockedTeam(credential, teamId, async ({ trx, teams: repository, caller, actor, team }) => {
         requireRole(team, OWNER_ONLY);
-        const target = requireTransferTarget(caller.userId, isRowId(newOwnerId) ? await repository.findMember(teamId, newOwnerId) : undefined);
+        const target = requireTransferTarget(
+          caller.userId,
+          isRowId(newOwnerId) ? await repository.findMember(teamId, newOwnerId) : undefined,
+        );
         await repository.setRole(teamId, target.id, 'owner');
         await repository.setRole(teamId, caller.userId, 'admin');
         await audit(trx, actor, {
@@ -259,7 +275,12 @@ export function createTeamsService(deps: { db: Db; clock: Clock; repositories: R
           created_at: createdAt.toISOString(),
           expires_at: new Date(createdAt.getTime() + INVITATION_LIFETIME_MS).toISOString(),
         });
-        await audit(trx, actor, { action: 'member.invited', target: { type: 'invitation', id }, teamId, details: { email, role: input.role } });
+        await audit(trx, actor, {
+          action: 'member.invited',
+          target: { type: 'invitation', id },
+          teamId,
+          details: { email, role: input.role },
+        });
         return toInvitation((await repository.findInvitation(id))!);
       });
     },

@@ -119,15 +119,15 @@ export function createTokensRepository(db: Db) {
 
     /** Any user's token, with its owner: for the operator command only. */
     async findById(id: number): Promise<(TokenRow & { user_id: number }) | undefined> {
-      return db.selectFrom('personal_access_tokens').select([...displayColumns, 'user_id']).where('id', '=', id).executeTakeFirst();
+      return db
+        .selectFrom('personal_access_tokens')
+        .select([...displayColumns, 'user_id'])
+        .where('id', '=', id)
+        .executeTakeFirst();
     },
 
     async deleteForUser(userId: number, id: number): Promise<boolean> {
-      const result = await db
-        .deleteFrom('personal_access_tokens')
-        .where('id', '=', id)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
+      const result = await db.deleteFrom('personal_access_tokens').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
   };

@@ -52,6 +52,9 @@ export const CreateTokenResponse = Type.Object({
 export const TokenParams = Type.Object({
   // Documented as an integer; path parameters reach the route unvalidated (as text) so that anything
   // else is a 404 (D9), which the token lookup decides.
-  token: Type.Unsafe<string>({ type: 'integer', minimum: 1, description: 'Integer id of a personal access token. Anything else is a 404.' }),
+  token: Type.Unsafe<string>({
+    type: 'integer',
+    minimum: 1,
+    description: 'Integer id of a personal access token. Anything else is a 404.',
+  }),
 });
-

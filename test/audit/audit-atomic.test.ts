@@ -28,7 +28,9 @@ describe('audit events and their changes commit together (E5)', () => {
 
   async function refuseAuditInserts() {
     if (onPostgres) {
-      await sql`create function refuse_audit() returns trigger language plpgsql as $$ begin raise exception 'audit refused'; end $$`.execute(ctx.db);
+      await sql`create function refuse_audit() returns trigger language plpgsql as $$ begin raise exception 'audit refused'; end $$`.execute(
+        ctx.db,
+      );
       await sql`create trigger refuse_audit before insert on audit_events for each row execute function refuse_audit()`.execute(ctx.db);
     } else {
       await sql`create trigger refuse_audit before insert on audit_events begin select raise(abort, 'audit refused'); end`.execute(ctx.db);
@@ -57,7 +59,17 @@ describe('audit events and their changes commit together (E5)', () => {
 
   it('a change rolled back after it was made leaves no event', async () => {
     const services = { db: ctx.db, clock: ctx.clock, repositories: repositoriesOn };
-    const credential = { origin: { ip: '192.0.2.1', userAgent: 'test' }, recheck: async () => ({ userId: user.id, email: user.email, tokenId: 1, abilities: ['admin' as const], currentTeamId: user.teamId, activePlan: 'business' as const }) };
+    const credential = {
+      origin: { ip: '192.0.2.1', userAgent: 'test' },
+      recheck: async () => ({
+        userId: user.id,
+        email: user.email,
+        tokenId: 1,
+        abilities: ['admin' as const],
+        currentTeamId: user.teamId,
+        activePlan: 'business' as const,
+      }),
+    };
     const before = await eventCount(ctx);
     const rolledBack = new Error('the outer transaction fails after the change');
     // The services join a transaction they are given (db/database.ts `inTransaction`): make the

@@ -49,12 +49,22 @@ describe('audit events of project, report, badge and token changes (E5)', () => 
 
   it('project.created holds the fields given', async () => {
     const event = await onlyEventOf(
-      () => send('POST', '/api/v1/projects', user.token, { name: 'Shop', framework_version: 12, repository_url: 'https://github.com/acme/shop' }),
+      () =>
+        send('POST', '/api/v1/projects', user.token, {
+          name: 'Shop',
+          framework_version: 12,
+          repository_url: 'https://github.com/acme/shop',
+        }),
       201,
     );
     expect(event).toMatchObject({ action: 'project.created', target_type: 'project', team_id: user.teamId });
     expect(event.target_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(event.details).toEqual({ name: 'Shop', description: null, repository_url: 'https://github.com/acme/shop', framework_version: '12' });
+    expect(event.details).toEqual({
+      name: 'Shop',
+      description: null,
+      repository_url: 'https://github.com/acme/shop',
+      framework_version: '12',
+    });
   });
 
   it('project.updated holds the old and new value of each changed field only; a PUT that changes nothing writes no event', async () => {
@@ -107,12 +117,23 @@ describe('audit events of project, report, badge and token changes (E5)', () => 
   it('project.deleted names the project', async () => {
     const id = await createProject();
     const event = await onlyEventOf(() => send('DELETE', `/api/v1/projects/${id}`, user.token));
-    expect(event).toMatchObject({ action: 'project.deleted', target_type: 'project', target_id: id, team_id: user.teamId, details: { name: 'Shop' } });
+    expect(event).toMatchObject({
+      action: 'project.deleted',
+      target_type: 'project',
+      target_id: id,
+      team_id: user.teamId,
+      details: { name: 'Shop' },
+    });
   });
 
   it('report.deleted names the report by its uuid, with its project and analysis time', async () => {
     const { project, apiToken } = await ctx.given.project(user);
-    const upload = await ctx.request({ method: 'POST', url: '/api/reports', token: apiToken, body: fixtureText('report-small', project.id) });
+    const upload = await ctx.request({
+      method: 'POST',
+      url: '/api/reports',
+      token: apiToken,
+      body: fixtureText('report-small', project.id),
+    });
     expect(upload.statusCode).toBe(201);
     const [report] = (await send('GET', `/api/v1/projects/${project.id}/reports`, user.token)).json().data;
     const event = await onlyEventOf(() => send('DELETE', `/api/v1/reports/${report.uuid}`, user.token));
@@ -143,7 +164,12 @@ describe('audit events of project, report, badge and token changes (E5)', () => 
     });
     expect(JSON.stringify(created)).not.toContain(plain.slice(8, 48));
     const revoked = await onlyEventOf(() => send('DELETE', `/api/v1/tokens/${id}`, user.token));
-    expect(revoked).toMatchObject({ action: 'token.revoked', target_id: String(id), user_id: user.id, details: { name: 'CI', abilities: ['read'] } });
+    expect(revoked).toMatchObject({
+      action: 'token.revoked',
+      target_id: String(id),
+      user_id: user.id,
+      details: { name: 'CI', abilities: ['read'] },
+    });
   });
 
   it('a refused change writes no event', async () => {
@@ -157,7 +183,20 @@ describe('audit events of project, report, badge and token changes (E5)', () => 
   });
 
   it('the operator command acts as `operator`: the first token of users:create', async () => {
-    const row = await ctx.db.selectFrom('audit_events').selectAll().where('action', '=', 'token.created').where('user_id', '=', user.id).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ actor_type: 'operator', actor_id: null, actor_email: null, actor_token_id: null, ip: null, user_agent: null, target_id: String(tokenId) });
+    const row = await ctx.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('action', '=', 'token.created')
+      .where('user_id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      actor_type: 'operator',
+      actor_id: null,
+      actor_email: null,
+      actor_token_id: null,
+      ip: null,
+      user_agent: null,
+      target_id: String(tokenId),
+    });
   });
 });

@@ -80,7 +80,8 @@ describe('GET /teams/{team}/audit-events and GET /user/audit-events (E5)', () =>
     // 404 (step 7) before 403 (step 8) before 422 (step 9).
     expectError(await send('GET', `${url}?action=nope`, stranger.token), 404, NOT_FOUND);
     expectError(await send('GET', `${url}?action=nope`, member.token), 403, OWNER_OR_ADMIN);
-    for (const team of ['abc', '0', '-1', '1.5', '99999999']) expectError(await send('GET', `/api/v1/teams/${team}/audit-events`, owner.token), 404, NOT_FOUND);
+    for (const team of ['abc', '0', '-1', '1.5', '99999999'])
+      expectError(await send('GET', `/api/v1/teams/${team}/audit-events`, owner.token), 404, NOT_FOUND);
     expectValidationError(await send('GET', `${url}?action=nope`, owner.token), ['action'], { action: 'The selected action is invalid.' });
     expectValidationError(await send('GET', `${url}?page=0`, owner.token), ['page']);
     // D7 applies to /teams*.
@@ -94,7 +95,12 @@ describe('GET /teams/{team}/audit-events and GET /user/audit-events (E5)', () =>
     await projectChanges(owner.token, 1);
     const events = (await send('GET', `/api/v1/teams/${teamId}/audit-events`, owner.token)).json().data;
     expect(events.map((e: { action: string }) => e.action)).toEqual(['project.updated', 'project.created', 'team.created']);
-    expect(events.every((e: { team_id: number; actor: { type: string; id: number | null } }) => e.team_id === teamId && (e.actor.type === 'operator' || e.actor.id === owner.id))).toBe(true);
+    expect(
+      events.every(
+        (e: { team_id: number; actor: { type: string; id: number | null } }) =>
+          e.team_id === teamId && (e.actor.type === 'operator' || e.actor.id === owner.id),
+      ),
+    ).toBe(true);
   });
 
   it("lists the caller's own actions and the operator's changes to their tokens, not others' events, without a subscription", async () => {

@@ -37,7 +37,10 @@ describe('audit retention (E5)', () => {
     };
     // In chunks: one insert of thousands of rows would pass SQLite's bound-parameter limit.
     for (let i = 0; i < count; i += 500) {
-      await ctx.db.insertInto('audit_events').values(Array.from({ length: Math.min(500, count - i) }, () => row)).execute();
+      await ctx.db
+        .insertInto('audit_events')
+        .values(Array.from({ length: Math.min(500, count - i) }, () => row))
+        .execute();
     }
   }
 
@@ -72,7 +75,8 @@ describe('audit retention (E5)', () => {
     const stop = startAuditRetention({ db: ctx.db, clock: ctx.clock, retentionDays: 7, logger, intervalMs: 60_000 });
     const settled = async (expected: string[]) => {
       // The run is database work, on real I/O: let it finish before looking.
-      for (let i = 0; i < 50 && JSON.stringify(await remaining()) !== JSON.stringify(expected); i++) await new Promise((r) => setImmediate(r));
+      for (let i = 0; i < 50 && JSON.stringify(await remaining()) !== JSON.stringify(expected); i++)
+        await new Promise((r) => setImmediate(r));
       expect(await remaining()).toEqual(expected);
     };
     await settled(['old', 'old']); // nothing before the first run

@@ -11,7 +11,9 @@ export function requester(ctx: TestContext) {
 }
 
 /** Every stored event, oldest first, with `details` parsed. */
-export async function storedEvents(ctx: TestContext): Promise<Array<Omit<AuditEventRow, 'details'> & { details: Record<string, unknown> }>> {
+export async function storedEvents(
+  ctx: TestContext,
+): Promise<Array<Omit<AuditEventRow, 'details'> & { details: Record<string, unknown> }>> {
   const rows = await ctx.db.selectFrom('audit_events').selectAll().orderBy('id').execute();
   return rows.map((row) => ({ ...row, details: JSON.parse(row.details) as Record<string, unknown> }));
 }
@@ -27,6 +29,11 @@ export async function eventCount(ctx: TestContext): Promise<number> {
 
 /** The id of the token `user.token` is (their first, made by users:create). */
 export async function firstTokenId(ctx: TestContext, user: TestUser): Promise<number> {
-  const row = await ctx.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', user.id).orderBy('id').executeTakeFirstOrThrow();
+  const row = await ctx.db
+    .selectFrom('personal_access_tokens')
+    .select('id')
+    .where('user_id', '=', user.id)
+    .orderBy('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }

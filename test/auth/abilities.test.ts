@@ -24,8 +24,14 @@ describe('hasAbility (D6)', () => {
 
 describe('normalizeAbilities (D6)', () => {
   it.each([
-    [['admin', 'read', 'read'], ['read', 'admin']],
-    [['admin', 'write', 'read'], ['read', 'write', 'admin']],
+    [
+      ['admin', 'read', 'read'],
+      ['read', 'admin'],
+    ],
+    [
+      ['admin', 'write', 'read'],
+      ['read', 'write', 'admin'],
+    ],
     [['write', 'write'], ['write']],
     [['read'], ['read']],
     [[], []],

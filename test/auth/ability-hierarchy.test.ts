@@ -45,7 +45,12 @@ describe('ability hierarchy on every endpoint (D6)', () => {
       body: { name: 'Both', framework_version: '10' },
     });
     expect(created.statusCode).toBe(201);
-    const tokens = await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, body: { name: 'x', abilities: ['read'] } });
+    const tokens = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      token: user.token,
+      body: { name: 'x', abilities: ['read'] },
+    });
     expectError(tokens, 403, missingAbility('admin'));
   });
 });

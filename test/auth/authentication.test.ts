@@ -90,11 +90,7 @@ describe('authentication', () => {
 
   it('returns 401 for a revoked token', async () => {
     const token = await ctx.given.token(user, { name: 'to revoke' });
-    const { id } = await ctx.db
-      .selectFrom('personal_access_tokens')
-      .select('id')
-      .where('name', '=', 'to revoke')
-      .executeTakeFirstOrThrow();
+    const { id } = await ctx.db.selectFrom('personal_access_tokens').select('id').where('name', '=', 'to revoke').executeTakeFirstOrThrow();
     const revoke = await ctx.request({ method: 'DELETE', url: `/api/v1/tokens/${id}`, token: user.token });
     expect(revoke.statusCode).toBe(200);
     await expectUnauthenticated({ authorization: `Bearer ${token}` });

@@ -21,7 +21,11 @@ import { startRaw, type RawRequest, type RawResponse } from '../helpers/raw-http
 import { onPostgres } from '../helpers/test-backend.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
-const ARCHIVED = { success: false, error: 'Conflict', message: 'This project is archived and does not accept reports. Unarchive it first.' };
+const ARCHIVED = {
+  success: false,
+  error: 'Conflict',
+  message: 'This project is archived and does not accept reports. Unarchive it first.',
+};
 const CLIENT_UNAUTHENTICATED = { success: false, ...UNAUTHENTICATED };
 const ROLE_CANNOT_CREATE = { error: 'Forbidden', message: 'Your role in this team does not allow creating projects.' };
 
@@ -44,7 +48,10 @@ let apiToken: string;
 beforeEach(async () => {
   owner = await ctx.given.user({ plan: 'enterprise' });
   otherToken = await ctx.given.token(owner, { name: 'second' });
-  ({ project: { id: projectId }, apiToken } = await ctx.given.project(owner, { name: 'Raced' }));
+  ({
+    project: { id: projectId },
+    apiToken,
+  } = await ctx.given.project(owner, { name: 'Raced' }));
 });
 
 /** The id of the user's first token, or of the one with that name. */
@@ -90,13 +97,19 @@ async function slowRequest(request: RawRequest, identifiedBy: RegExp) {
 const v1 = (method: string, target: string, token: string, json: unknown): RawRequest => ({
   method,
   target,
-  headers: [['Authorization', `Bearer ${token}`], ['Content-Type', 'application/json']],
+  headers: [
+    ['Authorization', `Bearer ${token}`],
+    ['Content-Type', 'application/json'],
+  ],
   body: JSON.stringify(json),
 });
 const uploadRequest = (target = '/api/reports', json: unknown = minimalReport()): RawRequest => ({
   method: 'POST',
   target,
-  headers: [['Authorization', `Bearer ${apiToken}`], ['Content-Type', 'application/json']],
+  headers: [
+    ['Authorization', `Bearer ${apiToken}`],
+    ['Content-Type', 'application/json'],
+  ],
   body: JSON.stringify(json),
 });
 const fetchAs = (token: string, method: string, path: string, json?: unknown) =>
@@ -162,7 +175,10 @@ describe('a credential that changes while the body is on its way (D22, over real
   });
 
   it('POST /projects while the subscription ends: 403 Subscription Required, nothing created', async () => {
-    const inFlight = await slowRequest(v1('POST', '/api/v1/projects', owner.token, { name: 'Late', framework_version: '11' }), PERSONAL_LOOKUP);
+    const inFlight = await slowRequest(
+      v1('POST', '/api/v1/projects', owner.token, { name: 'Late', framework_version: '11' }),
+      PERSONAL_LOOKUP,
+    );
     await ctx.given.plan(owner, null);
 
     const answer = await inFlight.finish();
@@ -198,7 +214,12 @@ describe('a credential that changes while the body is on its way (D22, over real
  * `lastRead` (its reads do not wait for the change's locks; its write, locking what it relies on,
  * does, and must then see the change).
  */
-async function commitBeforeWrite<T>(change: (db: Db) => Compilable<unknown>, lastRead: RegExp, nth: number, send: () => Promise<T>): Promise<T> {
+async function commitBeforeWrite<T>(
+  change: (db: Db) => Compilable<unknown>,
+  lastRead: RegExp,
+  nth: number,
+  send: () => Promise<T>,
+): Promise<T> {
   let seen = 0;
   if (!onPostgres) {
     const other = new SqliteDatabase(ctx.store.sqliteFile!);
@@ -258,10 +279,16 @@ describe('a change that commits after the last identification, before the write 
     expect((await ctx.request({ method: 'GET', url: '/api/v1/tokens', token: owner.token })).statusCode).toBe(200);
   });
 
-  const revokeOwnersToken = (db: Db) => db.deleteFrom('personal_access_tokens').where('user_id', '=', owner.id).where('name', '!=', 'second');
+  const revokeOwnersToken = (db: Db) =>
+    db.deleteFrom('personal_access_tokens').where('user_id', '=', owner.id).where('name', '!=', 'second');
   // A hash no token has (and no other project: the column is unique).
-  const rotateProjectToken = (db: Db) => db.updateTable('projects').set({ api_token_hash: `rotated-${projectId}` }).where('id', '=', projectId);
-  const archiveProject = (db: Db) => db.updateTable('projects').set({ archived_at: '2026-01-01T00:00:00.000Z' }).where('id', '=', projectId);
+  const rotateProjectToken = (db: Db) =>
+    db
+      .updateTable('projects')
+      .set({ api_token_hash: `rotated-${projectId}` })
+      .where('id', '=', projectId);
+  const archiveProject = (db: Db) =>
+    db.updateTable('projects').set({ archived_at: '2026-01-01T00:00:00.000Z' }).where('id', '=', projectId);
 
   it('PUT /projects/{id} with new settings, token revoked: 401, settings unchanged', async () => {
     const before = await projectRow();

@@ -12,8 +12,7 @@ describe('last_used_at (D9)', () => {
   afterEach(async () => ctx.close());
 
   const lastUsedOf = async (id: number) =>
-    (await ctx.db.selectFrom('personal_access_tokens').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow())
-      .last_used_at;
+    (await ctx.db.selectFrom('personal_access_tokens').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at;
   const use = async (token: string) => {
     const response = await ctx.request({ method: 'GET', url: '/api/v1/projects', token });
     expect(response.statusCode).toBe(200);
@@ -66,7 +65,11 @@ describe('last_used_at (D9)', () => {
 
   it('is tracked per token: using one token leaves the others untouched', async () => {
     const other = await ctx.given.token(user, { name: 'idle' });
-    const { id: idleId } = await ctx.db.selectFrom('personal_access_tokens').select('id').where('name', '=', 'idle').executeTakeFirstOrThrow();
+    const { id: idleId } = await ctx.db
+      .selectFrom('personal_access_tokens')
+      .select('id')
+      .where('name', '=', 'idle')
+      .executeTakeFirstOrThrow();
     await use(user.token);
     expect(await lastUsedOf(idleId)).toBeNull();
     ctx.clock.advance(10_000);

@@ -1,10 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import {
-  generatePersonalAccessToken,
-  isWellFormedPersonalAccessToken,
-  TOKEN_PREFIX,
-} from '../../src/auth/personal-access-token.js';
+import { generatePersonalAccessToken, isWellFormedPersonalAccessToken, TOKEN_PREFIX } from '../../src/auth/personal-access-token.js';
 import { PERSONAL_ACCESS_TOKEN } from '../helpers/contract.js';
 
 const checksum = (body: string) => crc32(body).toString(16).padStart(8, '0');

@@ -17,7 +17,9 @@ describe('badge keys in the log', () => {
       'Route GET:/badges/[Redacted]/x.svg not found',
     );
     // Other paths keep their segments.
-    expect(redactUrl('/api/v1/projects/0190a8f4-7c1d-7a4b-9f2e-3c5d6e7f8a9b/badges')).toBe('/api/v1/projects/0190a8f4-7c1d-7a4b-9f2e-3c5d6e7f8a9b/badges');
+    expect(redactUrl('/api/v1/projects/0190a8f4-7c1d-7a4b-9f2e-3c5d6e7f8a9b/badges')).toBe(
+      '/api/v1/projects/0190a8f4-7c1d-7a4b-9f2e-3c5d6e7f8a9b/badges',
+    );
   });
 
   describe('the service logger (trace level, captured stream)', () => {
@@ -35,8 +37,11 @@ describe('badge keys in the log', () => {
       await ctx.given.report(project.id);
       const urls = (await ctx.request({ method: 'GET', url: `/api/v1/projects/${project.id}/badges`, token: user.token })).json().data;
       const oldKey = new URL(urls.score_svg).pathname.split('/')[2]!;
-      for (const url of Object.values(urls) as string[]) expect((await ctx.request({ method: 'GET', url: new URL(url).pathname })).statusCode).toBe(200);
-      const newUrls = (await ctx.request({ method: 'POST', url: `/api/v1/projects/${project.id}/badges/regenerate`, token: user.token })).json().data;
+      for (const url of Object.values(urls) as string[])
+        expect((await ctx.request({ method: 'GET', url: new URL(url).pathname })).statusCode).toBe(200);
+      const newUrls = (
+        await ctx.request({ method: 'POST', url: `/api/v1/projects/${project.id}/badges/regenerate`, token: user.token })
+      ).json().data;
       const newKey = new URL(newUrls.score_svg).pathname.split('/')[2]!;
       expect((await ctx.request({ method: 'GET', url: `/badges/${oldKey}/score.svg` })).statusCode).toBe(404);
       expect((await ctx.request({ method: 'HEAD', url: `/badges/${newKey}/gate.svg` })).statusCode).toBe(200);

@@ -29,9 +29,12 @@ describe('the badge rate limit: 600 a minute per key (E2.3)', () => {
   });
   afterEach(async () => ctx.close());
 
-  const badge = (badgeKey: string, file = 'score.svg') => ctx.request({ method: 'GET', url: `/badges/${badgeKey}/${file}`, remoteAddress: PROXY });
+  const badge = (badgeKey: string, file = 'score.svg') =>
+    ctx.request({ method: 'GET', url: `/badges/${badgeKey}/${file}`, remoteAddress: PROXY });
 
-  it('serves 600 requests of one key in a window, from one address, then 429 with Retry-After; another key is unaffected', { timeout: 120_000 }, async () => {
+  it('serves 600 requests of one key in a window, from one address, then 429 with Retry-After; another key is unaffected', {
+    timeout: 120_000,
+  }, async () => {
     const files = ['score.svg', 'gate.svg', 'score.json'];
     for (let i = 1; i <= BUDGET; i++) {
       // The three files of a key share its budget.

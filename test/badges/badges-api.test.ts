@@ -57,7 +57,12 @@ describe('badge keys and badge URLs (E2.2)', () => {
 
   describe('the key', () => {
     it('is given to every new project, through the API or not: 32 letters and digits, unique', async () => {
-      const created = await ctx.request({ method: 'POST', url: '/api/v1/projects', token: owner.token, body: { name: 'New', framework_version: '11' } });
+      const created = await ctx.request({
+        method: 'POST',
+        url: '/api/v1/projects',
+        token: owner.token,
+        body: { name: 'New', framework_version: '11' },
+      });
       expect(created.statusCode).toBe(201);
       const keys = [await keyOf(), await keyOf(created.json().project.id)];
       for (const key of keys) expect(key).toMatch(BADGE_KEY);
@@ -80,7 +85,12 @@ describe('badge keys and badge URLs (E2.2)', () => {
         expect(response.body).not.toContain(key);
         expect(response.body).not.toContain('badge');
       }
-      const created = await ctx.request({ method: 'POST', url: '/api/v1/projects', token: owner.token, body: { name: 'Other', framework_version: '11' } });
+      const created = await ctx.request({
+        method: 'POST',
+        url: '/api/v1/projects',
+        token: owner.token,
+        body: { name: 'Other', framework_version: '11' },
+      });
       expect(Object.keys(created.json().project)).not.toContain('badge_key');
     });
 
@@ -94,7 +104,13 @@ describe('badge keys and badge URLs (E2.2)', () => {
       // The unique index: a second project with the same key is refused by the database.
       await expect(ctx.db.updateTable('projects').set({ badge_key: keys[0]! }).where('id', '=', others[0]!).execute()).rejects.toThrow();
       if (onPostgres) {
-        await expect(ctx.db.updateTable('projects').set({ badge_key: null as unknown as string }).where('id', '=', projectId).execute()).rejects.toThrow(/null/);
+        await expect(
+          ctx.db
+            .updateTable('projects')
+            .set({ badge_key: null as unknown as string })
+            .where('id', '=', projectId)
+            .execute(),
+        ).rejects.toThrow(/null/);
       }
     });
   });
@@ -152,11 +168,15 @@ describe('badge keys and badge URLs (E2.2)', () => {
       expect(after).toEqual({ ...before, badge_key: expect.stringMatching(BADGE_KEY), updated_at: ctx.clock.now().toISOString() });
       expect(after.badge_key).not.toBe(before.badge_key);
       expect((await ctx.request({ method: 'GET', url: '/api/token/verify', token: apiToken })).statusCode).toBe(200);
-      expect((await ctx.request({ method: 'GET', url: `/api/v1/projects/${project.id}`, token: owner.token })).json().data.latest_report).not.toBeNull();
+      expect(
+        (await ctx.request({ method: 'GET', url: `/api/v1/projects/${project.id}`, token: owner.token })).json().data.latest_report,
+      ).not.toBeNull();
     });
 
     it('works on an archived project too, whose badges still work (D17)', async () => {
-      expect((await ctx.request({ method: 'POST', url: `/api/v1/projects/${projectId}/archive`, token: owner.token })).statusCode).toBe(200);
+      expect((await ctx.request({ method: 'POST', url: `/api/v1/projects/${projectId}/archive`, token: owner.token })).statusCode).toBe(
+        200,
+      );
       const response = await regenerate();
       expect(response.statusCode).toBe(200);
       expect(await statuses(response.json().data)).toEqual([200, 200, 200]);
@@ -174,7 +194,9 @@ describe('badge keys and badge URLs (E2.2)', () => {
         expect(await statuses(old, second)).toEqual([404, 404, 404]);
         expect(await statuses(fresh, second)).toEqual([200, 200, 200]);
         // And the other way round: regenerated on the second instance, refused on the first.
-        const third = (await send(second, { method: 'POST', url: `/api/v1/projects/${projectId}/badges/regenerate`, token: owner.token })).json().data;
+        const third = (
+          await send(second, { method: 'POST', url: `/api/v1/projects/${projectId}/badges/regenerate`, token: owner.token })
+        ).json().data;
         expect(await statuses(fresh)).toEqual([404, 404, 404]);
         expect(await statuses(third)).toEqual([200, 200, 200]);
       } finally {
@@ -221,7 +243,11 @@ describe('badge keys and badge URLs (E2.2)', () => {
 
   describe('D4 order of checks', () => {
     it('401 without a token, before the missing project (D4.3 before D4.7)', async () => {
-      for (const response of [await getBadges(null, MISSING_PROJECT), await regenerate(null, MISSING_PROJECT), await regenerate('not-a-token')]) {
+      for (const response of [
+        await getBadges(null, MISSING_PROJECT),
+        await regenerate(null, MISSING_PROJECT),
+        await regenerate('not-a-token'),
+      ]) {
         expectError(response, 401, UNAUTHENTICATED);
         expectApiHeaders(response);
       }

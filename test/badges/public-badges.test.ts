@@ -41,7 +41,10 @@ describe('public badges (E2.3)', () => {
   beforeEach(async () => {
     ctx = await buildTestApp();
     user = await ctx.given.user({ plan: 'business' });
-    ({ project: { id: projectId }, apiToken } = await ctx.given.project(user, { name: 'Shop' }));
+    ({
+      project: { id: projectId },
+      apiToken,
+    } = await ctx.given.project(user, { name: 'Shop' }));
     key = await keyOf(projectId);
     minute = 0;
   });
@@ -99,7 +102,11 @@ describe('public badges (E2.3)', () => {
 
     it("shows the score as stored, from the upload's own summary", async () => {
       // Two analyzers, one passed and one failed: the service computes the score itself.
-      const answer = await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed'), result('sql-injection', 'failed', ['high'])]));
+      const answer = await uploadOk(
+        ctx,
+        apiToken,
+        uploadBody([result('csrf-protection', 'passed'), result('sql-injection', 'failed', ['high'])]),
+      );
       expect(shown(await badge('score.svg')).title).toBe(`score: ${answer.report.score}`);
     });
   });
@@ -120,7 +127,11 @@ describe('public badges (E2.3)', () => {
       expect(failed.gate.passed).toBe(false);
       expect(shown(await badge('gate.svg'))).toEqual({ title: 'gate: failed', fill: '#e05d44' });
 
-      const passed = await uploadOk(ctx, apiToken, uploadBody([result('sql-injection', 'passed')], { analyzed_at: '2026-11-21T09:30:00+00:00' }));
+      const passed = await uploadOk(
+        ctx,
+        apiToken,
+        uploadBody([result('sql-injection', 'passed')], { analyzed_at: '2026-11-21T09:30:00+00:00' }),
+      );
       expect(passed.gate.passed).toBe(true);
       expect(shown(await badge('gate.svg'))).toEqual({ title: 'gate: passed', fill: '#4c1' });
     });

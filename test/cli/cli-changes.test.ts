@@ -27,8 +27,20 @@ function expectOneLineFailure(result: CliResult, mentions: RegExp): void {
 
 /** The operator's audit events after `since`, oldest first, with their details parsed. */
 async function operatorEvents(db: Db, since = 0) {
-  const rows = await db.selectFrom('audit_events').selectAll().where('id', '>', since).where('actor_type', '=', 'operator').orderBy('id').execute();
-  return rows.map((row) => ({ action: row.action, target: `${row.target_type}:${row.target_id}`, team_id: row.team_id, user_id: row.user_id, details: JSON.parse(row.details) }));
+  const rows = await db
+    .selectFrom('audit_events')
+    .selectAll()
+    .where('id', '>', since)
+    .where('actor_type', '=', 'operator')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({
+    action: row.action,
+    target: `${row.target_type}:${row.target_id}`,
+    team_id: row.team_id,
+    user_id: row.user_id,
+    details: JSON.parse(row.details),
+  }));
 }
 
 async function lastEventId(db: Db): Promise<number> {
@@ -49,7 +61,8 @@ describe('the operator commands that change accounts, against a running server',
     ada = await okJson<Created>(sandbox, 'users:create', '--email', 'ada@example.com', '--name', 'Ada', '--plan', 'business');
     bob = await okJson<Created>(sandbox, 'users:create', '--email', 'bob@example.com', '--name', 'Bob');
     carol = await okJson<Created>(sandbox, 'users:create', '--email', 'carol@example.com');
-    platform = (await okJson<{ team: { id: number } }>(sandbox, 'teams:create', '--owner', 'ada@example.com', '--name', 'Platform')).team.id;
+    platform = (await okJson<{ team: { id: number } }>(sandbox, 'teams:create', '--owner', 'ada@example.com', '--name', 'Platform')).team
+      .id;
   }, 120_000);
   afterAll(async () => {
     await server?.stop();
@@ -65,7 +78,11 @@ describe('the operator commands that change accounts, against a running server',
       ['token.created', expect.stringMatching(/^token:\d+$/)],
       ['team.created', `team:${platform}`],
     ]);
-    expect(events.find((e) => e.action === 'user.created' && e.user_id === ada.user.id)!.details).toEqual({ email: 'ada@example.com', name: 'Ada', plan: 'business' });
+    expect(events.find((e) => e.action === 'user.created' && e.user_id === ada.user.id)!.details).toEqual({
+      email: 'ada@example.com',
+      name: 'Ada',
+      plan: 'business',
+    });
 
     const since = await sandbox.withDb(lastEventId);
     await ok(sandbox, 'teams:add-member', '--team', String(platform), '--email', 'carol@example.com', '--role', 'member');
@@ -90,7 +107,16 @@ describe('the operator commands that change accounts, against a running server',
   });
 
   it('users:update changes the name and the email (stored lower-cased); the API shows them, the user sees the event', async () => {
-    const updated = await okJson(sandbox, 'users:update', '--email', 'bob@example.com', '--name', 'Robert', '--new-email', ' Robert@Example.COM ');
+    const updated = await okJson(
+      sandbox,
+      'users:update',
+      '--email',
+      'bob@example.com',
+      '--name',
+      'Robert',
+      '--new-email',
+      ' Robert@Example.COM ',
+    );
     expect(updated).toEqual({ user: { id: bob.user.id, email: 'robert@example.com', name: 'Robert' } });
     const profile = await api(server, 'GET', '/api/v1/user', bob.token);
     expect(profile.body.data).toMatchObject({ id: bob.user.id, email: 'robert@example.com', name: 'Robert' });
@@ -101,17 +127,34 @@ describe('the operator commands that change accounts, against a running server',
       details: { name: { old: 'Bob', new: 'Robert' }, email: { old: 'bob@example.com', new: 'robert@example.com' } },
     });
 
-    expect(await ok(sandbox, 'users:update', '--email', 'robert@example.com', '--name', 'Bob')).toBe(`User ${bob.user.id} updated: robert@example.com (Bob).\n`);
+    expect(await ok(sandbox, 'users:update', '--email', 'robert@example.com', '--name', 'Bob')).toBe(
+      `User ${bob.user.id} updated: robert@example.com (Bob).\n`,
+    );
     await ok(sandbox, 'users:update', '--email', 'robert@example.com', '--new-email', 'bob@example.com');
   });
 
   it('users:update refuses in one line: nothing to change, a taken or invalid email, an unknown user; changing nothing', async () => {
     const since = await sandbox.withDb(lastEventId);
-    expectOneLineFailure(await sandbox.cli('users:update', '--email', 'bob@example.com'), /Nothing to change: give --name and\/or --new-email/);
-    expectOneLineFailure(await sandbox.cli('users:update', '--email', 'bob@example.com', '--new-email', 'ADA@example.com'), /A user with email ada@example\.com already exists/);
-    expectOneLineFailure(await sandbox.cli('users:update', '--email', 'bob@example.com', '--new-email', 'not-an-email'), /"not-an-email" is not an email address/);
-    expectOneLineFailure(await sandbox.cli('users:update', '--email', 'bob@example.com', '--name', ' '), /The name must be 1 to 255 characters/);
-    expectOneLineFailure(await sandbox.cli('users:update', '--email', 'nobody@example.com', '--name', 'X'), /No user with email nobody@example\.com/);
+    expectOneLineFailure(
+      await sandbox.cli('users:update', '--email', 'bob@example.com'),
+      /Nothing to change: give --name and\/or --new-email/,
+    );
+    expectOneLineFailure(
+      await sandbox.cli('users:update', '--email', 'bob@example.com', '--new-email', 'ADA@example.com'),
+      /A user with email ada@example\.com already exists/,
+    );
+    expectOneLineFailure(
+      await sandbox.cli('users:update', '--email', 'bob@example.com', '--new-email', 'not-an-email'),
+      /"not-an-email" is not an email address/,
+    );
+    expectOneLineFailure(
+      await sandbox.cli('users:update', '--email', 'bob@example.com', '--name', ' '),
+      /The name must be 1 to 255 characters/,
+    );
+    expectOneLineFailure(
+      await sandbox.cli('users:update', '--email', 'nobody@example.com', '--name', 'X'),
+      /No user with email nobody@example\.com/,
+    );
     expect(await sandbox.withDb((db) => operatorEvents(db, since))).toEqual([]);
     expect((await api(server, 'GET', '/api/v1/user', bob.token)).body.data).toMatchObject({ email: 'bob@example.com', name: 'Bob' });
   });
@@ -129,19 +172,29 @@ describe('the operator commands that change accounts, against a running server',
       ['member.removed', `member:${bob.user.id}`, platform, { email: 'bob@example.com', role: 'admin' }],
     ]);
 
-    expectOneLineFailure(await sandbox.cli('teams:remove-member', '--team', String(platform), '--email', 'bob@example.com'), /bob@example\.com is not a member of team/);
+    expectOneLineFailure(
+      await sandbox.cli('teams:remove-member', '--team', String(platform), '--email', 'bob@example.com'),
+      /bob@example\.com is not a member of team/,
+    );
     expectOneLineFailure(
       await sandbox.cli('teams:remove-member', '--team', String(platform), '--email', 'ada@example.com'),
       /ada@example\.com is the owner of team \d+: make another member owner first/,
     );
-    expectOneLineFailure(await sandbox.cli('teams:remove-member', '--team', '999999', '--email', 'ada@example.com'), /No team with id 999999/);
-    expectOneLineFailure(await sandbox.cli('teams:remove-member', '--team', '99999999999', '--email', 'ada@example.com'), /--team.*expected an id from 1 to 2147483647/);
+    expectOneLineFailure(
+      await sandbox.cli('teams:remove-member', '--team', '999999', '--email', 'ada@example.com'),
+      /No team with id 999999/,
+    );
+    expectOneLineFailure(
+      await sandbox.cli('teams:remove-member', '--team', '99999999999', '--email', 'ada@example.com'),
+      /--team.*expected an id from 1 to 2147483647/,
+    );
     expect((await api(server, 'GET', `/api/v1/teams/${platform}`, ada.token)).body.data.role).toBe('owner');
   });
 
   it('teams:add-member --role owner transfers the team: the previous owner stays on as admin (E4)', async () => {
     const dan = await okJson<Created>(sandbox, 'users:create', '--email', 'dan@example.com', '--plan', 'business');
-    const team = (await okJson<{ team: { id: number } }>(sandbox, 'teams:create', '--owner', 'dan@example.com', '--name', 'Handover')).team.id;
+    const team = (await okJson<{ team: { id: number } }>(sandbox, 'teams:create', '--owner', 'dan@example.com', '--name', 'Handover')).team
+      .id;
     await ok(sandbox, 'teams:add-member', '--team', String(team), '--email', 'carol@example.com', '--role', 'member');
     const since = await sandbox.withDb(lastEventId);
 
@@ -161,7 +214,7 @@ describe('the operator commands that change accounts, against a running server',
     );
   });
 
-  it('tokens:revoke revokes any user\'s token by id: the API refuses it at once; an unknown id is one line', async () => {
+  it("tokens:revoke revokes any user's token by id: the API refuses it at once; an unknown id is one line", async () => {
     const made = await okJson<{ id: number; token: string }>(sandbox, 'tokens:create', '--email', 'carol@example.com', '--name', 'laptop');
     expect((await api(server, 'GET', '/api/v1/tokens', made.token)).status).toBe(200);
     const since = await sandbox.withDb(lastEventId);
@@ -188,7 +241,8 @@ describe('the operator commands that change accounts, against a running server',
     });
     expect(upload.status).toBe(201);
     await ok(sandbox, 'teams:add-member', '--team', String(platform), '--email', 'erin@example.com', '--role', 'member');
-    const owned = (await okJson<{ team: { id: number } }>(sandbox, 'teams:create', '--owner', 'erin@example.com', '--name', 'Erin & co')).team.id;
+    const owned = (await okJson<{ team: { id: number } }>(sandbox, 'teams:create', '--owner', 'erin@example.com', '--name', 'Erin & co'))
+      .team.id;
     await ok(sandbox, 'users:switch-team', '--email', 'erin@example.com', '--team', String(erin.team!.id));
     const since = await sandbox.withDb(lastEventId);
 
@@ -221,7 +275,9 @@ describe('the operator commands that change accounts, against a running server',
     }));
     expect(left).toEqual({ users: 0, tokens: 0, memberships: 0, teams: 0, projects: 0, reports: 0 });
     // The shared teams she belonged to keep going without her.
-    expect((await api(server, 'GET', `/api/v1/teams/${owned}`, ada.token)).body).toMatchObject({ data: { owner_id: ada.user.id, member_count: 1 } });
+    expect((await api(server, 'GET', `/api/v1/teams/${owned}`, ada.token)).body).toMatchObject({
+      data: { owner_id: ada.user.id, member_count: 1 },
+    });
 
     const events = await sandbox.withDb((db) => operatorEvents(db, since));
     expect(events.map((e) => [e.action, e.target, e.team_id])).toEqual([

@@ -158,7 +158,17 @@ describe('scoreboard users:create and tokens:create (database effects)', { timeo
   });
 
   it('--plan none creates no subscription; --no-team creates no team and prints team null', async () => {
-    const created = await okJson(sandbox, 'users:create', '--email', 'lone@example.com', '--plan', 'none', '--no-team', '--abilities', 'read');
+    const created = await okJson(
+      sandbox,
+      'users:create',
+      '--email',
+      'lone@example.com',
+      '--plan',
+      'none',
+      '--no-team',
+      '--abilities',
+      'read',
+    );
     expect(created.team).toBeNull();
     await sandbox.withDb(async (db) => {
       expect(await db.selectFrom('users').select('current_team_id').where('id', '=', created.user.id).executeTakeFirst()).toEqual({
@@ -179,7 +189,18 @@ describe('scoreboard users:create and tokens:create (database effects)', { timeo
 
   it('tokens:create --json prints {id, token} and stores the given name, abilities and a past expiry', async () => {
     await ok(sandbox, 'users:create', '--email', 'tok@example.com');
-    const created = await okJson(sandbox, 'tokens:create', '--email', 'tok@example.com', '--name', 'deploy', '--abilities', 'read,write', '--expires-at', '2000-01-01');
+    const created = await okJson(
+      sandbox,
+      'tokens:create',
+      '--email',
+      'tok@example.com',
+      '--name',
+      'deploy',
+      '--abilities',
+      'read,write',
+      '--expires-at',
+      '2000-01-01',
+    );
     expect(created).toEqual({ id: expect.any(Number), token: expect.stringMatching(PERSONAL_ACCESS_TOKEN) });
     const row = await sandbox.withDb((db) =>
       db
@@ -276,7 +297,10 @@ describe.concurrent('scoreboard errors: one line on stderr, non-zero exit, no ch
   });
 
   it('rejects an unknown role', async () => {
-    expectOneLineFailure(await sandbox.cli('teams:add-member', '--team', '1', '--email', 'owner@example.com', '--role', 'king'), /role|king/i);
+    expectOneLineFailure(
+      await sandbox.cli('teams:add-member', '--team', '1', '--email', 'owner@example.com', '--role', 'king'),
+      /role|king/i,
+    );
     expect(await count((db) => db.selectFrom('team_members').select('user_id').where('team_id', '=', 1).execute())).toBe(1);
   });
 

@@ -4,7 +4,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMigrator } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { SqliteDatabase } from '../../src/db/sqlite-binding.js';
-import { api, BIN, createSandbox, ok, okJson, ROOT, runNode, startServer, type CliResult, type RunningServer, type Sandbox } from './cli-process.js';
+import {
+  api,
+  BIN,
+  createSandbox,
+  ok,
+  okJson,
+  ROOT,
+  runNode,
+  startServer,
+  type CliResult,
+  type RunningServer,
+  type Sandbox,
+} from './cli-process.js';
 import { onPostgres } from '../helpers/test-backend.js';
 
 /**
@@ -67,7 +79,10 @@ describe.skipIf(onPostgres)('a command run where the SQLite file does not exist 
     const expected = join(elsewhere, 'data', 'scoreboard.db');
     for (const args of EVERY_COMMAND_BUT_SERVE_AND_MIGRATE) {
       const result = await runNode([BIN, ...args], { cwd: elsewhere, env });
-      expectOneLineFailure(result, new RegExp(`No SQLite database at ${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: run \`scoreboard migrate\``));
+      expectOneLineFailure(
+        result,
+        new RegExp(`No SQLite database at ${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: run \`scoreboard migrate\``),
+      );
       expect(result.stderr).toMatch(/DATABASE_URL/);
     }
     expect(existsSync(join(elsewhere, 'data'))).toBe(false);
@@ -137,10 +152,16 @@ describe('scoreboard migrate:status', { timeout: 90_000 }, () => {
     for (let i = 0; i < 3; i += 1) expect((await upload(server, project.body.api_token, i)).status).toBe(201);
     // (teams:list counts the project the server created: the counter D16 keeps with each insert.)
     const teams = (await okJson(sandbox, 'teams:list')).data;
-    expect(teams.map((t: { project_count: number; owner_email: string }) => [t.owner_email, t.project_count])).toEqual([['status@example.com', 1]]);
+    expect(teams.map((t: { project_count: number; owner_email: string }) => [t.owner_email, t.project_count])).toEqual([
+      ['status@example.com', 1],
+    ]);
     // As a report stored before migration 0004 would be.
     await sandbox.withDb((db) =>
-      db.updateTable('reports').set({ fingerprinted_at: null }).where('id', 'in', db.selectFrom('reports').select('id').orderBy('id').limit(2)).execute(),
+      db
+        .updateTable('reports')
+        .set({ fingerprinted_at: null })
+        .where('id', 'in', db.selectFrom('reports').select('id').orderBy('id').limit(2))
+        .execute(),
     );
     expect((await okJson(sandbox, 'migrate:status')).backfill).toEqual({ pending_reports: 2 });
     expect(await ok(sandbox, 'migrate:status')).toMatch(/^Back-fill: 2 report\(s\) without fingerprints; `scoreboard migrate`/m);
@@ -156,7 +177,10 @@ describe('scoreboard backup on PostgreSQL', () => {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: secretUrl },
     });
-    expectOneLineFailure(result, /pg_dump --format=custom --file=scoreboard\.dump 'postgres:\/\/operator@db\.example\.com:5432\/scoreboard\?sslmode=require'/);
+    expectOneLineFailure(
+      result,
+      /pg_dump --format=custom --file=scoreboard\.dump 'postgres:\/\/operator@db\.example\.com:5432\/scoreboard\?sslmode=require'/,
+    );
     expect(result.stderr).toMatch(/pg_restore/);
     expect(result.stderr).not.toMatch(/s3cret|other-secret/);
     expect(existsSync(join(ROOT, 'x.dump'))).toBe(false);
@@ -295,7 +319,10 @@ describe.skipIf(onPostgres)('scoreboard backup while scoreboard serve is writing
       expect(projects.size + reports.size).toBeLessThan(allProjects.size + allReports.size);
 
       // One instant's state: the counters and pointers written with each row agree with the rows.
-      const team = copy.prepare('select projects_count, (select count(*) from projects) as n from teams').get() as { projects_count: number; n: number };
+      const team = copy.prepare('select projects_count, (select count(*) from projects) as n from teams').get() as {
+        projects_count: number;
+        n: number;
+      };
       expect(team.projects_count).toBe(team.n);
       const latest = copy
         .prepare(
@@ -309,7 +336,10 @@ describe.skipIf(onPostgres)('scoreboard backup while scoreboard serve is writing
     }
 
     // The backup is a database the operator command reads as it reads the live one.
-    const status = await runNode([BIN, 'migrate:status', '--json'], { cwd: sandbox.dir, env: { ...sandbox.env, DATABASE_URL: `sqlite:${backupFile()}` } });
+    const status = await runNode([BIN, 'migrate:status', '--json'], {
+      cwd: sandbox.dir,
+      env: { ...sandbox.env, DATABASE_URL: `sqlite:${backupFile()}` },
+    });
     expect(JSON.parse(status.stdout).migrations.map((m: { status: string }) => m.status)).toEqual(MIGRATION_NAMES.map(() => 'applied'));
   });
 

@@ -41,12 +41,22 @@ describe('scoreboard users:list, users:show, teams:list, teams:show, tokens:list
     ada = await okJson<Created>(sandbox, 'users:create', '--email', 'Ada@Example.com', '--name', 'Ada');
     bob = await okJson<Created>(sandbox, 'users:create', '--email', 'bob@example.com', '--plan', 'none', '--no-team');
     carol = await okJson<Created>(sandbox, 'users:create', '--email', 'carol@example.com', '--name', 'Carol', '--plan', 'business');
-    platform = (await okJson<{ team: { id: number } }>(sandbox, 'teams:create', '--owner', 'ada@example.com', '--name', 'Platform')).team.id;
+    platform = (await okJson<{ team: { id: number } }>(sandbox, 'teams:create', '--owner', 'ada@example.com', '--name', 'Platform')).team
+      .id;
     await ok(sandbox, 'teams:add-member', '--team', String(platform), '--email', 'bob@example.com', '--role', 'member');
     await ok(sandbox, 'teams:add-member', '--team', String(platform), '--email', 'carol@example.com', '--role', 'readonly');
     deployToken = (
       await okJson<{ id: number }>(
-        sandbox, 'tokens:create', '--email', 'ada@example.com', '--name', 'deploy', '--abilities', 'read', '--expires-at', '2030-01-01',
+        sandbox,
+        'tokens:create',
+        '--email',
+        'ada@example.com',
+        '--name',
+        'deploy',
+        '--abilities',
+        'read',
+        '--expires-at',
+        '2030-01-01',
       )
     ).id;
   }, 60_000);
@@ -55,9 +65,25 @@ describe('scoreboard users:list, users:show, teams:list, teams:show, tokens:list
   it('users:list --json: every user by id, plan null without a subscription, token counts', async () => {
     const { data } = await okJson(sandbox, 'users:list');
     expect(data).toEqual([
-      { id: ada.user.id, email: 'ada@example.com', name: 'Ada', plan: 'solo', current_team_id: platform, token_count: 2, created_at: TIMESTAMP },
+      {
+        id: ada.user.id,
+        email: 'ada@example.com',
+        name: 'Ada',
+        plan: 'solo',
+        current_team_id: platform,
+        token_count: 2,
+        created_at: TIMESTAMP,
+      },
       { id: bob.user.id, email: 'bob@example.com', name: null, plan: null, current_team_id: null, token_count: 1, created_at: TIMESTAMP },
-      { id: carol.user.id, email: 'carol@example.com', name: 'Carol', plan: 'business', current_team_id: carol.team!.id, token_count: 1, created_at: TIMESTAMP },
+      {
+        id: carol.user.id,
+        email: 'carol@example.com',
+        name: 'Carol',
+        plan: 'business',
+        current_team_id: carol.team!.id,
+        token_count: 1,
+        created_at: TIMESTAMP,
+      },
     ]);
   });
 
@@ -108,12 +134,22 @@ describe('scoreboard users:list, users:show, teams:list, teams:show, tokens:list
     const { data } = await okJson(sandbox, 'teams:list');
     const byId = new Map(data.map((team: { id: number }) => [team.id, team]));
     expect(byId.get(ada.team!.id)).toEqual({
-      id: ada.team!.id, name: "Ada's team", owner_id: ada.user.id, owner_email: 'ada@example.com',
-      member_count: 1, project_count: 0, created_at: TIMESTAMP,
+      id: ada.team!.id,
+      name: "Ada's team",
+      owner_id: ada.user.id,
+      owner_email: 'ada@example.com',
+      member_count: 1,
+      project_count: 0,
+      created_at: TIMESTAMP,
     });
     expect(byId.get(platform)).toEqual({
-      id: platform, name: 'Platform', owner_id: ada.user.id, owner_email: 'ada@example.com',
-      member_count: 3, project_count: 0, created_at: TIMESTAMP,
+      id: platform,
+      name: 'Platform',
+      owner_id: ada.user.id,
+      owner_email: 'ada@example.com',
+      member_count: 3,
+      project_count: 0,
+      created_at: TIMESTAMP,
     });
     expect(data.map((t: { id: number }) => t.id)).toEqual([...data.map((t: { id: number }) => t.id)].sort((a, b) => a - b));
   });
@@ -128,8 +164,13 @@ describe('scoreboard users:list, users:show, teams:list, teams:show, tokens:list
     const shown = await okJson(sandbox, 'teams:show', '--team', String(platform));
     expect(shown).toEqual({
       data: {
-        id: platform, name: 'Platform', owner_id: ada.user.id, owner_email: 'ada@example.com',
-        member_count: 3, project_count: 0, created_at: TIMESTAMP,
+        id: platform,
+        name: 'Platform',
+        owner_id: ada.user.id,
+        owner_email: 'ada@example.com',
+        member_count: 3,
+        project_count: 0,
+        created_at: TIMESTAMP,
       },
       members: [
         { id: ada.user.id, name: 'Ada', email: 'ada@example.com', role: 'owner', joined_at: TIMESTAMP },
@@ -150,8 +191,22 @@ describe('scoreboard users:list, users:show, teams:list, teams:show, tokens:list
   it('tokens:list --json: the metadata of each token, newest first, as the API shows it', async () => {
     const { data } = await okJson(sandbox, 'tokens:list', '--email', 'ADA@example.com');
     expect(data).toEqual([
-      { id: deployToken, name: 'deploy', abilities: ['read'], last_used_at: null, expires_at: '2030-01-01T00:00:00.000Z', created_at: TIMESTAMP },
-      { id: expect.any(Number), name: 'CLI token', abilities: ['read', 'write', 'admin'], last_used_at: null, expires_at: null, created_at: TIMESTAMP },
+      {
+        id: deployToken,
+        name: 'deploy',
+        abilities: ['read'],
+        last_used_at: null,
+        expires_at: '2030-01-01T00:00:00.000Z',
+        created_at: TIMESTAMP,
+      },
+      {
+        id: expect.any(Number),
+        name: 'CLI token',
+        abilities: ['read', 'write', 'admin'],
+        last_used_at: null,
+        expires_at: null,
+        created_at: TIMESTAMP,
+      },
     ]);
   });
 
@@ -221,17 +276,25 @@ describe('the read commands on a database that is not migrated', { timeout: 60_0
     // SQLite: an existing file (a missing one is refused before, see cli-operations.test.ts).
     if (!onPostgres) writeFileSync(sandbox.store.sqliteFile!, '');
     const results = await Promise.all(
-      [['users:list'], ['users:show', '--email', 'a@example.com'], ['teams:list'], ['teams:show', '--team', '1'], ['tokens:list', '--email', 'a@example.com']].map(
-        (args) => sandbox.cli(...args),
-      ),
+      [
+        ['users:list'],
+        ['users:show', '--email', 'a@example.com'],
+        ['teams:list'],
+        ['teams:show', '--team', '1'],
+        ['tokens:list', '--email', 'a@example.com'],
+      ].map((args) => sandbox.cli(...args)),
     );
-    for (const result of results) expectOneLineFailure(result, /pending migrations \(0001-initial, .*0007-teams-and-audit\).*scoreboard migrate/);
+    for (const result of results)
+      expectOneLineFailure(result, /pending migrations \(0001-initial, .*0007-teams-and-audit\).*scoreboard migrate/);
     // Half-way: the first three applied, by this build's own migrator.
     await sandbox.withDb(async (db) => {
       const { error } = await (await createMigrator(db)).migrateTo('0003-team-project-count');
       expect(error).toBeUndefined();
     });
-    expectOneLineFailure(await sandbox.cli('users:list', '--json'), /pending migrations \(0004-changes, 0005-badge-keys, 0006-compressed-results, 0007-teams-and-audit\)/);
+    expectOneLineFailure(
+      await sandbox.cli('users:list', '--json'),
+      /pending migrations \(0004-changes, 0005-badge-keys, 0006-compressed-results, 0007-teams-and-audit\)/,
+    );
     await ok(sandbox, 'migrate');
     expect(await okJson(sandbox, 'users:list')).toEqual({ data: [] });
   });

@@ -196,7 +196,16 @@ describe('scoreboard serve with the CLI writing to the same database', { timeout
     expect(rejected.body).toEqual(UNAUTHENTICATED);
 
     const future = await okJson<{ id: number; token: string }>(
-      sandbox, 'tokens:create', '--email', email, '--name', 'ci', '--abilities', 'read', '--expires-at', '2999-01-01T00:00:00Z',
+      sandbox,
+      'tokens:create',
+      '--email',
+      email,
+      '--name',
+      'ci',
+      '--abilities',
+      'read',
+      '--expires-at',
+      '2999-01-01T00:00:00Z',
     );
     expect(future).toEqual({ id: expect.any(Number), token: expect.stringMatching(/^service_/) });
     const list = await api(server, 'GET', '/api/v1/tokens', future.token);

@@ -44,7 +44,10 @@ function splitJson(text: string): { documents: Record<string, any>[]; rest: stri
   return { documents, rest: text.slice(start) };
 }
 
-function bash(script: string, options: { cwd: string; env: Record<string, string> }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function bash(
+  script: string,
+  options: { cwd: string; env: Record<string, string> },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise) => {
     const child = spawn('bash', ['-c', script], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -127,7 +127,7 @@ describe('per-project upload limit, configured with UPLOAD_RATE_LIMIT', () => {
     expectTooMany(await upload(ctx, apiToken, minimalReport()), 3);
   });
 
-  it('does not count uploads against the user\'s /api/v1 budget, nor the user\'s requests against the upload budget', async () => {
+  it("does not count uploads against the user's /api/v1 budget, nor the user's requests against the upload budget", async () => {
     const { apiToken } = await setUp({ UPLOAD_RATE_LIMIT: '3' });
     await spend(apiToken, 3, 3);
     const v1 = await ctx.request({ method: 'GET', url: '/api/v1/projects', token: user.token });
@@ -178,7 +178,7 @@ describe('D8: requests without a valid token are limited per client IP, 10 a min
     expectTooMany(await upload(ctx, null, minimalReport(), { remoteAddress: ip }), 10);
   });
 
-  it('answers verify\'s 429 with success:false too', async () => {
+  it("answers verify's 429 with success:false too", async () => {
     await setUp();
     const ip = freshAddress();
     for (let i = 0; i < 10; i++) {

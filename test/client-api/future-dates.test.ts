@@ -17,7 +17,10 @@ beforeAll(async () => {
 });
 afterAll(async () => ctx.close());
 beforeEach(async () => {
-  ({ project: { id: projectId }, apiToken } = await ctx.given.project(user, { name: 'Dated' }));
+  ({
+    project: { id: projectId },
+    apiToken,
+  } = await ctx.given.project(user, { name: 'Dated' }));
 });
 
 /** The fake clock's now: 2026-11-21T10:00:00Z; five minutes later is the last accepted instant. */
@@ -32,7 +35,7 @@ const latestUuid = async () =>
 
 describe('dates from the future (D25)', () => {
   it.each([
-    ['9999-12-31T23:59:59+00:00', 'the issue\'s report from year 9999'],
+    ['9999-12-31T23:59:59+00:00', "the issue's report from year 9999"],
     ['2026-11-21T10:05:01Z', 'one second past the five minutes'],
     ['2026-11-21T12:05:01+02:00', 'the same instant written with an offset'],
     ['2027-01-01T00:00:00Z', 'next year'],
@@ -60,11 +63,21 @@ describe('dates from the future (D25)', () => {
 
   it('refuses a failure notice whose occurred_at is in the future, storing nothing', async () => {
     ctx.clock.set('2026-11-21T10:00:00Z');
-    const response = await upload(ctx, apiToken, { failure_reason: 'uncaught_exception', occurred_at: '9999-12-31T23:59:59+00:00' }, { url: '/api/reports/failure' });
+    const response = await upload(
+      ctx,
+      apiToken,
+      { failure_reason: 'uncaught_exception', occurred_at: '9999-12-31T23:59:59+00:00' },
+      { url: '/api/reports/failure' },
+    );
     const body = expectClientValidationError(response, ['occurred_at']);
     expect(body.errors.occurred_at).toEqual(['The occurred at must not be in the future.']);
     expect(await heldByProject()).toEqual({ reports: 0, failures: 0 });
-    const ok = await upload(ctx, apiToken, { failure_reason: 'uncaught_exception', occurred_at: FIVE_MINUTES_LATER }, { url: '/api/reports/failure' });
+    const ok = await upload(
+      ctx,
+      apiToken,
+      { failure_reason: 'uncaught_exception', occurred_at: FIVE_MINUTES_LATER },
+      { url: '/api/reports/failure' },
+    );
     expect(ok.statusCode, ok.body).toBe(201);
   });
 });

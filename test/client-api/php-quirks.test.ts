@@ -48,7 +48,8 @@ async function uploadAndRead(body: unknown): Promise<Record<string, any>> {
 
 /** The stored JSON of the only report's column. */
 async function storedJson(column: 'results' | 'metadata' | 'configuration'): Promise<any> {
-  if (column === 'results') return decodeResults(await ctx.db.selectFrom('reports').select(['results', 'results_br']).executeTakeFirstOrThrow());
+  if (column === 'results')
+    return decodeResults(await ctx.db.selectFrom('reports').select(['results', 'results_br']).executeTakeFirstOrThrow());
   const row = await ctx.db.selectFrom('reports').select(column).executeTakeFirstOrThrow();
   return JSON.parse(row[column] as string);
 }
@@ -113,7 +114,17 @@ describe('Quirk: an empty PHP associative array arrives as [] and is stored as {
   it('accepts results[].metadata [] and names the analyzer from the catalogue', async () => {
     const detail = await uploadAndRead(
       minimalReport({
-        results: [{ analyzer_id: 'debug-mode', status: 'passed', message: 'ok', issues: [], execution_time: 0.1, metadata: [], suppressed_issues: [] }],
+        results: [
+          {
+            analyzer_id: 'debug-mode',
+            status: 'passed',
+            message: 'ok',
+            issues: [],
+            execution_time: 0.1,
+            metadata: [],
+            suppressed_issues: [],
+          },
+        ],
       }),
     );
     // analyzers.json: debug-mode is "Debug Mode" in "security".
@@ -124,13 +135,15 @@ describe('Quirk: an empty PHP associative array arrives as [] and is stored as {
   it('derives the name of an analyzer unknown to the catalogue, sent with metadata [], and gives it no category', async () => {
     const detail = await uploadAndRead(
       minimalReport({
-        results: [{ analyzer_id: 'custom-analyzer', status: 'failed', message: 'x', issues: [issue('a')], execution_time: 2, metadata: [] }],
+        results: [
+          { analyzer_id: 'custom-analyzer', status: 'failed', message: 'x', issues: [issue('a')], execution_time: 2, metadata: [] },
+        ],
       }),
     );
     expect(detail.results[0]).toMatchObject({ analyzer_id: 'custom-analyzer', analyzer_name: 'Custom Analyzer', category: null });
   });
 
-  it('prefers the name and category the result\'s metadata gives over the catalogue', async () => {
+  it("prefers the name and category the result's metadata gives over the catalogue", async () => {
     const detail = await uploadAndRead(
       minimalReport({
         results: [
@@ -272,7 +285,7 @@ describe('Quirk: project_id is "unknown" when the user did not configure it', ()
     expect((await readProject(ctx, user, projectId)).latest_report.uuid).toBe(report.uuid);
   });
 
-  it('accepts the project\'s own id, also in upper case', async () => {
+  it("accepts the project's own id, also in upper case", async () => {
     expectReceived(await upload(ctx, apiToken, minimalReport({ project_id: projectId })));
     expectReceived(await upload(ctx, apiToken, minimalReport({ project_id: projectId.toUpperCase() })));
   });

@@ -42,9 +42,7 @@ const recording = JSON.parse(readFileSync(`${FIXTURES}/request-headers.json`, 'u
 const hasExpect = (call: RecordedCall) => call.headers.some(([name]) => name.toLowerCase() === 'expect');
 
 function recordedCall(name: string, options: { expectContinue?: boolean } = {}): RecordedCall {
-  const matches = recording.requests.filter(
-    (call) => call.call === name && hasExpect(call) === (options.expectContinue ?? false),
-  );
+  const matches = recording.requests.filter((call) => call.call === name && hasExpect(call) === (options.expectContinue ?? false));
   if (matches.length !== 1) throw new Error(`expected exactly one recorded ${name} call, found ${matches.length}`);
   return matches[0]!;
 }
@@ -91,8 +89,8 @@ interface FixtureReport {
 function expectedCounts(file: string) {
   const report = JSON.parse(fixtureText(file)) as FixtureReport;
   const count = (status: string) => report.results.filter((result) => result.status === status).length;
-  const issues = report.results.flatMap((result) =>
-    (Array.isArray(result.issues) ? result.issues : Object.values(result.issues)) as { severity: Severity }[],
+  const issues = report.results.flatMap(
+    (result) => (Array.isArray(result.issues) ? result.issues : Object.values(result.issues)) as { severity: Severity }[],
   );
   const bySeverity = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
   for (const issue of issues) bySeverity[issue.severity] += 1;
@@ -416,7 +414,7 @@ describe('the published client package against the real server over TCP', { time
     expect(Date.parse(latest!.analyzed_at)).toBe(Date.parse(report.analyzed_at));
   }
 
-  describe('the test\'s own wire reader', () => {
+  describe("the test's own wire reader", () => {
     it('reads Content-Length and chunked framings, interim responses and trailers', () => {
       const wire = Buffer.from(
         'HTTP/1.1 100 Continue\r\n\r\n' +
@@ -478,13 +476,9 @@ describe('the published client package against the real server over TCP', { time
 
     it('answers "Expect: 100-Continue" with an interim 100 within 2 s, then accepts report-large.json (201)', async () => {
       const project = await newProject();
-      const replayed = await replay(
-        server.url,
-        SEND_LARGE_REPORT,
-        project.apiToken,
-        fixtureBody('report-large.json', project.id),
-        { requireContinue: true },
-      );
+      const replayed = await replay(server.url, SEND_LARGE_REPORT, project.apiToken, fixtureBody('report-large.json', project.id), {
+        requireContinue: true,
+      });
 
       expect(replayed.interim.map((interim) => interim.statusLine)).toEqual(['HTTP/1.1 100 Continue']);
       expect(replayed.response.status).toBe(201);
@@ -506,9 +500,9 @@ describe('the published client package against the real server over TCP', { time
       expect(full.response.status).toBe(201);
       expectStoredAs(await latestReportOf(project.id), 'report-full.json', expectClientReadable(full, true).report.uuid);
 
-      const large = await replay(
-        server.url, SEND_LARGE_REPORT, project.apiToken, fixtureBody('report-large.json', project.id), { requireContinue: true },
-      );
+      const large = await replay(server.url, SEND_LARGE_REPORT, project.apiToken, fixtureBody('report-large.json', project.id), {
+        requireContinue: true,
+      });
       expect(large.response.status).toBe(201);
       expectStoredAs(await latestReportOf(project.id), 'report-large.json', expectClientReadable(large, true).report.uuid);
 
@@ -586,9 +580,7 @@ describe('the published client package against the real server over TCP', { time
         expect(replayed.response.status, `${call.method} ${call.path}`).toBe(401);
         const body = expectClientReadable(replayed, false);
         // D3 401 title and message; verify adds valid:false (CLIENT-WIRE.md).
-        expect(body).toEqual(
-          call === VERIFY_TOKEN ? { ...CLIENT_UNAUTHENTICATED, valid: false } : CLIENT_UNAUTHENTICATED,
-        );
+        expect(body).toEqual(call === VERIFY_TOKEN ? { ...CLIENT_UNAUTHENTICATED, valid: false } : CLIENT_UNAUTHENTICATED);
         expect(header(replayed.response, 'x-ratelimit-limit')).toBe('10'); // per IP without a valid token
       }
 

@@ -52,8 +52,7 @@ async function snapshot(id = projectId) {
 }
 
 /** A valid body analysed after the baseline. */
-const newerReport = (overrides: Record<string, unknown> = {}) =>
-  minimalReport({ analyzed_at: '2026-11-21T09:30:00+00:00', ...overrides });
+const newerReport = (overrides: Record<string, unknown> = {}) => minimalReport({ analyzed_at: '2026-11-21T09:30:00+00:00', ...overrides });
 
 /** The refusal stored nothing: row counts and latest_report as before. */
 async function expectNothingStored() {
@@ -61,7 +60,11 @@ async function expectNothingStored() {
 }
 
 /** Well-formed (40 characters of [A-Za-z0-9]) but nobody's token. */
-const unknownToken = () => randomBytes(30).toString('base64').replace(/[^A-Za-z0-9]/g, 'x').slice(0, 40);
+const unknownToken = () =>
+  randomBytes(30)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, 'x')
+    .slice(0, 40);
 
 describe('401: an upload without a valid project API token', () => {
   const cases: { name: string; authorization: string | null }[] = [
@@ -118,7 +121,10 @@ describe('401: an upload without a valid project API token', () => {
   });
 
   it('answers 401 on the failure endpoint without a token, storing no failure', async () => {
-    const response = await upload(ctx, null, loadFixture('failure', projectId), { url: '/api/reports/failure', remoteAddress: freshAddress() });
+    const response = await upload(ctx, null, loadFixture('failure', projectId), {
+      url: '/api/reports/failure',
+      remoteAddress: freshAddress(),
+    });
     expectClientUnauthenticated(response);
     await expectNothingStored();
   });
@@ -185,7 +191,7 @@ describe('422: bodies the schema refuses, with the dotted field path', () => {
     await expectNothingStored();
   });
 
-  it('answers 422 with the path of an invalid severity deep in a result\'s issues', async () => {
+  it("answers 422 with the path of an invalid severity deep in a result's issues", async () => {
     const body = loadFixture('report-full', projectId);
     body.analyzed_at = '2026-11-21T09:30:00+00:00';
     const resultIndex = body.results.findIndex((r: any) => r.issues.length >= 2);
@@ -346,7 +352,7 @@ describe('413: the upload limit is 10 MiB, measured after gzip decompression', (
     expect(response.json()).toEqual({ success: true, message: 'Failure recorded.' });
   });
 
-  it('applies the 10 MiB upload limit on the alias POST /api/v1/reports, not v1\'s 1 MiB', async () => {
+  it("applies the 10 MiB upload limit on the alias POST /api/v1/reports, not v1's 1 MiB", async () => {
     const response = await upload(ctx, apiToken, paddedBody(2 * MiB, JSON.stringify(newerReport()).slice(0, -1)), {
       url: '/api/v1/reports',
     });
@@ -418,8 +424,16 @@ describe('D3: no 5xx and no internals, whatever the body', () => {
     { name: 'analyzed_at not a date', body: newerReport({ analyzed_at: 'yesterday' }) },
     { name: 'metadata a string', body: newerReport({ metadata: 'none' }) },
     { name: 'configuration a non-empty list', body: newerReport({ configuration: ['a'] }) },
-    { name: 'issues keyed by names', body: { results: [{ analyzer_id: 'a', status: 'failed', issues: { first: { message: 'm', severity: 'low' } } }] } },
-    { name: 'code_snippet lines of objects', body: { results: [{ analyzer_id: 'a', status: 'failed', issues: [{ message: 'm', severity: 'low', code_snippet: { lines: [{}] } }] }] } },
+    {
+      name: 'issues keyed by names',
+      body: { results: [{ analyzer_id: 'a', status: 'failed', issues: { first: { message: 'm', severity: 'low' } } }] },
+    },
+    {
+      name: 'code_snippet lines of objects',
+      body: {
+        results: [{ analyzer_id: 'a', status: 'failed', issues: [{ message: 'm', severity: 'low', code_snippet: { lines: [{}] } }] }],
+      },
+    },
     { name: 'a prototype key', body: '{"results":[],"__proto__":{"polluted":true}}' },
     { name: 'deeply nested metadata', body: `{"results":[],"metadata":{"a":${'['.repeat(5000)}${']'.repeat(5000)}}}` },
   ];

@@ -119,7 +119,8 @@ async function expectReadsBack(sent: any, summary: Record<string, any>) {
   }
   expect(results).toHaveLength(sent.results.length);
   // Same order as sent, each result with its issues, snippets and suppressed issues.
-  for (const [index, result] of (sent.results as any[]).entries()) expect(results[index], result.analyzer_id).toEqual(expectedResult(result));
+  for (const [index, result] of (sent.results as any[]).entries())
+    expect(results[index], result.analyzer_id).toEqual(expectedResult(result));
 }
 
 describe('CLIENT-WIRE.md: every recorded client body is accepted and stored with recomputed counts', () => {
@@ -207,7 +208,7 @@ describe('CLIENT-WIRE.md: the summary is recomputed from results; the client sum
     expect(JSON.parse(row.client_summary!)).toEqual(sent.summary);
   });
 
-  it('recomputes when the summary is left out, or sent as PHP\'s empty []', async () => {
+  it("recomputes when the summary is left out, or sent as PHP's empty []", async () => {
     for (const summaryValue of [undefined, []]) {
       const sent = loadFixture('report-full', projectId);
       if (summaryValue === undefined) delete sent.summary;
@@ -217,7 +218,7 @@ describe('CLIENT-WIRE.md: the summary is recomputed from results; the client sum
     }
   });
 
-  it('counts suppressed issues apart: they are not in total_issues but in the detail\'s suppressed_issues', async () => {
+  it("counts suppressed issues apart: they are not in total_issues but in the detail's suppressed_issues", async () => {
     const sent = loadFixture('report-full', projectId);
     const report = expectReceived(await upload(ctx, apiToken, sent));
     const suppressed = countSuppressed(sent.results);
@@ -296,7 +297,7 @@ describe('CLIENT-WIRE.md "Older clients": POST /api/v1/reports is an alias of PO
     expect((await readReport(ctx, user, report.uuid)).framework_version).toBe('10.48.29');
   });
 
-  it('stores laravel_version as the report\'s framework_version', async () => {
+  it("stores laravel_version as the report's framework_version", async () => {
     const report = expectReceived(await upload(ctx, apiToken, fixtureText('report-full', projectId)));
     expect(report.framework_version).toBe('12.21.0');
   });

@@ -96,7 +96,7 @@ describe('GET /api/token/verify', () => {
     expect(response.json()).toMatchObject({ success: true, valid: true, project: { id: projectId, name: 'Acme Shop' } });
   });
 
-  it('shows the project\'s current name after a rename', async () => {
+  it("shows the project's current name after a rename", async () => {
     const renamed = await v1('PUT', '', { name: 'Acme Store', framework_version: '12' });
     expect(renamed.statusCode, renamed.body).toBe(200);
     expect((await verify(apiToken)).json().project).toEqual({ id: projectId, name: 'Acme Store' });

@@ -88,19 +88,18 @@ describe('loadConfig overrides (D21)', () => {
     );
   });
 
-  it('refuses a header deadline later than the whole request\'s (Node would not start)', () => {
+  it("refuses a header deadline later than the whole request's (Node would not start)", () => {
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toThrow(
       'env/HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS',
     );
   });
 
-  it.each([
-    ['sqlite::memory:'],
-    ['sqlite:/var/lib/scoreboard/scoreboard.db'],
-    ['postgresql://u:p@localhost/db'],
-  ])('accepts DATABASE_URL=%s', (url) => {
-    expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
-  });
+  it.each([['sqlite::memory:'], ['sqlite:/var/lib/scoreboard/scoreboard.db'], ['postgresql://u:p@localhost/db']])(
+    'accepts DATABASE_URL=%s',
+    (url) => {
+      expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
+    },
+  );
 
   it.each(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])('accepts LOG_LEVEL=%s', (level) => {
     expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);

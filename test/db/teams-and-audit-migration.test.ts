@@ -28,11 +28,27 @@ describe('migration 0007 on a database made before it', () => {
   });
 
   const at = '2026-11-01T10:00:00.000Z';
-  async function userWithTeam(email: string, name: string | null, teamName: string, role = 'owner'): Promise<{ userId: number; teamId: number }> {
-    const user = await db.insertInto('users').values({ email, name, current_team_id: null, created_at: at }).returning('id').executeTakeFirstOrThrow();
+  async function userWithTeam(
+    email: string,
+    name: string | null,
+    teamName: string,
+    role = 'owner',
+  ): Promise<{ userId: number; teamId: number }> {
+    const user = await db
+      .insertInto('users')
+      .values({ email, name, current_team_id: null, created_at: at })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     // Before 0007 the column does not exist: insert through a query that names only the old columns.
-    const team = await (db as unknown as Db).insertInto('teams').values({ name: teamName, created_at: at } as never).returning('id').executeTakeFirstOrThrow();
-    await db.insertInto('team_members').values({ team_id: team.id, user_id: user.id, role: role as 'owner', created_at: at }).execute();
+    const team = await (db as unknown as Db)
+      .insertInto('teams')
+      .values({ name: teamName, created_at: at } as never)
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('team_members')
+      .values({ team_id: team.id, user_id: user.id, role: role as 'owner', created_at: at })
+      .execute();
     return { userId: user.id, teamId: team.id };
   }
 

@@ -132,7 +132,9 @@ describe.skipIf(!onPostgres)('PostgreSQL unavailable: 503, then recovery without
 
     const read = await timed(request({ method: 'GET', url: '/api/v1/projects', token: user.token }));
     expectUnavailable(read.value);
-    const write = await timed(request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: newProject('During the outage') }));
+    const write = await timed(
+      request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: newProject('During the outage') }),
+    );
     expectUnavailable(write.value);
     const put = await request({ method: 'PUT', url: `/api/v1/projects/${project.id}`, token: user.token, body: newProject('Renamed') });
     expectUnavailable(put);
@@ -326,9 +328,13 @@ describe.skipIf(onPostgres)('SQLite unwritable: writes 503, reads go on, recover
     locker.exec('BEGIN EXCLUSIVE');
 
     expectUnavailable(await request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: newProject('Locked out') }));
-    expectUnavailable(await request({ method: 'PUT', url: `/api/v1/projects/${project.id}`, token: user.token, body: newProject('Renamed') }));
+    expectUnavailable(
+      await request({ method: 'PUT', url: `/api/v1/projects/${project.id}`, token: user.token, body: newProject('Renamed') }),
+    );
     expectUnavailable(await request({ method: 'DELETE', url: `/api/v1/projects/${project.id}`, token: user.token }));
-    expectUnavailable(await request({ method: 'POST', url: '/api/v1/tokens', token: user.token, body: { name: 'ci', abilities: ['read'] } }));
+    expectUnavailable(
+      await request({ method: 'POST', url: '/api/v1/tokens', token: user.token, body: { name: 'ci', abilities: ['read'] } }),
+    );
     expectClientUnavailable(await request(uploadRequest(project.apiToken, project.id)));
 
     // Reads are not writes: WAL readers go on while the lock is held.

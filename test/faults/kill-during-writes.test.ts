@@ -154,7 +154,7 @@ describe('kill -9 during a storm of writes, then restart on the same store', { t
       const user = index % USERS;
       const token = users[user]!.token;
       const next = random(seed + index);
-      const pick = <T,>(items: T[]): T => items[Math.floor(next() * items.length)]!;
+      const pick = <T>(items: T[]): T => items[Math.floor(next() * items.length)]!;
       const mine = { apiTokens: new Map<string, string>(), reports: new Map<string, string[]>(), tokens: [] as number[] };
       for (let sequence = 0; ; sequence++) {
         const fields = (): ProjectFields => ({
@@ -234,7 +234,10 @@ describe('kill -9 during a storm of writes, then restart on the same store', { t
     const context = `seed ${seed}, ${acknowledged} acknowledged, ${unknown.size} cut by the kill`;
 
     // Before the kill, the only refusals a correct server gives this storm are the 10-token limit (D9).
-    expect(refused.filter((line) => !line.startsWith('createToken -> 403')), context).toEqual([]);
+    expect(
+      refused.filter((line) => !line.startsWith('createToken -> 403')),
+      context,
+    ).toEqual([]);
     // The kill really hit requests in flight.
     expect(unknown.size, context).toBeGreaterThan(0);
 
@@ -251,7 +254,7 @@ describe('kill -9 during a storm of writes, then restart on the same store', { t
       }
       alternatives.set(actorIndex, alternative);
     }
-    const allowed = <T,>(actorIndex: number, state: (model: Model) => T): T[] => {
+    const allowed = <T>(actorIndex: number, state: (model: Model) => T): T[] => {
       const alternative = alternatives.get(actorIndex);
       return alternative ? [state(model), state(alternative)] : [state(model)];
     };
@@ -262,7 +265,11 @@ describe('kill -9 during a storm of writes, then restart on the same store', { t
       const observed =
         answer.status === 404
           ? 'deleted'
-          : { name: answer.body.data.name, description: answer.body.data.description, framework_version: answer.body.data.framework_version };
+          : {
+              name: answer.body.data.name,
+              description: answer.body.data.description,
+              framework_version: answer.body.data.framework_version,
+            };
       const states = allowed(project.actor, (m) => (m.projects.get(id)!.deleted ? 'deleted' : m.projects.get(id)!.fields));
       expect(states, `project ${id} (${context})`).toContainEqual(observed);
     }
@@ -320,7 +327,10 @@ describe('kill -9 during a storm of writes, then restart on the same store', { t
       const initialTokens = USERS; // users:create gives each user one
       const unknownTokens = tokens.filter((t) => !model.tokens.has(t.id)).map((t) => t.name);
       const cutTokenCreates = unknownOps.flatMap((op) => (op.kind === 'createToken' ? [op.name] : []));
-      expect(unknownTokens.filter((name) => !cutTokenCreates.includes(name)), context).toHaveLength(initialTokens);
+      expect(
+        unknownTokens.filter((name) => !cutTokenCreates.includes(name)),
+        context,
+      ).toHaveLength(initialTokens);
 
       // Every report is complete and belongs to an existing project.
       for (const r of reports) {

@@ -92,9 +92,16 @@ describe.skipIf(!onPostgres)('scoreboard serve when Redis goes away', { timeout:
       expectLimitHeaders(answer, 120, 120 - i);
     }
     // Writes and the client package's uploads too, each with its own budget.
-    const created = await http(server, 'POST', '/api/v1/projects', { token: user.token, body: { name: 'During', framework_version: '11' } });
+    const created = await http(server, 'POST', '/api/v1/projects', {
+      token: user.token,
+      body: { name: 'During', framework_version: '11' },
+    });
     expect(created.status).toBe(201);
-    const upload = await http(server, 'POST', '/api/reports', { token: project.apiToken, headers: { ...CLIENT_POST_HEADERS }, body: minimalReport() });
+    const upload = await http(server, 'POST', '/api/reports', {
+      token: project.apiToken,
+      headers: { ...CLIENT_POST_HEADERS },
+      body: minimalReport(),
+    });
     expect(upload.status).toBe(201);
     expect(upload.body.success).toBe(true);
     expectLimitHeaders(upload, 60, 59);

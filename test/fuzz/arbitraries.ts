@@ -193,7 +193,11 @@ const dateText: fc.Arbitrary<string> = fc.oneof(
 
 /** Strings at and just past a limit, in one- and two-unit characters. */
 const atLimits = fc
-  .tuple(fc.constantFrom(0, 1, 40, 50, 100, 101, 255, 256, 500, 501, 1000, 1001, 4096, 4097), fc.constantFrom(-1, 0, 1), fc.constantFrom('x', 'é', '😀', ' '))
+  .tuple(
+    fc.constantFrom(0, 1, 40, 50, 100, 101, 255, 256, 500, 501, 1000, 1001, 4096, 4097),
+    fc.constantFrom(-1, 0, 1),
+    fc.constantFrom('x', 'é', '😀', ' '),
+  )
   .map(([limit, delta, ch]) => ch.repeat(Math.max(0, limit + delta)));
 
 /** A big string, up to ~100 KB (the 1 MiB bodies are generated separately). */
@@ -205,7 +209,13 @@ const weirdString: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.constantFrom(...NASTY_STRINGS), weight: 6 },
   { arbitrary: fc.string({ unit: 'grapheme', maxLength: 80 }), weight: 3 },
   { arbitrary: fc.string({ unit: 'binary', maxLength: 80 }), weight: 2 },
-  { arbitrary: fc.string({ unit: fc.constantFrom('\u0000', '\u0001', '\u001f', '\u007f', '\u0085', '\u00a0', '\u200b', '\ud800', '\udfff', '\uffff'), maxLength: 8 }), weight: 1 },
+  {
+    arbitrary: fc.string({
+      unit: fc.constantFrom('\u0000', '\u0001', '\u001f', '\u007f', '\u0085', '\u00a0', '\u200b', '\ud800', '\udfff', '\uffff'),
+      maxLength: 8,
+    }),
+    weight: 1,
+  },
   { arbitrary: dateText, weight: 2 },
   { arbitrary: atLimits, weight: 2 },
   { arbitrary: bigString, weight: 1 },
@@ -334,24 +344,29 @@ const weirdKey: fc.Arbitrary<string | Raw> = fc.oneof(
 );
 
 /** Bodies that try to plant a property on Object.prototype through every route a parser may take. */
-const pollutionPayload: fc.Arbitrary<Json> = fc.constantFrom(...POLLUTION_MARKERS).chain((marker) =>
-  fc.constantFrom<Json>(
-    new Obj([['__proto__', new Obj([[marker, true]])]]),
-    new Obj([[new Raw('"\\u005f\\u005fproto\\u005f\\u005f"'), new Obj([[marker, true]])]]),
-    new Obj([['constructor', new Obj([['prototype', new Obj([[marker, true]])]])]]),
-    new Obj([['constructor', new Obj([[marker, true]])]]),
-    new Obj([['prototype', new Obj([[marker, true]])]]),
-    new Obj([['__proto__', null]]),
-    new Obj([['__proto__', []]]),
-    new Obj([['__proto__', 'x']]),
-    [new Obj([['__proto__', new Obj([[marker, true]])]])],
-  ),
-);
+const pollutionPayload: fc.Arbitrary<Json> = fc
+  .constantFrom(...POLLUTION_MARKERS)
+  .chain((marker) =>
+    fc.constantFrom<Json>(
+      new Obj([['__proto__', new Obj([[marker, true]])]]),
+      new Obj([[new Raw('"\\u005f\\u005fproto\\u005f\\u005f"'), new Obj([[marker, true]])]]),
+      new Obj([['constructor', new Obj([['prototype', new Obj([[marker, true]])]])]]),
+      new Obj([['constructor', new Obj([[marker, true]])]]),
+      new Obj([['prototype', new Obj([[marker, true]])]]),
+      new Obj([['__proto__', null]]),
+      new Obj([['__proto__', []]]),
+      new Obj([['__proto__', 'x']]),
+      [new Obj([['__proto__', new Obj([[marker, true]])]])],
+    ),
+  );
 
 /** `depth` levels of arrays or objects around a scalar (the service refuses more than 32). */
 const deepNesting: fc.Arbitrary<Json> = fc
   .tuple(
-    fc.oneof({ arbitrary: fc.integer({ min: 1, max: 40 }), weight: 5 }, { arbitrary: fc.constantFrom(31, 32, 33, 1_000, 50_000), weight: 1 }),
+    fc.oneof(
+      { arbitrary: fc.integer({ min: 1, max: 40 }), weight: 5 },
+      { arbitrary: fc.constantFrom(31, 32, 33, 1_000, 50_000), weight: 1 },
+    ),
     fc.constantFrom('array', 'object', 'mixed'),
   )
   .map(([depth, shape]) => {
@@ -390,7 +405,13 @@ export const VALID_V1_BODIES = {
     framework_version: 11,
     description: null,
     repository_url: 'https://gitlab.com/acme/shop',
-    settings: { fail_on: 'high', fail_threshold: 80, primary_tracker: 'jira', ticket_target_project_key: 'SHOP', ticket_target_project_name: 'Shop' },
+    settings: {
+      fail_on: 'high',
+      fail_threshold: 80,
+      primary_tracker: 'jira',
+      ticket_target_project_key: 'SHOP',
+      ticket_target_project_name: 'Shop',
+    },
   },
   createToken: { name: 'ci', abilities: ['read', 'write'], expires_at: '2031-01-01' },
   updateProfile: { name: 'Ada Lovelace' },
@@ -443,7 +464,10 @@ const mutation = (count: number): fc.Arbitrary<Mutation> => {
     { arbitrary: fc.record({ kind: fc.constant('delete' as const), at }), weight: 2 },
     { arbitrary: fc.record({ kind: fc.constant('add' as const), at, key: weirdKey, value: weirdValue }), weight: 3 },
     { arbitrary: fc.record({ kind: fc.constant('duplicate' as const), at, value: weirdValue, first: fc.boolean() }), weight: 2 },
-    { arbitrary: fc.record({ kind: fc.constant('wrap' as const), at, as: fc.constantFrom('array' as const, 'object' as const) }), weight: 1 },
+    {
+      arbitrary: fc.record({ kind: fc.constant('wrap' as const), at, as: fc.constantFrom('array' as const, 'object' as const) }),
+      weight: 1,
+    },
     { arbitrary: fc.record({ kind: fc.constant('retype' as const), at }), weight: 2 },
     { arbitrary: fc.record({ kind: fc.constant('inject' as const), at, snippet: spliced, where: fc.nat() }), weight: 4 },
     {
@@ -512,7 +536,17 @@ function applyMutation(body: Json, m: Mutation): Json {
       return update(body, parent, (node) => {
         if (!(node instanceof Obj)) return node;
         const entries = node.entries.flatMap(([k, v]): [string | Raw, Json][] =>
-          k === key ? (m.first ? [[k, m.value], [k, v]] : [[k, v], [k, m.value]]) : [[k, v]],
+          k === key
+            ? m.first
+              ? [
+                  [k, m.value],
+                  [k, v],
+                ]
+              : [
+                  [k, v],
+                  [k, m.value],
+                ]
+            : [[k, v]],
         );
         return new Obj(entries);
       });
@@ -564,9 +598,17 @@ export function bodyFrom(valid: unknown): fc.Arbitrary<string> {
   const count = positions(base).length;
   const validText = serialize(base);
   return fc.oneof(
-    { arbitrary: fc.array(mutation(count), { minLength: 1, maxLength: 3 }).map((ms) => serialize(ms.reduce(applyMutation, base))), weight: 12 },
+    {
+      arbitrary: fc.array(mutation(count), { minLength: 1, maxLength: 3 }).map((ms) => serialize(ms.reduce(applyMutation, base))),
+      weight: 12,
+    },
     { arbitrary: weirdValue.map(serialize), weight: 1 },
-    { arbitrary: pollutionPayload.map((p) => serialize(p instanceof Obj && base instanceof Obj ? new Obj([...base.entries, ...p.entries]) : p)), weight: 1 },
+    {
+      arbitrary: pollutionPayload.map((p) =>
+        serialize(p instanceof Obj && base instanceof Obj ? new Obj([...base.entries, ...p.entries]) : p),
+      ),
+      weight: 1,
+    },
     { arbitrary: junkText(validText), weight: 2 },
     { arbitrary: fc.constant(validText), weight: 1 },
   );
@@ -688,7 +730,11 @@ function checksum(body: string): string {
  * checksum fails or so it passes and names nobody, other token kinds, huge values.
  */
 export function authorizationVariants(validToken: string, otherValid: string): fc.Arbitrary<string | undefined> {
-  const body40 = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'), minLength: 40, maxLength: 40 });
+  const body40 = fc.string({
+    unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'),
+    minLength: 40,
+    maxLength: 40,
+  });
   return fc.oneof(
     // Mostly the right token, so the other headers are what the request is judged on.
     { arbitrary: fc.constant(`Bearer ${validToken}`), weight: 12 },
@@ -747,12 +793,36 @@ export function authorizationVariants(validToken: string, otherValid: string): f
 }
 
 export const forwardedFor: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('1.2.3.4', '::1', '127.0.0.1, 10.0.0.1', 'unknown', '', ' , , ', '999.999.999.999', '[::ffff:1.2.3.4]:80', 'a'.repeat(4_000), '1.2.3.4, '.repeat(200), '<script>'),
+  fc.constantFrom(
+    '1.2.3.4',
+    '::1',
+    '127.0.0.1, 10.0.0.1',
+    'unknown',
+    '',
+    ' , , ',
+    '999.999.999.999',
+    '[::ffff:1.2.3.4]:80',
+    'a'.repeat(4_000),
+    '1.2.3.4, '.repeat(200),
+    '<script>',
+  ),
   fc.string({ unit: 'grapheme-ascii', maxLength: 60 }),
 );
 
 export const accept: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('application/json', 'text/html', 'application/xml', '*/*', '*/*;q=0', 'application/json;q=0', 'text/event-stream', 'image/png', '', ';;;', 'application/json, text/html;q=0.9, */*;q=0.8'),
+  fc.constantFrom(
+    'application/json',
+    'text/html',
+    'application/xml',
+    '*/*',
+    '*/*;q=0',
+    'application/json;q=0',
+    'text/event-stream',
+    'image/png',
+    '',
+    ';;;',
+    'application/json, text/html;q=0.9, */*;q=0.8',
+  ),
   fc.string({ unit: 'grapheme-ascii', maxLength: 40 }),
 );
 
@@ -760,39 +830,49 @@ export const accept: fc.Arbitrary<string> = fc.oneof(
 export const extraHeader: fc.Arbitrary<[string, string]> = fc.oneof(
   {
     arbitrary: fc.constantFrom<[string, string]>(
-    ['Expect', '100-continue'],
-    ['Expect', 'garbage'],
-    ['X-HTTP-Method-Override', 'DELETE'],
-    ['X-Method-Override', 'PUT'],
-    ['X-Forwarded-Host', 'evil.example'],
-    ['X-Forwarded-Proto', 'javascript'],
-    ['Forwarded', 'for=1.2.3.4;proto=https;host=evil'],
-    ['Origin', 'https://evil.example'],
-    ['Cookie', 'session=abc; __proto__=x'],
-    ['Range', 'bytes=0-10'],
-    ['If-None-Match', '*'],
-    ['If-Modified-Since', 'yesterday'],
-    ['Accept-Encoding', 'gzip, br, zstd, *;q=0'],
-    ['Accept-Charset', 'utf-7'],
-    ['Accept-Language', '*'.repeat(100)],
-    ['User-Agent', ''],
-    ['User-Agent', 'GuzzleHttp/7'],
-    ['Upgrade', 'websocket'],
-    ['Connection', 'keep-alive, Upgrade'],
-    ['Te', 'trailers'],
-    ['Max-Forwards', '0'],
-    ['Via', '1.1 evil'],
-    ['X-Request-Id', '../../'],
-    ['__proto__', 'polluted'],
-    ['constructor', 'x'],
+      ['Expect', '100-continue'],
+      ['Expect', 'garbage'],
+      ['X-HTTP-Method-Override', 'DELETE'],
+      ['X-Method-Override', 'PUT'],
+      ['X-Forwarded-Host', 'evil.example'],
+      ['X-Forwarded-Proto', 'javascript'],
+      ['Forwarded', 'for=1.2.3.4;proto=https;host=evil'],
+      ['Origin', 'https://evil.example'],
+      ['Cookie', 'session=abc; __proto__=x'],
+      ['Range', 'bytes=0-10'],
+      ['If-None-Match', '*'],
+      ['If-Modified-Since', 'yesterday'],
+      ['Accept-Encoding', 'gzip, br, zstd, *;q=0'],
+      ['Accept-Charset', 'utf-7'],
+      ['Accept-Language', '*'.repeat(100)],
+      ['User-Agent', ''],
+      ['User-Agent', 'GuzzleHttp/7'],
+      ['Upgrade', 'websocket'],
+      ['Connection', 'keep-alive, Upgrade'],
+      ['Te', 'trailers'],
+      ['Max-Forwards', '0'],
+      ['Via', '1.1 evil'],
+      ['X-Request-Id', '../../'],
+      ['__proto__', 'polluted'],
+      ['constructor', 'x'],
     ),
     weight: 4,
   },
-  { arbitrary: fc.tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/), fc.string({ unit: 'grapheme-ascii', maxLength: 60 })), weight: 3 },
+  {
+    arbitrary: fc.tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/), fc.string({ unit: 'grapheme-ascii', maxLength: 60 })),
+    weight: 3,
+  },
   // Bytes Node's parser refuses in a header value (a 400 from the parser, never a crash): rarely,
   // since such a request never reaches the service.
   {
-    arbitrary: fc.constantFrom<[string, string]>(['X-Junk', 'a\u0000b'], ['X-Junk', 'a\u0001b'], ['X-Junk', '\u007f'], ['X-Junk', 'caf\u00e9'], ['X Junk', 'space in name'], ['X-Junk', 'a\rb']),
+    arbitrary: fc.constantFrom<[string, string]>(
+      ['X-Junk', 'a\u0000b'],
+      ['X-Junk', 'a\u0001b'],
+      ['X-Junk', '\u007f'],
+      ['X-Junk', 'caf\u00e9'],
+      ['X Junk', 'space in name'],
+      ['X-Junk', 'a\rb'],
+    ),
     weight: 1,
   },
 );
@@ -801,7 +881,8 @@ export const extraHeader: fc.Arbitrary<[string, string]> = fc.oneof(
 // Paths and queries
 
 /** Percent-encodes every byte that is not unreserved (so the value stays inside one path segment). */
-const encodeSegment = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const encodeSegment = (value: string) =>
+  encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /**
  * A path parameter, as written on the request line: random text (encoded), ids of the right shape
@@ -812,7 +893,9 @@ export function pathParameter(ids: { own: string[]; foreign: string[] }): fc.Arb
     { arbitrary: fc.constantFrom(...ids.own, ...ids.foreign), weight: 2 },
     { arbitrary: fc.constantFrom(...ids.own, ...ids.foreign).map((id) => id.toUpperCase()), weight: 1 },
     {
-      arbitrary: fc.tuple(fc.constantFrom(...ids.own, ...ids.foreign), fc.constantFrom('x', '%00', '%20', '.json', '/', '%2F', ';a=1', '#x', '%2e')).map(([id, tail]) => id + tail),
+      arbitrary: fc
+        .tuple(fc.constantFrom(...ids.own, ...ids.foreign), fc.constantFrom('x', '%00', '%20', '.json', '/', '%2F', ';a=1', '#x', '%2e'))
+        .map(([id, tail]) => id + tail),
       weight: 1,
     },
     { arbitrary: fc.uuid().map(String), weight: 2 },
@@ -872,7 +955,36 @@ export const queryString: fc.Arbitrary<string> = fc.oneof(
   {
     arbitrary: fc
       .oneof(
-        fc.constantFrom('0', '1', '2', '-1', '1.5', '1e3', '01', '+1', ' 1', '1 ', '0x10', 'abc', '', 'null', 'true', '[]', '{}', '9007199254740993', '2147483648', '99999999999999999999999999', 'NaN', 'Infinity', '%00', '%zz', '%', '%E2%80%AE1', '1%00', '1;2'),
+        fc.constantFrom(
+          '0',
+          '1',
+          '2',
+          '-1',
+          '1.5',
+          '1e3',
+          '01',
+          '+1',
+          ' 1',
+          '1 ',
+          '0x10',
+          'abc',
+          '',
+          'null',
+          'true',
+          '[]',
+          '{}',
+          '9007199254740993',
+          '2147483648',
+          '99999999999999999999999999',
+          'NaN',
+          'Infinity',
+          '%00',
+          '%zz',
+          '%',
+          '%E2%80%AE1',
+          '1%00',
+          '1;2',
+        ),
         fc.integer().map(String),
         fc.string({ unit: 'binary', maxLength: 30 }).map(encodeSegment),
       )

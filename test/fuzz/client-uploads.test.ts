@@ -37,7 +37,12 @@ const minimalReport = (projectId: string) => ({
           recommendation: 'Bind parameters.',
           location: { file: 'app/Http/Controllers/ReportController.php', line: 18, column: 3 },
           metadata: { rule: 'raw-sql' },
-          code_snippet: { file: '/app/ReportController.php', target_line: 18, lines: { '17': '$a = 1;', '18': 'DB::select($q);' }, context_lines: 1 },
+          code_snippet: {
+            file: '/app/ReportController.php',
+            target_line: 18,
+            lines: { '17': '$a = 1;', '18': 'DB::select($q);' },
+            context_lines: 1,
+          },
         },
       ],
       suppressed_issues: [{ message: 'Ignored', severity: 'low', recommendation: '', suppression: { type: 'inline', description: 'ok' } }],
@@ -64,13 +69,19 @@ const credential: fc.Arbitrary<Credential> = fc.oneof(
 );
 
 /** Mostly uncompressed, as the published client sends. */
-const encoding: fc.Arbitrary<Encoding> = fc.oneof({ arbitrary: fc.constant<Encoding>({ encode: 'none' }), weight: 3 }, { arbitrary: contentEncoding, weight: 1 });
+const encoding: fc.Arbitrary<Encoding> = fc.oneof(
+  { arbitrary: fc.constant<Encoding>({ encode: 'none' }), weight: 3 },
+  { arbitrary: contentEncoding, weight: 1 },
+);
 
 function send(operation: Operation, text: string, type: string | undefined, who: Credential, how: Encoding) {
   const headers: [string, string][] = [['User-Agent', 'GuzzleHttp/7'], ...bearer(fuzz.world, who)];
   if (type !== undefined) headers.push(['Content-Type', type]);
   if (how.header !== undefined) headers.push(['Content-Encoding', how.header]);
-  return fuzz.exchange({ method: operation.method, target: pathOf(fuzz.world, operation), headers, body: encodeBody(text, how) }, { label: operation.name });
+  return fuzz.exchange(
+    { method: operation.method, target: pathOf(fuzz.world, operation), headers, body: encodeBody(text, how) },
+    { label: operation.name },
+  );
 }
 
 const client = OPERATIONS.filter((operation) => operation.kind === 'client');
@@ -79,35 +90,43 @@ describe('generated bodies on the client package endpoints: no 5xx, documented s
   for (const operation of client) {
     const count = runs();
     const kind = operation.body ? 'mutations of recorded client bodies' : 'any body';
-    it(`${operation.name} (${kind})`, async () => {
-      const { projectId } = fuzz.world;
-      const body =
-        operation.body === 'report'
-          ? fc.oneof(bodyFrom(fixture('report-small', projectId)), bodyFrom(minimalReport(projectId)), bodyFrom(minimalReport('unknown')))
-          : operation.body === 'failure'
-            ? fc.oneof(bodyFrom(fixture('failure', projectId)), bodyFrom({ failure_reason: 'no_analyzers_ran' }))
-            : anyBody;
-      const type = fc.oneof({ arbitrary: fc.constant('application/json'), weight: 4 }, { arbitrary: contentType, weight: 1 });
-      await campaign(count, fc.record({ body, type, who: credential, how: encoding }), async ({ body, type, who, how }) => {
-        await send(operation, body, type, who, how);
-      });
-    }, timeoutFor(count));
+    it(
+      `${operation.name} (${kind})`,
+      async () => {
+        const { projectId } = fuzz.world;
+        const body =
+          operation.body === 'report'
+            ? fc.oneof(bodyFrom(fixture('report-small', projectId)), bodyFrom(minimalReport(projectId)), bodyFrom(minimalReport('unknown')))
+            : operation.body === 'failure'
+              ? fc.oneof(bodyFrom(fixture('failure', projectId)), bodyFrom({ failure_reason: 'no_analyzers_ran' }))
+              : anyBody;
+        const type = fc.oneof({ arbitrary: fc.constant('application/json'), weight: 4 }, { arbitrary: contentType, weight: 1 });
+        await campaign(count, fc.record({ body, type, who: credential, how: encoding }), async ({ body, type, who, how }) => {
+          await send(operation, body, type, who, how);
+        });
+      },
+      timeoutFor(count),
+    );
   }
 });
 
 describe('uploads around the 10 MiB limit, plain and gzip-compressed (CLIENT-WIRE.md)', () => {
   const uploads = client.filter((operation) => operation.method === 'POST');
   const count = runs(0.1);
-  it('answer 413 past 10 MiB (measured after decompression), never a 5xx', async () => {
-    const size = fc.constantFrom(-1, 0, 1, 64 * 1024);
-    const how = fc.constantFrom<Encoding>({ encode: 'none' }, { header: 'gzip', encode: 'gzip' });
-    await campaign(count, fc.record({ operation: fc.constantFrom(...uploads), delta: size, how }), async ({ operation, delta, how }) => {
-      // One huge string where a result message goes: the body is `delta` bytes off the limit.
-      const frame = '{"results":[{"analyzer_id":"a","status":"passed","message":""}]}';
-      const text = frame.replace('"message":""', `"message":"${'x'.repeat(10 * MiB + delta - frame.length)}"`);
-      const response = await send(operation, text, 'application/json', 'apiToken', how);
-      if (Buffer.byteLength(text) > 10 * MiB) expect(response.status).toBe(413);
-      else expect([201, 422]).toContain(response.status);
-    });
-  }, timeoutFor(count * 30));
+  it(
+    'answer 413 past 10 MiB (measured after decompression), never a 5xx',
+    async () => {
+      const size = fc.constantFrom(-1, 0, 1, 64 * 1024);
+      const how = fc.constantFrom<Encoding>({ encode: 'none' }, { header: 'gzip', encode: 'gzip' });
+      await campaign(count, fc.record({ operation: fc.constantFrom(...uploads), delta: size, how }), async ({ operation, delta, how }) => {
+        // One huge string where a result message goes: the body is `delta` bytes off the limit.
+        const frame = '{"results":[{"analyzer_id":"a","status":"passed","message":""}]}';
+        const text = frame.replace('"message":""', `"message":"${'x'.repeat(10 * MiB + delta - frame.length)}"`);
+        const response = await send(operation, text, 'application/json', 'apiToken', how);
+        if (Buffer.byteLength(text) > 10 * MiB) expect(response.status).toBe(413);
+        else expect([201, 422]).toContain(response.status);
+      });
+    },
+    timeoutFor(count * 30),
+  );
 });

@@ -25,7 +25,6 @@ import { repositoriesOn } from '../../src/repositories.js';
 import { sendRaw, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
-
 // ---------------------------------------------------------------------------------------------
 // Campaign size and replay
 
@@ -73,7 +72,8 @@ function fuzzParameters<T>(count: number): fc.Parameters<T> {
  */
 export async function campaign<T>(count: number, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>): Promise<void> {
   const details = await fc.check(fc.asyncProperty(arbitrary, predicate), fuzzParameters<[T]>(count));
-  if (details.interrupted && !details.failed) console.warn(`fuzz campaign stopped by its time limit after ${details.numRuns} of ${count} runs`);
+  if (details.interrupted && !details.failed)
+    console.warn(`fuzz campaign stopped by its time limit after ${details.numRuns} of ${count} runs`);
   if (details.failed) {
     const counterexample = fc.stringify(details.counterexample);
     const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
@@ -244,7 +244,6 @@ export function pathOf(world: World, operation: Operation, value?: string): stri
   );
 }
 
-
 /** The credential an operation is meant to be called with. */
 export const ownCredential = (operation: Operation): Credential =>
   operation.kind === 'v1' ? 'pat' : operation.kind === 'client' ? 'apiToken' : 'none';
@@ -290,7 +289,9 @@ function comparable(rows: Rows): Record<Table, string> {
   const out = {} as Record<Table, string>;
   for (const table of TABLES) {
     const ignored = IGNORED[table] ?? [];
-    out[table] = JSON.stringify(rows[table].map((row) => Object.fromEntries(Object.entries(row).filter(([key]) => !ignored.includes(key)))));
+    out[table] = JSON.stringify(
+      rows[table].map((row) => Object.fromEntries(Object.entries(row).filter(([key]) => !ignored.includes(key)))),
+    );
   }
   return out;
 }
@@ -481,12 +482,26 @@ export class FuzzServer {
       const read = await this.ctx.request({ method: 'GET', url: `/api/v1/projects/${id}`, token: this.world.pat });
       if (read.statusCode !== 200) continue;
       const project = read.json().data as Record<string, unknown>;
-      expect(Object.keys(project).sort()).toEqual(
-        ['archived_at', 'created_at', 'description', 'framework_version', 'id', 'latest_report', 'name', 'repository_url', 'settings', 'team_id'],
-      );
-      expect(Object.keys(project.settings as object).sort()).toEqual(
-        ['fail_on', 'fail_on_new', 'fail_threshold', 'primary_tracker', 'ticket_target_project_key', 'ticket_target_project_name'],
-      );
+      expect(Object.keys(project).sort()).toEqual([
+        'archived_at',
+        'created_at',
+        'description',
+        'framework_version',
+        'id',
+        'latest_report',
+        'name',
+        'repository_url',
+        'settings',
+        'team_id',
+      ]);
+      expect(Object.keys(project.settings as object).sort()).toEqual([
+        'fail_on',
+        'fail_on_new',
+        'fail_threshold',
+        'primary_tracker',
+        'ticket_target_project_key',
+        'ticket_target_project_name',
+      ]);
     }
     expect(this.ctx.contract.violations.splice(0), 'answers that drift from the OpenAPI document').toEqual([]);
   }
@@ -497,7 +512,11 @@ export class FuzzServer {
     await this.ctx.db.transaction().execute(async (trx) => {
       for (const table of [...TABLES].reverse()) await trx.deleteFrom(table as keyof Database).execute();
       for (const table of TABLES) {
-        if (baseline[table].length > 0) await trx.insertInto(table as keyof Database).values(baseline[table] as never).execute();
+        if (baseline[table].length > 0)
+          await trx
+            .insertInto(table as keyof Database)
+            .values(baseline[table] as never)
+            .execute();
       }
     });
   }
@@ -505,7 +524,13 @@ export class FuzzServer {
   /** The answers of the campaign, by label and status, for the log of a run. */
   summary(): string {
     return [...this.statuses]
-      .map(([label, counts]) => `${label}: ${[...counts].sort(([a], [b]) => a - b).map(([status, n]) => `${status}x${n}`).join(' ')}`)
+      .map(
+        ([label, counts]) =>
+          `${label}: ${[...counts]
+            .sort(([a], [b]) => a - b)
+            .map(([status, n]) => `${status}x${n}`)
+            .join(' ')}`,
+      )
       .join('\n');
   }
 
@@ -588,7 +613,12 @@ function short(text: string, max: number): string {
 
 /** A pending invitation made over the API (so as E4 stores it), its id. */
 async function invite(ctx: TestContext, inviter: TestUser, teamId: number, email: string): Promise<number> {
-  const response = await ctx.request({ method: 'POST', url: `/api/v1/teams/${teamId}/invitations`, token: inviter.token, body: { email, role: 'member' } });
+  const response = await ctx.request({
+    method: 'POST',
+    url: `/api/v1/teams/${teamId}/invitations`,
+    token: inviter.token,
+    body: { email, role: 'member' },
+  });
   if (response.statusCode !== 201) throw new Error(`seeding an invitation failed: ${response.body}`);
   return (response.json() as { invitation: { id: number } }).invitation.id;
 }
@@ -612,10 +642,14 @@ async function seed(ctx: TestContext): Promise<World> {
   const report = await ctx.given.report(project.project.id);
   const foreignReport = await ctx.given.report(foreign.project.id);
   const projectCredential = projectTokenCredential(hashToken(project.apiToken), (trx) => repositoriesOn(trx).projects);
-  await createFailuresService({ db: ctx.db, clock: ctx.clock, repositories: repositoriesOn }).recordFailure(projectCredential, project.project.id, {
-    failure_reason: 'uncaught_exception',
-    error_message: 'boom',
-  });
+  await createFailuresService({ db: ctx.db, clock: ctx.clock, repositories: repositoriesOn }).recordFailure(
+    projectCredential,
+    project.project.id,
+    {
+      failure_reason: 'uncaught_exception',
+      error_message: 'boom',
+    },
+  );
   const teamId = await ctx.given.team(owner, 'Fuzz team');
   await ctx.given.member(teamId, member, 'member');
   const foreignTeamId = await ctx.given.team(outsider, 'Foreign team');
@@ -633,7 +667,8 @@ async function seed(ctx: TestContext): Promise<World> {
     reportUuid: report.uuid,
     archivedProjectId: archived.project.id,
     archivedApiToken: archived.apiToken,
-    badgeKey: (await ctx.db.selectFrom('projects').select('badge_key').where('id', '=', project.project.id).executeTakeFirstOrThrow()).badge_key,
+    badgeKey: (await ctx.db.selectFrom('projects').select('badge_key').where('id', '=', project.project.id).executeTakeFirstOrThrow())
+      .badge_key,
     foreignProjectId: foreign.project.id,
     foreignReportUuid: foreignReport.uuid,
     foreignTokenId: tokenIds.find((t) => t.user_id === outsider.id)!.id,

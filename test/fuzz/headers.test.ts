@@ -36,7 +36,10 @@ function validBody(world: World, operation: Operation): string | undefined {
     case undefined:
       return operation.method === 'GET' ? undefined : '{}';
     case 'report':
-      return JSON.stringify({ project_id: world.projectId, results: [{ analyzer_id: 'csrf-protection', status: 'passed', message: '', issues: [] }] });
+      return JSON.stringify({
+        project_id: world.projectId,
+        results: [{ analyzer_id: 'csrf-protection', status: 'passed', message: '', issues: [] }],
+      });
     case 'failure':
       return JSON.stringify({ project_id: world.projectId, failure_reason: 'no_analyzers_ran' });
     default:
@@ -105,12 +108,16 @@ function send(world: World, operation: Operation, h: HeaderSet) {
 describe('generated headers on every operation: no 5xx, documented statuses, D3 envelope, nothing stored when refused', () => {
   for (const operation of OPERATIONS) {
     const count = runs();
-    it(`${operation.name}`, async () => {
-      const { world } = fuzz;
-      await campaign(count, headerSet(world, operation), async (h) => {
-        await send(world, operation, h);
-      });
-    }, timeoutFor(count));
+    it(
+      `${operation.name}`,
+      async () => {
+        const { world } = fuzz;
+        await campaign(count, headerSet(world, operation), async (h) => {
+          await send(world, operation, h);
+        });
+      },
+      timeoutFor(count),
+    );
   }
 });
 
@@ -118,13 +125,17 @@ describe('generated headers without any token: no other header authenticates a r
   // The probes and the public badges (E2.3) need no token to begin with.
   for (const operation of OPERATIONS.filter((candidate) => candidate.kind !== 'ops' && candidate.kind !== 'badge')) {
     const count = runs();
-    it(`${operation.name}`, async () => {
-      const { world } = fuzz;
-      await campaign(count, headerSet(world, operation, { anonymous: true }), async (h) => {
-        const response = await send(world, operation, h);
-        // X-Forwarded-*, Forwarded, Cookie, method overrides, ... : never a success, never past the 401.
-        expect([400, 401, 404, 405, 413, 415, 431]).toContain(response.status);
-      });
-    }, timeoutFor(count));
+    it(
+      `${operation.name}`,
+      async () => {
+        const { world } = fuzz;
+        await campaign(count, headerSet(world, operation, { anonymous: true }), async (h) => {
+          const response = await send(world, operation, h);
+          // X-Forwarded-*, Forwarded, Cookie, method overrides, ... : never a success, never past the 401.
+          expect([400, 401, 404, 405, 413, 415, 431]).toContain(response.status);
+        });
+      },
+      timeoutFor(count),
+    );
   }
 });

@@ -30,7 +30,12 @@ const json = (body: string) => ({ body, headers: { 'content-type': 'application/
 
 describe('text no database column can hold (was a 500 on PostgreSQL, and a silent U+FFFD on both)', () => {
   it('stores a NUL in a project name or description as U+FFFD, and answers what it stored', async () => {
-    const created = await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, ...json('{"name":"a\\u0000b","framework_version":"11"}') });
+    const created = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/projects',
+      token: user.token,
+      ...json('{"name":"a\\u0000b","framework_version":"11"}'),
+    });
     expect(created.statusCode, created.body).toBe(201);
     expect(created.json().project.name).toBe(`a${REPLACEMENT}b`);
 
@@ -47,22 +52,42 @@ describe('text no database column can hold (was a 500 on PostgreSQL, and a silen
   });
 
   it('stores a NUL in a token name as U+FFFD, and trims one at the end like any invisible character (D12)', async () => {
-    const response = await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, ...json('{"name":"c\\u0000i","abilities":["read"]}') });
+    const response = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      token: user.token,
+      ...json('{"name":"c\\u0000i","abilities":["read"]}'),
+    });
     expect(response.statusCode, response.body).toBe(201);
     expect(response.json().token.name).toBe(`c${REPLACEMENT}i`);
-    const trailing = await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, ...json('{"name":"ci\\u0000","abilities":["read"]}') });
+    const trailing = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      token: user.token,
+      ...json('{"name":"ci\\u0000","abilities":["read"]}'),
+    });
     expect(trailing.json().token.name).toBe('ci');
   });
 
   it('answers an unpaired surrogate as the U+FFFD both databases store for it', async () => {
-    const created = await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, ...json('{"name":"\\ud800x\\udc00","framework_version":"11"}') });
+    const created = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/projects',
+      token: user.token,
+      ...json('{"name":"\\ud800x\\udc00","framework_version":"11"}'),
+    });
     expect(created.statusCode, created.body).toBe(201);
     const { id, name } = created.json().project;
     expect(name).toBe(`${REPLACEMENT}x${REPLACEMENT}`);
     const read = await ctx.request({ method: 'GET', url: `/api/v1/projects/${id}`, token: user.token });
     expect(read.json().data.name).toBe(name);
     // A well-formed pair (an emoji) is left alone.
-    const emoji = await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, ...json('{"name":"\\ud83d\\ude00","framework_version":"11"}') });
+    const emoji = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/projects',
+      token: user.token,
+      ...json('{"name":"\\ud83d\\ude00","framework_version":"11"}'),
+    });
     expect(emoji.json().project.name).toBe('😀');
   });
 
@@ -130,7 +155,12 @@ describe('text no database column can hold (was a 500 on PostgreSQL, and a silen
   });
 
   it('records a failed run whose error message holds a NUL (PHP names protected properties "\\0*\\0name")', async () => {
-    const response = await upload(ctx, apiToken, { error_message: 'Undefined property \u0000*\u0000items' }, { url: '/api/reports/failure' });
+    const response = await upload(
+      ctx,
+      apiToken,
+      { error_message: 'Undefined property \u0000*\u0000items' },
+      { url: '/api/reports/failure' },
+    );
     expect(response.statusCode, response.body).toBe(201);
     const list = await ctx.request({ method: 'GET', url: `/api/v1/projects/${projectId}/failures`, token: user.token });
     expect(list.json().data[0].error_message).toBe(`Undefined property ${REPLACEMENT}*${REPLACEMENT}items`);
@@ -159,9 +189,19 @@ describe('ids past the 32-bit range of a PostgreSQL serial (was a 500 on Postgre
   it('treats a body id past the range as naming nothing: current team 404, transfer target 422', async () => {
     const teamId = await ctx.given.team(user, 'Ids');
     for (const id of ['2147483648', '18446744073709551616']) {
-      const current = await ctx.request({ method: 'PUT', url: '/api/v1/user/current-team', token: user.token, ...json(`{"team_id":${id}}`) });
+      const current = await ctx.request({
+        method: 'PUT',
+        url: '/api/v1/user/current-team',
+        token: user.token,
+        ...json(`{"team_id":${id}}`),
+      });
       expectError(current, 404, NOT_FOUND);
-      const transfer = await ctx.request({ method: 'POST', url: `/api/v1/teams/${teamId}/transfer`, token: user.token, ...json(`{"user_id":${id}}`) });
+      const transfer = await ctx.request({
+        method: 'POST',
+        url: `/api/v1/teams/${teamId}/transfer`,
+        token: user.token,
+        ...json(`{"user_id":${id}}`),
+      });
       expectValidationError(transfer, ['user_id']);
     }
   });
@@ -191,7 +231,12 @@ describe('times JSON Schema accepts but Date cannot hold or D2 cannot write (was
     });
     expectValidationError(response, ['expires_at'], { expires_at: 'The expires at field must be a valid date.' });
     // The last representable day is still fine.
-    const last = await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, body: { name: 'last', abilities: ['read'], expires_at: '9999-12-31' } });
+    const last = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      token: user.token,
+      body: { name: 'last', abilities: ['read'], expires_at: '9999-12-31' },
+    });
     expect(last.statusCode, last.body).toBe(201);
     expect(last.json().token.expires_at).toBe('9999-12-31T00:00:00.000Z');
   });
@@ -207,7 +252,8 @@ describe('the OpenAPI document and the router agree', () => {
     const document = (await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })).json();
     for (const [path, operations] of Object.entries<Record<string, { responses: object }>>(document.paths)) {
       if (!path.includes('{')) continue;
-      for (const [method, operation] of Object.entries(operations)) expect(Object.keys(operation.responses), `${method} ${path}`).toContain('400');
+      for (const [method, operation] of Object.entries(operations))
+        expect(Object.keys(operation.responses), `${method} ${path}`).toContain('400');
     }
   });
 

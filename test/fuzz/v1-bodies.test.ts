@@ -37,24 +37,36 @@ describe('generated bodies on /api/v1: no 5xx, documented statuses, D3 envelope,
   for (const operation of v1) {
     const count = runs();
     const kind = operation.body ? 'mutations of a valid body' : 'any body';
-    it(`${operation.name} (${kind})`, async () => {
-      const body = operation.body ? bodyFrom(validV1Body(fuzz.world, operation.body)) : anyBody;
-      await campaign(count, fc.record({ body, type: contentType, who: credential }), async ({ body, type, who }) => {
-        await send(operation, body, type, who);
-      });
-    }, timeoutFor(count));
+    it(
+      `${operation.name} (${kind})`,
+      async () => {
+        const body = operation.body ? bodyFrom(validV1Body(fuzz.world, operation.body)) : anyBody;
+        await campaign(count, fc.record({ body, type: contentType, who: credential }), async ({ body, type, who }) => {
+          await send(operation, body, type, who);
+        });
+      },
+      timeoutFor(count),
+    );
   }
 });
 
 describe('bodies around the 1 MiB limit of /api/v1 (D5)', () => {
   const bodyOperations = v1.filter((operation) => operation.method !== 'GET');
   const count = runs(0.2);
-  it('answer 413 over the limit, and never a 5xx around it', async () => {
-    await campaign(count, fc.record({ operation: fc.constantFrom(...bodyOperations), body: nearLimit(1024 * 1024) }), async ({ operation, body }) => {
-      const response = await send(operation, body, 'application/json', 'pat');
-      // Over the limit 413; at or under it the body is read (and judged on what it says).
-      if (Buffer.byteLength(body) > 1024 * 1024) expect(response.status).toBe(413);
-      else expect(response.status).not.toBe(413);
-    });
-  }, timeoutFor(count * 10));
+  it(
+    'answer 413 over the limit, and never a 5xx around it',
+    async () => {
+      await campaign(
+        count,
+        fc.record({ operation: fc.constantFrom(...bodyOperations), body: nearLimit(1024 * 1024) }),
+        async ({ operation, body }) => {
+          const response = await send(operation, body, 'application/json', 'pat');
+          // Over the limit 413; at or under it the body is read (and judged on what it says).
+          if (Buffer.byteLength(body) > 1024 * 1024) expect(response.status).toBe(413);
+          else expect(response.status).not.toBe(413);
+        },
+      );
+    },
+    timeoutFor(count * 10),
+  );
 });

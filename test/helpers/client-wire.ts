@@ -214,7 +214,14 @@ export function expectRateLimitHeaders(response: LightMyRequestResponse, limit: 
 /** Rows in `reports` and `run_failures`, to prove a refused request stored nothing. */
 export async function storedRows(ctx: TestContext): Promise<{ reports: number; failures: number }> {
   const count = async (table: 'reports' | 'run_failures') =>
-    Number((await ctx.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await ctx.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   return { reports: await count('reports'), failures: await count('run_failures') };
 }
 
@@ -277,9 +284,10 @@ let catalogue: Map<string, CatalogueEntry> | undefined;
 /** shared/data/analyzers.json, as copied into the repository's resources/. */
 export function analyzerCatalogue(): Map<string, CatalogueEntry> {
   catalogue ??= new Map(
-    (JSON.parse(readFileSync(new URL('../../resources/analyzers.json', import.meta.url), 'utf8')) as CatalogueEntry[]).map(
-      (entry) => [entry.id, entry],
-    ),
+    (JSON.parse(readFileSync(new URL('../../resources/analyzers.json', import.meta.url), 'utf8')) as CatalogueEntry[]).map((entry) => [
+      entry.id,
+      entry,
+    ]),
   );
   return catalogue;
 }
@@ -342,7 +350,11 @@ export function expectedResult(result: any, change: 'new' | 'unchanged' | null =
     status: result.status,
     message: result.message ?? '',
     execution_time: result.execution_time ?? 0,
-    issues: listOfValues(result.issues).map((issue) => ({ ...expectedIssue(issue), fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/), change })),
+    issues: listOfValues(result.issues).map((issue) => ({
+      ...expectedIssue(issue),
+      fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
+      change,
+    })),
     suppressed_issues: listOfValues(result.suppressed_issues).map((issue) => ({
       ...expectedIssue(issue),
       suppression: issue.suppression,

@@ -84,11 +84,7 @@ export function expectErrorLike(response: LightMyRequestResponse, status: number
  * D3 422 envelope: `errors` keyed by exactly `fields` (dotted paths), each a non-empty list of
  * strings, and `message` repeating the first field message. `messages` pins exact field messages.
  */
-export function expectValidationError(
-  response: LightMyRequestResponse,
-  fields: string[],
-  messages: Record<string, string> = {},
-): void {
+export function expectValidationError(response: LightMyRequestResponse, fields: string[], messages: Record<string, string> = {}): void {
   expect(response.statusCode, response.body).toBe(422);
   expectJson(response);
   const body = response.json();

@@ -60,8 +60,7 @@ export class ContractChecker {
       const value = reply.getHeader(name);
       if (value === undefined) {
         if (header.required) this.violations.push(`${where}: required header ${name} missing`);
-      }
-      else if ((header.schema as { type?: string }).type === 'integer' && !/^\d+$/.test(String(value))) {
+      } else if ((header.schema as { type?: string }).type === 'integer' && !/^\d+$/.test(String(value))) {
         this.violations.push(`${where}: header ${name} is not an integer: ${String(value)}`);
       }
     }
@@ -69,8 +68,11 @@ export class ContractChecker {
     if (!schema) {
       // A download (E3's exports): no JSON to check, but its media type must be one the document lists.
       const mediaTypes = Object.keys(documented.content ?? {});
-      const sent = String(reply.getHeader('content-type') ?? '').split(';')[0]!.trim();
-      if (mediaTypes.length > 0 && !mediaTypes.includes(sent)) this.violations.push(`${where}: media type ${sent} not documented (${mediaTypes.join(', ')})`);
+      const sent = String(reply.getHeader('content-type') ?? '')
+        .split(';')[0]!
+        .trim();
+      if (mediaTypes.length > 0 && !mediaTypes.includes(sent))
+        this.violations.push(`${where}: media type ${sent} not documented (${mediaTypes.join(', ')})`);
       return;
     }
     if (!String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
@@ -86,7 +88,9 @@ export class ContractChecker {
     }
     const validate = this.validatorFor(`${request.method} ${path} ${status}`, schema);
     if (!validate(body)) {
-      this.violations.push(`${where}: body does not match the document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+      this.violations.push(
+        `${where}: body does not match the document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`,
+      );
     }
   }
 
@@ -105,6 +109,9 @@ function rewriteRefs(schema: unknown): any {
   if (Array.isArray(schema)) return schema.map(rewriteRefs);
   if (schema === null || typeof schema !== 'object') return schema;
   return Object.fromEntries(
-    Object.entries(schema).map(([key, value]) => [key, key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `openapi${value}` : rewriteRefs(value)]),
+    Object.entries(schema).map(([key, value]) => [
+      key,
+      key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `openapi${value}` : rewriteRefs(value),
+    ]),
   );
 }

@@ -49,7 +49,11 @@ const headerBytes = (text: string) => Buffer.from(text, /^[\x00-\xff]*$/.test(te
 
 function encodeRequest(request: RawRequest, host: string): Buffer {
   const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
-  const parts: Buffer[] = [Buffer.from(`${request.method} `, 'latin1'), Buffer.from(request.target, 'utf8'), Buffer.from(` HTTP/${request.httpVersion ?? '1.1'}\r\n`, 'latin1')];
+  const parts: Buffer[] = [
+    Buffer.from(`${request.method} `, 'latin1'),
+    Buffer.from(request.target, 'utf8'),
+    Buffer.from(` HTTP/${request.httpVersion ?? '1.1'}\r\n`, 'latin1'),
+  ];
   const sentHost = request.host === undefined ? host : request.host;
   const headers: [string, string][] = [...(sentHost === null ? [] : [['Host', sentHost] as [string, string]]), ...(request.headers ?? [])];
   if (request.chunked) headers.push(['Transfer-Encoding', 'chunked']);

@@ -189,10 +189,7 @@ function factories(db: Db, clock: FakeClock) {
     },
 
     /** A project in `teamId` (the user's personal team by default), created through the service. */
-    async project(
-      owner: TestUser | number,
-      input: Partial<CreateProjectBody> = {},
-    ): Promise<{ project: Project; apiToken: string }> {
+    async project(owner: TestUser | number, input: Partial<CreateProjectBody> = {}): Promise<{ project: Project; apiToken: string }> {
       const teamId = typeof owner === 'number' ? owner : owner.teamId;
       if (teamId === null) throw new Error('the user has no team');
       return projects.createProjectInTeam(teamId, { name: 'Project', framework_version: '11', ...input });

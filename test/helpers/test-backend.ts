@@ -90,7 +90,10 @@ async function dumpTables(open: TestStore['open'], schema?: string): Promise<str
     const tables = (await tablesOf(db)).filter((table) => schema === undefined || table.schema === schema);
     const parts: string[] = [];
     for (const table of tables) {
-      const rows = await db.selectFrom(table.name as keyof Database).selectAll().execute();
+      const rows = await db
+        .selectFrom(table.name as keyof Database)
+        .selectAll()
+        .execute();
       parts.push(`${table.name}: ${JSON.stringify(rows, readableBytes)}`);
     }
     return parts.join('\n');

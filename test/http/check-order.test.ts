@@ -19,7 +19,14 @@ import {
   expectTooManyRequests,
   missingAbility,
 } from '../helpers/contract.js';
-import { ENDPOINTS, INVALID_PROJECT_BODY, MISSING_PROJECT, MISSING_REPORT, MISSING_TOKEN, type EndpointCase as Endpoint } from '../helpers/endpoints.js';
+import {
+  ENDPOINTS,
+  INVALID_PROJECT_BODY,
+  MISSING_PROJECT,
+  MISSING_REPORT,
+  MISSING_TOKEN,
+  type EndpointCase as Endpoint,
+} from '../helpers/endpoints.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 const MALFORMED_JSON = '{"name": ';
@@ -108,19 +115,33 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))('D4 order of checks:
     // Each doomed request fails at a different later step; first prove that, then spend the budget.
     const doomed: { request: Parameters<TestContext['request']>[0]; otherwise: number }[] = [];
     if (endpoint.ability !== 'read') {
-      doomed.push({ request: { method: endpoint.method, url: urlOf(endpoint, world), token: weakToken, body: endpoint.body }, otherwise: 403 });
+      doomed.push({
+        request: { method: endpoint.method, url: urlOf(endpoint, world), token: weakToken, body: endpoint.body },
+        otherwise: 403,
+      });
     }
     if (hasPathResource(endpoint)) {
-      doomed.push({ request: { method: endpoint.method, url: urlOf(endpoint, world, { missing: true }), token: world.user.token, body: endpoint.body }, otherwise: 404 });
+      doomed.push({
+        request: { method: endpoint.method, url: urlOf(endpoint, world, { missing: true }), token: world.user.token, body: endpoint.body },
+        otherwise: 404,
+      });
     }
     if (endpoint.invalidBody !== undefined || endpoint.invalidQuery !== undefined) {
       doomed.push({
-        request: { method: endpoint.method, url: urlOf(endpoint, world, { query: endpoint.invalidQuery }), token: world.user.token, body: endpoint.invalidBody },
+        request: {
+          method: endpoint.method,
+          url: urlOf(endpoint, world, { query: endpoint.invalidQuery }),
+          token: world.user.token,
+          body: endpoint.invalidBody,
+        },
         otherwise: 422,
       });
     }
     if (doomed.length === 0) {
-      doomed.push({ request: { method: endpoint.method, url: urlOf(endpoint, world), token: world.user.token }, otherwise: endpoint.success });
+      doomed.push({
+        request: { method: endpoint.method, url: urlOf(endpoint, world), token: world.user.token },
+        otherwise: endpoint.success,
+      });
     }
 
     for (const { request, otherwise } of doomed) expect((await send(request)).statusCode).toBe(otherwise);
@@ -142,7 +163,11 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))('D4 order of checks:
   if (endpoint.subscription) {
     it('answers 403 Subscription Required before the ability, the body and the path resource (D4.4, D7)', async () => {
       const lapsed = await makeWorld(ctx, null);
-      expectError(await send({ method: endpoint.method, url: urlOf(endpoint, lapsed), token: lapsed.user.token, body: endpoint.body }), 403, SUBSCRIPTION_REQUIRED);
+      expectError(
+        await send({ method: endpoint.method, url: urlOf(endpoint, lapsed), token: lapsed.user.token, body: endpoint.body }),
+        403,
+        SUBSCRIPTION_REQUIRED,
+      );
 
       const weakToken = await ctx.given.token(lapsed.user, { abilities: abilitiesBelow[endpoint.ability] });
       const worst = await send({
@@ -201,7 +226,12 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))('D4 order of checks:
 
   it(`answers ${endpoint.success} with the rate-limit headers when every check passes`, async () => {
     // Not `send`: a download (E3) is the one success that is not D2's JSON.
-    const response = await ctx.request({ method: endpoint.method, url: urlOf(endpoint, world), token: world.user.token, body: endpoint.body });
+    const response = await ctx.request({
+      method: endpoint.method,
+      url: urlOf(endpoint, world),
+      token: world.user.token,
+      body: endpoint.body,
+    });
     expect(response.statusCode).toBe(endpoint.success);
     expect(response.headers['content-type']).toBe(endpoint.contentType ?? JSON_UTF8);
     expect(response.headers['x-ratelimit-limit']).toBe('120');
@@ -245,7 +275,12 @@ describe('D4 order of checks: 403s of state', () => {
   it('answers the token-limit 403 before validating the body of POST /tokens (D4.8 before D4.9)', async () => {
     const user = await ctx.given.user();
     for (let i = 0; i < 9; i++) await ctx.given.token(user);
-    const response = await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, body: { name: '', abilities: ['root'] } });
+    const response = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      token: user.token,
+      body: { name: '', abilities: ['root'] },
+    });
     expectApiHeaders(response);
     expectError(response, 403, TOKEN_LIMIT);
   });

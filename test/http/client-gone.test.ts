@@ -65,7 +65,12 @@ async function dropMidBody(target: string, token: string, body: string): Promise
 describe('a client that drops the connection mid-body', () => {
   it.each([
     ['an upload', '/api/reports', () => apiToken, () => JSON.stringify({ ...minimalReport(), pad: ' '.repeat(200_000) })],
-    ['a v1 body', '/api/v1/projects', () => user.token, () => JSON.stringify({ name: 'x', framework_version: '11', pad: ' '.repeat(200_000) })],
+    [
+      'a v1 body',
+      '/api/v1/projects',
+      () => user.token,
+      () => JSON.stringify({ name: 'x', framework_version: '11', pad: ' '.repeat(200_000) }),
+    ],
   ])('%s: is logged at info, not as an error nor a database outage, and stores nothing', async (_label, target, token, body) => {
     const logged = await dropMidBody(target, token(), body());
     expect(logged.filter((line) => line.level >= 50)).toEqual([]);

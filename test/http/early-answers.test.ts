@@ -102,7 +102,10 @@ describe('an answer sent before the whole body arrived reaches the client (D23)'
     const answers = await everyAnswer(
       () => ({
         ...upload(elevenMiBReport, { keepAlive: true }),
-        headers: [['Authorization', `Bearer ${'x'.repeat(40)}`], ['Content-Type', 'application/json']],
+        headers: [
+          ['Authorization', `Bearer ${'x'.repeat(40)}`],
+          ['Content-Type', 'application/json'],
+        ],
       }),
       4,
     );
@@ -113,7 +116,10 @@ describe('an answer sent before the whole body arrived reaches the client (D23)'
     const answers = await everyAnswer(() => ({
       method: 'POST',
       target: '/api/v1/projects',
-      headers: [['Authorization', `Bearer ${user.token}`], ['Content-Type', 'application/json']],
+      headers: [
+        ['Authorization', `Bearer ${user.token}`],
+        ['Content-Type', 'application/json'],
+      ],
       body: Buffer.concat([overOneMiBProject, Buffer.alloc(10 * MiB, ' ')]),
       keepAlive: true,
     }));
@@ -128,10 +134,14 @@ describe('an answer sent before the whole body arrived reaches the client (D23)'
     const answers = await everyAnswer(() => ({
       method: 'POST',
       target: '/api/v1/projects',
-      headers: [['Authorization', `Bearer ${user.token}`], ['Content-Type', 'text/plain']],
+      headers: [
+        ['Authorization', `Bearer ${user.token}`],
+        ['Content-Type', 'text/plain'],
+      ],
       body: Buffer.alloc(8 * MiB, 'a'),
     }));
-    for (const answer of answers) expect({ status: answer.status, error: JSON.parse(answer.body).error }).toEqual({ status: 415, error: 'Unsupported Media Type' });
+    for (const answer of answers)
+      expect({ status: answer.status, error: JSON.parse(answer.body).error }).toEqual({ status: 415, error: 'Unsupported Media Type' });
   });
 
   it('a large body without a token gets the 401 envelope on /api/v1', async () => {
@@ -145,7 +155,8 @@ describe('an answer sent before the whole body arrived reaches the client (D23)'
       }),
       4,
     );
-    for (const answer of answers) expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({ status: 401, body: UNAUTHENTICATED });
+    for (const answer of answers)
+      expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({ status: 401, body: UNAUTHENTICATED });
   });
 
   it('keeps serving after all of them', async () => {

@@ -56,7 +56,12 @@ describe('the Host header (D24)', () => {
   });
 
   it('answers a bad Host with 400 on the client package endpoints too, with success: false', async () => {
-    const response = await sendRaw(port, { method: 'GET', target: '/api/project', host: 'evil.example/x', headers: [['Authorization', `Bearer ${apiToken}`]] });
+    const response = await sendRaw(port, {
+      method: 'GET',
+      target: '/api/project',
+      host: 'evil.example/x',
+      headers: [['Authorization', `Bearer ${apiToken}`]],
+    });
     expect(response.status).toBe(400);
     expect(json(response)).toEqual({ success: false, ...BAD_HOST });
   });
@@ -110,12 +115,18 @@ describe('behind a trusted proxy (TRUST_PROXY=true)', () => {
 
   it('holds X-Forwarded-Host to the same shape (400) and builds links from a good one', async () => {
     expect(json(await listVia([['X-Forwarded-Host', 'evil.example/path?x=']]))).toEqual(BAD_HOST);
-    const response = await listVia([['X-Forwarded-Host', 'scoreboard.example.com'], ['X-Forwarded-Proto', 'https']]);
+    const response = await listVia([
+      ['X-Forwarded-Host', 'scoreboard.example.com'],
+      ['X-Forwarded-Proto', 'https'],
+    ]);
     expect(json(response).links.first).toBe('https://scoreboard.example.com/api/v1/projects?page=1');
   });
 
   it('uses X-Forwarded-Proto only when it is http or https', async () => {
-    const response = await listVia([['X-Forwarded-Host', 'scoreboard.example.com'], ['X-Forwarded-Proto', 'javascript']]);
+    const response = await listVia([
+      ['X-Forwarded-Host', 'scoreboard.example.com'],
+      ['X-Forwarded-Proto', 'javascript'],
+    ]);
     expect(json(response).links.first).toBe('http://scoreboard.example.com/api/v1/projects?page=1');
   });
 });
@@ -126,7 +137,12 @@ describe('with PUBLIC_URL set', () => {
     try {
       const user = await ctx.given.user();
       const port = await listening(ctx);
-      const response = await sendRaw(port, { method: 'GET', target: '/api/v1/projects', host: 'other.example', headers: [['Authorization', `Bearer ${user.token}`]] });
+      const response = await sendRaw(port, {
+        method: 'GET',
+        target: '/api/v1/projects',
+        host: 'other.example',
+        headers: [['Authorization', `Bearer ${user.token}`]],
+      });
       expect(json(response).links.first).toBe('https://scoreboard.example.com/api/v1/projects?page=1');
     } finally {
       await ctx.close();

@@ -15,7 +15,9 @@ let projectId: string;
 beforeAll(async () => {
   ctx = await buildTestApp();
   user = await ctx.given.user({ plan: 'enterprise' });
-  ({ project: { id: projectId } } = await ctx.given.project(user, { name: 'Visible' }));
+  ({
+    project: { id: projectId },
+  } = await ctx.given.project(user, { name: 'Visible' }));
 });
 afterAll(async () => ctx.close());
 
@@ -33,12 +35,22 @@ const INVISIBLE_NAMES = [
 
 describe('names made only of invisible characters are absent (D12)', () => {
   it.each(INVISIBLE_NAMES)('POST /projects refuses a name of %j (%s) as required', async (name) => {
-    const response = await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name, framework_version: '11' } });
+    const response = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/projects',
+      token: user.token,
+      body: { name, framework_version: '11' },
+    });
     expectValidationError(response, ['name'], { name: 'The name field is required.' });
   });
 
   it.each(INVISIBLE_NAMES)('PUT /projects/{id} refuses a name of %j (%s) as required, and keeps the name', async (name) => {
-    const response = await ctx.request({ method: 'PUT', url: `/api/v1/projects/${projectId}`, token: user.token, body: { name, framework_version: '11' } });
+    const response = await ctx.request({
+      method: 'PUT',
+      url: `/api/v1/projects/${projectId}`,
+      token: user.token,
+      body: { name, framework_version: '11' },
+    });
     expectValidationError(response, ['name'], { name: 'The name field is required.' });
     expect((await ctx.db.selectFrom('projects').select('name').where('id', '=', projectId).executeTakeFirstOrThrow()).name).toBe('Visible');
   });
@@ -60,7 +72,12 @@ describe('names made only of invisible characters are absent (D12)', () => {
   });
 
   it('counts an invisible-only description as absent (it is left out, so it stays as stored)', async () => {
-    await ctx.request({ method: 'PUT', url: `/api/v1/projects/${projectId}`, token: user.token, body: { name: 'Visible', framework_version: '11', description: 'Kept' } });
+    await ctx.request({
+      method: 'PUT',
+      url: `/api/v1/projects/${projectId}`,
+      token: user.token,
+      body: { name: 'Visible', framework_version: '11', description: 'Kept' },
+    });
     const response = await ctx.request({
       method: 'PUT',
       url: `/api/v1/projects/${projectId}`,

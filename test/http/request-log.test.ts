@@ -52,7 +52,14 @@ describe('the request log line (JSON)', () => {
     const user = await ctx.given.user();
     const [line, ...rest] = await linesOf(() => ctx.request({ method: 'GET', url: '/api/v1/projects?page=1', token: user.token }));
     expect(rest).toEqual([]); // one line per request, not Fastify's two
-    expect(line).toMatchObject({ level: 30, method: 'GET', route: '/api/v1/projects', url: '/api/v1/projects?page=1', status: 200, user_id: user.id });
+    expect(line).toMatchObject({
+      level: 30,
+      method: 'GET',
+      route: '/api/v1/projects',
+      url: '/api/v1/projects?page=1',
+      status: 200,
+      user_id: user.id,
+    });
     expect(line?.duration_ms).toEqual(expect.any(Number));
     expect(line?.duration_ms).toBeGreaterThanOrEqual(0);
   });
@@ -64,7 +71,7 @@ describe('the request log line (JSON)', () => {
     expect(line).toMatchObject({ route: '/api/v1/projects/:project', status: 200, user_id: user.id, project_id: project.id });
   });
 
-  it('names the project of a project token on the client package\'s endpoints, and no user', async () => {
+  it("names the project of a project token on the client package's endpoints, and no user", async () => {
     const user = await ctx.given.user();
     const { project, apiToken } = await ctx.given.project(user);
     const [line] = await linesOf(() =>
@@ -97,13 +104,24 @@ describe('the pretty format', () => {
     let text = '';
     out.on('data', (chunk) => (text += String(chunk)));
     const stream = prettyLogStream({ colorize: false, destination: out });
-    for (const line of lines) stream.write(`${JSON.stringify({ level: 30, time: Date.UTC(2026, 10, 25, 12, 0, 1, 234), pid: 1, hostname: 'h', ...line })}\n`);
+    for (const line of lines)
+      stream.write(`${JSON.stringify({ level: 30, time: Date.UTC(2026, 10, 25, 12, 0, 1, 234), pid: 1, hostname: 'h', ...line })}\n`);
     return new Promise((resolve) => setImmediate(() => resolve(text)));
   }
 
   it('reads a request as one line: method, URL, status, duration and whom it was for', async () => {
     const text = await pretty([
-      { reqId: 'req-1', method: 'GET', route: '/api/v1/projects/:project', url: '/api/v1/projects/p1', status: 200, duration_ms: 3.1, user_id: 7, project_id: 'p1', msg: 'request completed' },
+      {
+        reqId: 'req-1',
+        method: 'GET',
+        route: '/api/v1/projects/:project',
+        url: '/api/v1/projects/p1',
+        status: 200,
+        duration_ms: 3.1,
+        user_id: 7,
+        project_id: 'p1',
+        msg: 'request completed',
+      },
     ]);
     expect(text.trim().split('\n')).toHaveLength(1);
     expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/api\/v1\/projects\/p1 200 3\.1 ms user 7 project p1\n$/);

@@ -41,7 +41,14 @@ const bodyEndpoints = () => [
 ];
 
 const projectCount = async () =>
-  Number((await ctx.db.selectFrom('projects').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await ctx.db
+        .selectFrom('projects')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('D5: a body that is not JSON gets 415', () => {
   for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
@@ -171,7 +178,12 @@ describe('D5: unknown paths get 404, unsupported methods 405', () => {
       expectApiHeaders(response);
       expect(response.statusCode).toBe(405);
       const allowHeader = String(response.headers.allow ?? '');
-      expect(allowHeader.split(',').map((m) => m.trim()).sort()).toEqual([...allow].sort());
+      expect(
+        allowHeader
+          .split(',')
+          .map((m) => m.trim())
+          .sort(),
+      ).toEqual([...allow].sort());
       const body = response.json();
       expect(Object.keys(body).sort()).toEqual(['error', 'message']);
       expect(body.error).toBe('Method Not Allowed');
@@ -237,7 +249,12 @@ describe('D5: a prototype key is refused in its own words, not as malformed JSON
   });
 
   it('still answers malformed JSON as malformed', async () => {
-    const response = await call({ method: 'POST', url: '/api/v1/projects', body: '{"name": "x",', headers: { 'content-type': 'application/json' } });
+    const response = await call({
+      method: 'POST',
+      url: '/api/v1/projects',
+      body: '{"name": "x",',
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(response, 400, { error: 'Bad Request', message: 'The request body is not valid JSON.' });
   });
 });
@@ -255,18 +272,19 @@ describe('the reference page refuses paths outside its files in the envelope', (
     '/docs/static/..%5c..%5cpackage.json',
     '/docs/static/%2e%2e%5cpackage.json',
     '/docs/static/nothing-here.js',
-  ])(
-    'answers GET %s with the 404 envelope',
-    async (url) => {
-      expectError(await ctx.request({ method: 'GET', url }), 404, NOT_FOUND);
-    },
-  );
+  ])('answers GET %s with the 404 envelope', async (url) => {
+    expectError(await ctx.request({ method: 'GET', url }), 404, NOT_FOUND);
+  });
 });
 
 describe('D3: no internals in any answer', () => {
   // Fastify's router rejects these before our hooks run; D3 still wants the envelope and D8 the headers.
   it('answers a {project} or {token} longer than the router allows with the 404 envelope (D11, D9)', async () => {
-    for (const url of [`/api/v1/projects/${'x'.repeat(101)}`, `/api/v1/projects/${'x'.repeat(5000)}`, `/api/v1/tokens/${'1'.repeat(200)}`]) {
+    for (const url of [
+      `/api/v1/projects/${'x'.repeat(101)}`,
+      `/api/v1/projects/${'x'.repeat(5000)}`,
+      `/api/v1/tokens/${'1'.repeat(200)}`,
+    ]) {
       const response = await call({ method: url.includes('tokens') ? 'DELETE' : 'GET', url });
       expectApiHeaders(response);
       expectError(response, 404, NOT_FOUND);
@@ -291,7 +309,12 @@ describe('D3: no internals in any answer', () => {
       { method: 'GET', url: '/api/v1/projects?page=1e300' },
       { method: 'GET', url: '/api/v1/projects?page=-1' },
       { method: 'DELETE', url: '/api/v1/tokens/99999999999999999999999' },
-      { method: 'POST', url: '/api/v1/projects', body: '{"name":"\\ud800","framework_version":"11"}', headers: { 'content-type': 'application/json' } },
+      {
+        method: 'POST',
+        url: '/api/v1/projects',
+        body: '{"name":"\\ud800","framework_version":"11"}',
+        headers: { 'content-type': 'application/json' },
+      },
       { method: 'POST', url: '/api/v1/tokens', body: { name: 'x', abilities: ['read'], expires_at: '9999-99-99' } },
       { method: 'POST', url: '/api/v1/projects', body: `{"a":${'['.repeat(5000)}`, headers: { 'content-type': 'application/json' } },
       { method: 'GET', url: '/api/v1/projects', token: `service_${'A'.repeat(40)}zzzzzzzz` },
@@ -321,7 +344,11 @@ describe('D2: timestamps are UTC with milliseconds and Z', () => {
 
   it('writes every *_at of projects, reports and tokens as YYYY-MM-DDTHH:mm:ss.sssZ', async () => {
     await ctx.given.report(projectId);
-    const created = await call({ method: 'POST', url: '/api/v1/tokens', body: { name: 'ci', abilities: ['read'], expires_at: '2027-01-01T12:00:00+02:00' } });
+    const created = await call({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      body: { name: 'ci', abilities: ['read'], expires_at: '2027-01-01T12:00:00+02:00' },
+    });
     expect(created.statusCode).toBe(201);
     expect(created.json().token.expires_at).toBe('2027-01-01T10:00:00.000Z');
 
@@ -368,9 +395,19 @@ describe('D5: unknown body fields are ignored, never stored', () => {
   it('updates a project without touching id, team, token or timestamps the body names', async () => {
     const before = await ctx.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow();
     ctx.clock.advance(5_000);
-    const response = await call({ method: 'PUT', url: `/api/v1/projects/${projectId}`, body: { name: 'Renamed', framework_version: '12', ...junk } });
+    const response = await call({
+      method: 'PUT',
+      url: `/api/v1/projects/${projectId}`,
+      body: { name: 'Renamed', framework_version: '12', ...junk },
+    });
     expect(response.statusCode).toBe(200);
-    expect(response.json().data).toMatchObject({ id: projectId, name: 'Renamed', team_id: user.teamId, archived_at: null, created_at: before.created_at });
+    expect(response.json().data).toMatchObject({
+      id: projectId,
+      name: 'Renamed',
+      team_id: user.teamId,
+      archived_at: null,
+      created_at: before.created_at,
+    });
 
     const after = await ctx.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow();
     expect(after).toMatchObject({
@@ -387,11 +424,26 @@ describe('D5: unknown body fields are ignored, never stored', () => {
     const response = await call({
       method: 'POST',
       url: '/api/v1/tokens',
-      body: { name: 'ci', abilities: ['read'], id: 1, user_id: other.id, last_used_at: junk.created_at, created_at: junk.created_at, favourite_colour: 'green' },
+      body: {
+        name: 'ci',
+        abilities: ['read'],
+        id: 1,
+        user_id: other.id,
+        last_used_at: junk.created_at,
+        created_at: junk.created_at,
+        favourite_colour: 'green',
+      },
     });
     expect(response.statusCode).toBe(201);
     const { token } = response.json();
-    expect(token).toEqual({ id: expect.any(Number), name: 'ci', abilities: ['read'], last_used_at: null, expires_at: null, created_at: ctx.clock.now().toISOString() });
+    expect(token).toEqual({
+      id: expect.any(Number),
+      name: 'ci',
+      abilities: ['read'],
+      last_used_at: null,
+      expires_at: null,
+      created_at: ctx.clock.now().toISOString(),
+    });
     const row = await ctx.db.selectFrom('personal_access_tokens').selectAll().where('id', '=', token.id).executeTakeFirstOrThrow();
     expect(row.user_id).toBe(user.id);
   });

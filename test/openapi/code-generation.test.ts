@@ -92,7 +92,7 @@ describe('the OpenAPI document for code generators', () => {
     expect(document.info.license).toEqual({ name: manifest.license, identifier: manifest.license });
   });
 
-  it('says nothing about the contract\'s internal decisions in any text a reader sees', () => {
+  it("says nothing about the contract's internal decisions in any text a reader sees", () => {
     const internal = stringsOf(document).filter(({ where, text }) => !where.includes('/example') && /\b[DE][0-9]+(\.[0-9]+)*\b/.test(text));
     expect(internal).toEqual([]);
   });
@@ -209,20 +209,27 @@ describe('a client generated with openapi-typescript', { timeout: 120_000 }, () 
       skipLibCheck: true,
     };
     const program = ts.createProgram(files, options);
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
     expect(diagnostics).toEqual([]);
 
     // And it runs: the same program, compiled, against the service over HTTP.
     for (const file of ['operations', 'program']) {
       const source = readFileSync(join(folder, `${file}.ts`), 'utf8');
-      const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+      const { outputText } = ts.transpileModule(source, {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      });
       writeFileSync(join(folder, `${file}.js`), outputText);
     }
     await ctx.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = ctx.app.server.address() as AddressInfo;
     const user = await ctx.given.user();
     const { run } = (await import(pathToFileURL(join(folder, 'program.js')).href)) as {
-      run(baseUrl: string, token: string): Promise<{ projectId: string; apiTokenLength: number; name: string; ids: string[]; total: number }>;
+      run(
+        baseUrl: string,
+        token: string,
+      ): Promise<{ projectId: string; apiTokenLength: number; name: string; ids: string[]; total: number }>;
     };
     const result = await run(`http://127.0.0.1:${port}`, user.token);
     expect(result).toMatchObject({ apiTokenLength: 40, name: 'Generated', ids: [result.projectId], total: 1 });

@@ -31,7 +31,11 @@ describe('the OpenAPI contract check', () => {
     ctx.contract.check(request, reply(418, json), '{}');
     ctx.contract.check(request, reply(200, json), JSON.stringify({ data: [{ id: 'one' }] }));
     ctx.contract.check(request, reply(200, { 'content-type': json['content-type'] }), JSON.stringify({ data: [] }));
-    ctx.contract.check(request, reply(401, json), JSON.stringify({ error: 'Unauthenticated', message: 'Authentication required.', stack: 'x' }));
+    ctx.contract.check(
+      request,
+      reply(401, json),
+      JSON.stringify({ error: 'Unauthenticated', message: 'Authentication required.', stack: 'x' }),
+    );
 
     const reported = ctx.contract.violations.join('\n');
     expect(reported).toMatch(/GET \/api\/v1\/tokens -> 418: status not documented/);

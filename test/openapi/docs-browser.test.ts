@@ -25,7 +25,14 @@ describe.skipIf(!hasChromium)('GET /docs in headless Chromium', { timeout: 60_00
     base = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+      ],
     });
   });
   afterAll(async () => {
@@ -37,7 +44,9 @@ describe.skipIf(!hasChromium)('GET /docs in headless Chromium', { timeout: 60_00
     const openapi = (await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })).json() as {
       paths: Record<string, Record<string, unknown>>;
     };
-    const operations = Object.entries(openapi.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
+    const operations = Object.entries(openapi.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
+    );
 
     const page = await browser.newPage();
     const requested: string[] = [];

@@ -70,7 +70,9 @@ describe('GET /api/v1/openapi.json', () => {
     for (const [method, path] of [...V1_OPERATIONS, ...CLIENT_OPERATIONS, ...BADGE_OPERATIONS]) operation(method, path);
     const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((m) => `${m} ${path}`));
     expect(documented.sort()).toEqual(
-      [...V1_OPERATIONS, ...CLIENT_OPERATIONS, ...BADGE_OPERATIONS, ['get', '/healthz'], ['get', '/readyz']].map(([m, p]) => `${m} ${p}`).sort(),
+      [...V1_OPERATIONS, ...CLIENT_OPERATIONS, ...BADGE_OPERATIONS, ['get', '/healthz'], ['get', '/readyz']]
+        .map(([m, p]) => `${m} ${p}`)
+        .sort(),
     );
   });
 
@@ -122,7 +124,10 @@ describe('GET /api/v1/openapi.json', () => {
     expect(invalid.required).toEqual(['error', 'message', 'errors']);
     expect(invalid.properties.errors.additionalProperties).toMatchObject({ type: 'array', items: { type: 'string' } });
     // Examples are the real bodies (D3's fixed messages).
-    expect((v1['404']!.content!['application/json'] as any).example).toEqual({ error: 'Not Found', message: 'The requested resource was not found.' });
+    expect((v1['404']!.content!['application/json'] as any).example).toEqual({
+      error: 'Not Found',
+      message: 'The requested resource was not found.',
+    });
 
     const upload = operation('post', '/api/reports').responses;
     expect(Object.keys(upload).sort()).toEqual(['201', '400', '401', '409', '413', '415', '422', '429', '500', '503']);

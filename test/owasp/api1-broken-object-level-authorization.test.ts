@@ -54,7 +54,12 @@ describe('API1 broken object level authorization', () => {
     const user = await ctx.given.user({ plan: 'enterprise' });
     const { project, apiToken } = await ctx.given.project(user, { name: `Project ${sequence}` });
     const report = await ctx.given.report(project.id);
-    const failure = await clientCall(ctx, apiToken, { failure_reason: 'uncaught_exception', error_message: 'boom' }, { url: '/api/reports/failure' });
+    const failure = await clientCall(
+      ctx,
+      apiToken,
+      { failure_reason: 'uncaught_exception', error_message: 'boom' },
+      { url: '/api/reports/failure' },
+    );
     expect(failure.statusCode, failure.body).toBe(201);
     const tokenName = `spare ${sequence}`;
     await ctx.given.token(user, { name: tokenName });
@@ -152,7 +157,7 @@ describe('API1 broken object level authorization', () => {
     const PROJECT_ENDPOINTS = ID_ENDPOINTS.filter((e) => e.path.includes(':project'));
 
     it.each(REPORT_ENDPOINTS.map((e) => [e.name, e] as const))(
-      '%s: 404 once the report\'s project is deleted, even for the owner',
+      "%s: 404 once the report's project is deleted, even for the owner",
       async (_name, endpoint) => {
         const owner = await makeWorld();
         const deleted = await ctx.request({ method: 'DELETE', url: `/api/v1/projects/${owner.ids.project}`, token: owner.user.token });
@@ -188,7 +193,12 @@ describe('API1 broken object level authorization', () => {
       // A second project of the same team, with its own report and failed run.
       const sibling = await ctx.given.project(owner.user, { name: 'Sibling' });
       const siblingReport = await ctx.given.report(sibling.project.id);
-      const siblingFailure = await clientCall(ctx, sibling.apiToken, { failure_reason: 'no_analyzers_ran', error_message: 'sibling' }, { url: '/api/reports/failure' });
+      const siblingFailure = await clientCall(
+        ctx,
+        sibling.apiToken,
+        { failure_reason: 'no_analyzers_ran', error_message: 'sibling' },
+        { url: '/api/reports/failure' },
+      );
       expect(siblingFailure.statusCode, siblingFailure.body).toBe(201);
       // And another team's project, with a report.
       const stranger = await makeWorld();
@@ -219,7 +229,7 @@ describe('API1 broken object level authorization', () => {
     /** Rows and latest reports of both projects, to show nothing of either changed. */
     async function state(a: World, b: World) {
       const latest = async (id: string) =>
-        (await ctx.db.selectFrom('projects').select(['latest_report_id', 'updated_at']).where('id', '=', id).executeTakeFirstOrThrow());
+        await ctx.db.selectFrom('projects').select(['latest_report_id', 'updated_at']).where('id', '=', id).executeTakeFirstOrThrow();
       return { rows: await storedRows(ctx), a: await latest(a.ids.project), b: await latest(b.ids.project), all: await everything() };
     }
 
@@ -236,7 +246,7 @@ describe('API1 broken object level authorization', () => {
       },
     );
 
-    it('refuses the same with B\'s id in upper case (the comparison is not fooled by case)', async () => {
+    it("refuses the same with B's id in upper case (the comparison is not fooled by case)", async () => {
       const a = await makeWorld();
       const b = await makeWorld();
       const before = await state(a, b);
@@ -259,12 +269,16 @@ describe('API1 broken object level authorization', () => {
       expect(await state(a, b)).toEqual(before);
     });
 
-    it('stores an upload naming no project (`unknown`) against the token\'s project only', async () => {
+    it("stores an upload naming no project (`unknown`) against the token's project only", async () => {
       const a = await makeWorld();
       const b = await makeWorld();
       const response = await upload(ctx, a.apiToken, minimalReport({ project_id: 'unknown' }));
       expect(response.statusCode, response.body).toBe(201);
-      const stored = await ctx.db.selectFrom('reports').select('project_id').where('uuid', '=', response.json().report.uuid).executeTakeFirstOrThrow();
+      const stored = await ctx.db
+        .selectFrom('reports')
+        .select('project_id')
+        .where('uuid', '=', response.json().report.uuid)
+        .executeTakeFirstOrThrow();
       expect(stored.project_id).toBe(a.ids.project);
       expect(await ctx.db.selectFrom('reports').select('uuid').where('project_id', '=', b.ids.project).execute()).toEqual([
         { uuid: b.ids.report },

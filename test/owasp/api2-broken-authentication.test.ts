@@ -67,7 +67,9 @@ describe('API2 brute force over tokens hits the per-IP limit (D8)', () => {
     }
     // Malformed guesses and guesses on other endpoints are the same budget: no way around it.
     expectTooManyRequests(await ctx.request({ method: 'GET', url: '/api/v1/projects', token: 'service_x', remoteAddress: ip }));
-    expectTooManyRequests(await ctx.request({ method: 'POST', url: '/api/v1/tokens', remoteAddress: ip, body: { name: 'x', abilities: ['read'] } }));
+    expectTooManyRequests(
+      await ctx.request({ method: 'POST', url: '/api/v1/tokens', remoteAddress: ip, body: { name: 'x', abilities: ['read'] } }),
+    );
   });
 
   it("keeps the real owner's token working from the guesser's address (it counts against the user, not the IP)", async () => {
@@ -104,7 +106,9 @@ describe('API2 brute force over tokens hits the per-IP limit (D8)', () => {
     expect(refused.statusCode).toBe(429);
     expect(refused.json()).toMatchObject({ success: false, error: 'Too Many Requests', retry_after: expect.any(Number) });
     expect(refused.headers['retry-after']).toBe(String(refused.json().retry_after));
-    expect((await clientCall(ctx, randomAlphanumeric(40), undefined, { url: '/api/token/verify', remoteAddress: ip })).statusCode).toBe(429);
+    expect((await clientCall(ctx, randomAlphanumeric(40), undefined, { url: '/api/token/verify', remoteAddress: ip })).statusCode).toBe(
+      429,
+    );
     expect(await storedRows(ctx)).toEqual({ reports: 0, failures: 0 });
 
     // The project's real token still uploads from that address (it counts against the project).
@@ -139,7 +143,13 @@ describe('API2 a token lookup compares the SHA-256 only, so timing reveals nothi
   /** Sends one request from a fresh address and returns the answer with the statements it ran. */
   async function observe(options: { url: string; method?: 'GET' | 'POST'; token: string; body?: unknown }) {
     statements = [];
-    const response = await send(app, { method: options.method ?? 'GET', url: options.url, token: options.token, body: options.body, remoteAddress: freshAddress() });
+    const response = await send(app, {
+      method: options.method ?? 'GET',
+      url: options.url,
+      token: options.token,
+      body: options.body,
+      remoteAddress: freshAddress(),
+    });
     return { response, statements: [...statements] };
   }
 
@@ -271,7 +281,9 @@ describe('API2 credentials are read from the Authorization header only', () => {
   it('refuses a valid personal access token in the query string, a cookie or another header (401)', async () => {
     const token = encodeURIComponent(user.token);
     const attempts: { url: string; headers?: Record<string, string> }[] = [
-      ...['token', 'api_token', 'access_token', 'bearer', 'auth', 'authorization'].map((name) => ({ url: `/api/v1/tokens?${name}=${token}` })),
+      ...['token', 'api_token', 'access_token', 'bearer', 'auth', 'authorization'].map((name) => ({
+        url: `/api/v1/tokens?${name}=${token}`,
+      })),
       { url: '/api/v1/tokens', headers: { cookie: `token=${token}; api_token=${token}` } },
       { url: '/api/v1/tokens', headers: { 'x-api-key': user.token, 'x-auth-token': user.token, 'x-access-token': user.token } },
       { url: '/api/v1/tokens', headers: { 'proxy-authorization': `Bearer ${user.token}` } },
@@ -308,7 +320,12 @@ describe('API2 credentials are read from the Authorization header only', () => {
       `Bearer:${user.token}`,
     ];
     for (const authorization of values) {
-      const response = await ctx.request({ method: 'GET', url: '/api/v1/tokens', headers: { authorization }, remoteAddress: freshAddress() });
+      const response = await ctx.request({
+        method: 'GET',
+        url: '/api/v1/tokens',
+        headers: { authorization },
+        remoteAddress: freshAddress(),
+      });
       expectError(response, 401, UNAUTHENTICATED);
     }
   });

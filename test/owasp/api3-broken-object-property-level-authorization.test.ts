@@ -70,7 +70,7 @@ const accountRows = async () => ({
 });
 
 describe('API3 mass assignment: properties a body may not set', () => {
-  it('POST /projects: creates in the caller\'s team with its own id, token, timestamps and default state', async () => {
+  it("POST /projects: creates in the caller's team with its own id, token, timestamps and default state", async () => {
     const before = await accountRows();
     ctx.clock.advance(1_000);
     const response = await ctx.request({
@@ -101,7 +101,14 @@ describe('API3 mass assignment: properties a body may not set', () => {
       created_at: now,
       updated_at: now,
     });
-    expect(JSON.parse(row.settings)).toEqual({ fail_on: null, fail_threshold: null, primary_tracker: null, ticket_target_project_key: null, ticket_target_project_name: null, fail_on_new: null });
+    expect(JSON.parse(row.settings)).toEqual({
+      fail_on: null,
+      fail_threshold: null,
+      primary_tracker: null,
+      ticket_target_project_key: null,
+      ticket_target_project_name: null,
+      fail_on_new: null,
+    });
     expect(project.id).not.toBe(FOREIGN_UUID);
     expect(api_token).not.toBe(PLANTED_TOKEN);
     expect(await ctx.db.selectFrom('projects').select('id').where('id', '=', FOREIGN_UUID).executeTakeFirst()).toBeUndefined();
@@ -145,7 +152,7 @@ describe('API3 mass assignment: properties a body may not set', () => {
     expect(await accountRows()).toEqual(accountsBefore);
   });
 
-  it('POST /tokens: the token is the caller\'s, with fresh metadata, whatever the body says', async () => {
+  it("POST /tokens: the token is the caller's, with fresh metadata, whatever the body says", async () => {
     const response = await ctx.request({
       method: 'POST',
       url: '/api/v1/tokens',
@@ -228,11 +235,19 @@ describe('API3 mass assignment: properties a body may not set', () => {
     const { report } = response.json();
 
     const row = await ctx.db.selectFrom('reports').selectAll().where('uuid', '=', report.uuid).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ project_id: project.id, created_at: ctx.clock.now().toISOString(), score: 50, total: 2, passed: 1, total_issues: 1 });
+    expect(row).toMatchObject({
+      project_id: project.id,
+      created_at: ctx.clock.now().toISOString(),
+      score: 50,
+      total: 2,
+      passed: 1,
+      total_issues: 1,
+    });
     expect(row.id).not.toBe(victimReportId);
     expect(row.uuid).not.toBe(FOREIGN_UUID);
     // The stored run context is what the client sent under `metadata`/`configuration`, not these fields.
-    for (const stored of [JSON.stringify(decodeResults(row)), row.metadata, row.configuration ?? '']) expect(stored).not.toContain(PLANTED_TOKEN);
+    for (const stored of [JSON.stringify(decodeResults(row)), row.metadata, row.configuration ?? ''])
+      expect(stored).not.toContain(PLANTED_TOKEN);
     expect(await projectRow(project.id)).toEqual({ ...projectBefore, latest_report_id: row.id });
     expect(await accountRows()).toEqual(accountsBefore);
     expect(await ctx.db.selectFrom('reports').select('id').where('uuid', '=', FOREIGN_UUID).executeTakeFirst()).toBeUndefined();
@@ -251,7 +266,10 @@ describe('API3 no hidden properties in any answer', () => {
   };
 
   /** Every key path and leaf value of a JSON value. */
-  function* walk(value: unknown, path: string[] = []): Generator<{ path: string[]; key: string; value: unknown; parent: Record<string, unknown> }> {
+  function* walk(
+    value: unknown,
+    path: string[] = [],
+  ): Generator<{ path: string[]; key: string; value: unknown; parent: Record<string, unknown> }> {
     if (Array.isArray(value)) {
       for (const [i, item] of value.entries()) yield* walk(item, [...path, String(i)]);
     } else if (value !== null && typeof value === 'object') {
@@ -280,13 +298,15 @@ describe('API3 no hidden properties in any answer', () => {
 
   /** What the caller may see: its teams, their projects, their reports and failed runs, its tokens. */
   async function visibleToCaller() {
-    const teams = (await ctx.db.selectFrom('team_members').select('team_id').where('user_id', '=', user.id).execute()).map((r) => r.team_id);
+    const teams = (await ctx.db.selectFrom('team_members').select('team_id').where('user_id', '=', user.id).execute()).map(
+      (r) => r.team_id,
+    );
     const projects = (await ctx.db.selectFrom('projects').select('id').where('team_id', 'in', teams).execute()).map((r) => r.id);
     const inProjects = async (table: 'reports' | 'run_failures') =>
-      projects.length === 0
-        ? []
-        : await ctx.db.selectFrom(table).select(['id', 'uuid']).where('project_id', 'in', projects).execute();
-    const tokens = (await ctx.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', user.id).execute()).map((r) => r.id);
+      projects.length === 0 ? [] : await ctx.db.selectFrom(table).select(['id', 'uuid']).where('project_id', 'in', projects).execute();
+    const tokens = (await ctx.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', user.id).execute()).map(
+      (r) => r.id,
+    );
     return { teams, projects, reports: await inProjects('reports'), failures: await inProjects('run_failures'), tokens };
   }
 
@@ -327,11 +347,14 @@ describe('API3 no hidden properties in any answer', () => {
     if (issued !== undefined) expect(body[issued], `${name} issues its token`).toEqual(expect.any(String));
   }
 
-  it('walks every /api/v1 endpoint\'s success answer (ENDPOINTS) and finds nothing hidden', async () => {
+  it("walks every /api/v1 endpoint's success answer (ENDPOINTS) and finds nothing hidden", async () => {
     // The caller's project has a report, a failed run and an upload, so every shape is filled in.
     const { apiToken } = await ctx.given.project(user, { name: 'Full' });
     expect((await upload(ctx, apiToken, minimalReport())).statusCode).toBe(201);
-    expect((await clientCall(ctx, apiToken, { failure_reason: 'uncaught_exception', error_message: 'x' }, { url: '/api/reports/failure' })).statusCode).toBe(201);
+    expect(
+      (await clientCall(ctx, apiToken, { failure_reason: 'uncaught_exception', error_message: 'x' }, { url: '/api/reports/failure' }))
+        .statusCode,
+    ).toBe(201);
     const walked: string[] = [];
     for (const endpoint of ENDPOINTS) {
       const request = await endpoint.prepare(ctx, user);
@@ -345,8 +368,16 @@ describe('API3 no hidden properties in any answer', () => {
 
     // The reads again, now that the lists, the latest report and the report detail are full.
     const projectId = (await ctx.db.selectFrom('projects').select('id').where('name', '=', 'Full').executeTakeFirstOrThrow()).id;
-    const reportUuid = (await ctx.db.selectFrom('reports').select('uuid').where('project_id', '=', projectId).executeTakeFirstOrThrow()).uuid;
-    for (const url of ['/api/v1/projects', `/api/v1/projects/${projectId}`, `/api/v1/projects/${projectId}/reports`, `/api/v1/projects/${projectId}/failures`, `/api/v1/reports/${reportUuid}`, '/api/v1/tokens']) {
+    const reportUuid = (await ctx.db.selectFrom('reports').select('uuid').where('project_id', '=', projectId).executeTakeFirstOrThrow())
+      .uuid;
+    for (const url of [
+      '/api/v1/projects',
+      `/api/v1/projects/${projectId}`,
+      `/api/v1/projects/${projectId}/reports`,
+      `/api/v1/projects/${projectId}/failures`,
+      `/api/v1/reports/${reportUuid}`,
+      '/api/v1/tokens',
+    ]) {
       const response = await ctx.request({ method: 'GET', url, token: user.token });
       expect(response.statusCode).toBe(200);
       expect(response.body.length).toBeGreaterThan(60);
@@ -375,8 +406,19 @@ describe('API3 no hidden properties in any answer', () => {
   it('walks error answers too: a validation error does not echo a token sent in the body', async () => {
     const plain = user.token;
     const responses: [string, LightMyRequestResponse][] = [
-      ['POST /tokens 422', await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, body: { name: plain, abilities: [plain] } })],
-      ['POST /projects 422', await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name: plain.repeat(10), framework_version: plain } })],
+      [
+        'POST /tokens 422',
+        await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, body: { name: plain, abilities: [plain] } }),
+      ],
+      [
+        'POST /projects 422',
+        await ctx.request({
+          method: 'POST',
+          url: '/api/v1/projects',
+          token: user.token,
+          body: { name: plain.repeat(10), framework_version: plain },
+        }),
+      ],
     ];
     for (const [name, response] of responses) {
       expect(response.statusCode).toBe(422);

@@ -43,7 +43,10 @@ describe('API4 limits per request', () => {
   beforeEach(async () => {
     // Enterprise: these tests send many requests as one user.
     user = await ctx.given.user({ plan: 'enterprise' });
-    ({ project: { id: projectId }, apiToken } = await ctx.given.project(user, { name: 'Bounded' }));
+    ({
+      project: { id: projectId },
+      apiToken,
+    } = await ctx.given.project(user, { name: 'Bounded' }));
   });
 
   /** Everything a refused request could have written. */
@@ -136,8 +139,16 @@ describe('API4 limits per request', () => {
 
     it.each([
       ['issues as a list', 'results.0.issues', (n: number) => ({ analyzer_id: 'x', status: 'failed', issues: issues(n) })],
-      ['issues keyed by position (PHP)', 'results.0.issues', (n: number) => ({ analyzer_id: 'x', status: 'failed', issues: keyed(issues(n)) })],
-      ['suppressed issues as a list', 'results.0.suppressed_issues', (n: number) => ({ analyzer_id: 'x', status: 'passed', suppressed_issues: issues(n) })],
+      [
+        'issues keyed by position (PHP)',
+        'results.0.issues',
+        (n: number) => ({ analyzer_id: 'x', status: 'failed', issues: keyed(issues(n)) }),
+      ],
+      [
+        'suppressed issues as a list',
+        'results.0.suppressed_issues',
+        (n: number) => ({ analyzer_id: 'x', status: 'passed', suppressed_issues: issues(n) }),
+      ],
       [
         'suppressed issues keyed by position (PHP)',
         'results.0.suppressed_issues',
@@ -156,7 +167,13 @@ describe('API4 limits per request', () => {
 
     it.each([
       ['POST /projects name', 'POST', '/api/v1/projects', { name: long(256), framework_version: '11' }, 'name'],
-      ['POST /projects description', 'POST', '/api/v1/projects', { name: 'n', framework_version: '11', description: long(1001) }, 'description'],
+      [
+        'POST /projects description',
+        'POST',
+        '/api/v1/projects',
+        { name: 'n', framework_version: '11', description: long(1001) },
+        'description',
+      ],
       [
         'POST /projects repository_url',
         'POST',
@@ -165,8 +182,20 @@ describe('API4 limits per request', () => {
         'repository_url',
       ],
       ['POST /tokens name', 'POST', '/api/v1/tokens', { name: long(256), abilities: ['read'] }, 'name'],
-      ['PUT settings key', 'PUT', 'project', { name: 'n', framework_version: '11', settings: { ticket_target_project_key: long(101) } }, 'settings.ticket_target_project_key'],
-      ['PUT settings name', 'PUT', 'project', { name: 'n', framework_version: '11', settings: { ticket_target_project_name: long(256) } }, 'settings.ticket_target_project_name'],
+      [
+        'PUT settings key',
+        'PUT',
+        'project',
+        { name: 'n', framework_version: '11', settings: { ticket_target_project_key: long(101) } },
+        'settings.ticket_target_project_key',
+      ],
+      [
+        'PUT settings name',
+        'PUT',
+        'project',
+        { name: 'n', framework_version: '11', settings: { ticket_target_project_name: long(256) } },
+        'settings.ticket_target_project_name',
+      ],
     ] as const)('/api/v1: %s one character over its limit', async (_label, method, url, body, field) => {
       const before = await everything();
       const target = url === 'project' ? `/api/v1/projects/${projectId}` : url;
@@ -191,7 +220,11 @@ describe('API4 limits per request', () => {
       ['issue message', { results: [result({}, { message: long(65_536) })] }, 'results.0.issues.0.message'],
       ['recommendation', { results: [result({}, { recommendation: long(65_536) })] }, 'results.0.issues.0.recommendation'],
       ['location file', { results: [result({}, { location: { file: long(4097) } })] }, 'results.0.issues.0.location.file'],
-      ['code snippet file', { results: [result({}, { code_snippet: { file: long(4097), lines: [] } })] }, 'results.0.issues.0.code_snippet.file'],
+      [
+        'code snippet file',
+        { results: [result({}, { code_snippet: { file: long(4097), lines: [] } })] },
+        'results.0.issues.0.code_snippet.file',
+      ],
     ] as const)('uploads: %s one character over its limit', async (_label, fields, field) => {
       const before = await everything();
       expectClientValidationError(await upload(ctx, apiToken, { results: [result()], ...fields }), [field]);
@@ -240,18 +273,15 @@ describe('API4 limits per request', () => {
       }
     });
 
-    it.each(['2', '999999999', '2147483647'])(
-      'answers page=%s (past the end) with 200 and empty data on every list',
-      async (page) => {
-        for (const url of LISTS()) {
-          const response = await ctx.request({ method: 'GET', url: `${url}?page=${page}`, token: user.token });
-          expect(response.statusCode, `${url}?page=${page}: ${response.body}`).toBe(200);
-          const body = response.json();
-          expect(body.data).toEqual([]);
-          expect(body.meta).toMatchObject({ per_page: 20, from: null, to: null, last_page: 1 });
-        }
-      },
-    );
+    it.each(['2', '999999999', '2147483647'])('answers page=%s (past the end) with 200 and empty data on every list', async (page) => {
+      for (const url of LISTS()) {
+        const response = await ctx.request({ method: 'GET', url: `${url}?page=${page}`, token: user.token });
+        expect(response.statusCode, `${url}?page=${page}: ${response.body}`).toBe(200);
+        const body = response.json();
+        expect(body.data).toEqual([]);
+        expect(body.meta).toMatchObject({ per_page: 20, from: null, to: null, last_page: 1 });
+      }
+    });
 
     it('keeps the page size at 20 whatever the query asks for', async () => {
       for (let i = 0; i < 21; i++) await ctx.given.project(user, { name: `P${i}` });

@@ -23,15 +23,39 @@ import type { TeamRole } from '../../src/db/schema.js';
 import type { RouteTableEntry } from '../../src/http/app-types.js';
 import { UNAUTHENTICATED, expectError, expectNotFound, freshAddress, missingAbility } from '../helpers/contract.js';
 import { clientCall, expectClientUnauthenticated, minimalReport } from '../helpers/client-wire.js';
-import { ENDPOINTS, MISSING_PROJECT, MISSING_REPORT, MISSING_TOKEN, TEAM_ENDPOINTS, snapshot, type EndpointCase } from '../helpers/endpoints.js';
+import {
+  ENDPOINTS,
+  MISSING_PROJECT,
+  MISSING_REPORT,
+  MISSING_TOKEN,
+  TEAM_ENDPOINTS,
+  snapshot,
+  type EndpointCase,
+} from '../helpers/endpoints.js';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 
 /** The routes anyone may call without a token (D1 operations, the API reference). */
-const PUBLIC_ROUTES = ['/healthz', '/readyz', '/metrics', '/docs', '/docs/json', '/docs/yaml', '/docs/static/index.html', '/docs/static/swagger-initializer.js', '/docs/static/*'];
+const PUBLIC_ROUTES = [
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  '/docs',
+  '/docs/json',
+  '/docs/yaml',
+  '/docs/static/index.html',
+  '/docs/static/swagger-initializer.js',
+  '/docs/static/*',
+];
 /** The OpenAPI document: no token, declared with `publicDocument`. */
 const OPENAPI_DOCUMENT = '/api/v1/openapi.json';
 /** The client package's routes (CLIENT-WIRE.md), authenticated by the project API token. */
-const CLIENT_ROUTES = ['POST /api/reports', 'POST /api/v1/reports', 'POST /api/reports/failure', 'GET /api/token/verify', 'GET /api/project'];
+const CLIENT_ROUTES = [
+  'POST /api/reports',
+  'POST /api/v1/reports',
+  'POST /api/reports/failure',
+  'GET /api/token/verify',
+  'GET /api/project',
+];
 /** The public badges (E2.3): no token, the project's badge key in the path is the credential. */
 const BADGE_ROUTES = ['/badges/:key/score.svg', '/badges/:key/gate.svg', '/badges/:key/score.json'];
 
@@ -63,9 +87,12 @@ function classify(route: Route): { kind: 'v1' | 'client' | 'document' | 'public'
   const name = `${route.method} ${route.url}`;
   const { config } = route;
   if (config.clientApi !== undefined) {
-    return CLIENT_ROUTES.includes(`${asGet(route).method} ${route.url}`) ? { kind: 'client' } : { problem: `${name}: a client-package route CLIENT-WIRE.md does not name` };
+    return CLIENT_ROUTES.includes(`${asGet(route).method} ${route.url}`)
+      ? { kind: 'client' }
+      : { problem: `${name}: a client-package route CLIENT-WIRE.md does not name` };
   }
-  if (config.publicDocument) return route.url === OPENAPI_DOCUMENT ? { kind: 'document' } : { problem: `${name}: public without being the OpenAPI document` };
+  if (config.publicDocument)
+    return route.url === OPENAPI_DOCUMENT ? { kind: 'document' } : { problem: `${name}: public without being the OpenAPI document` };
   if (config.publicBadge) {
     const badge = asGet(route).method === 'GET' && BADGE_ROUTES.includes(route.url);
     return badge ? { kind: 'badge' } : { problem: `${name}: a public badge route E2.3 does not name` };
@@ -74,7 +101,8 @@ function classify(route: Route): { kind: 'v1' | 'client' | 'document' | 'public'
     if (!route.url.startsWith('/api/v1/')) return { problem: `${name}: an ability outside /api/v1 is never checked` };
     const endpoint = endpointOf(route);
     if (!endpoint) return { problem: `${name}: no ENDPOINTS or TEAM_ENDPOINTS case (test/helpers/endpoints.ts) tests this route` };
-    if (endpoint.ability !== config.ability) return { problem: `${name}: declares '${config.ability}', the contract says '${endpoint.ability}'` };
+    if (endpoint.ability !== config.ability)
+      return { problem: `${name}: declares '${config.ability}', the contract says '${endpoint.ability}'` };
     if (endpoint.subscription !== (config.subscription === true)) return { problem: `${name}: subscription rule differs from D7` };
     return { kind: 'v1' };
   }
@@ -149,7 +177,7 @@ describe('API5 broken function level authorization', () => {
     /** The abilities of a token that just lacks `ability` in the hierarchy. */
     const below: Record<Ability, Ability[]> = { read: [], write: ['read'], admin: ['read', 'write'] };
 
-    it('refuses a token lacking exactly the route\'s ability with 403 on every /api/v1 route, changing nothing', async () => {
+    it("refuses a token lacking exactly the route's ability with 403 on every /api/v1 route, changing nothing", async () => {
       const checked: string[] = [];
       for (const route of v1Routes()) {
         const endpoint = endpointOf(route)!;
@@ -186,11 +214,14 @@ describe('API5 broken function level authorization', () => {
       'DELETE /api/v1/projects/:project': ['owner', 'admin'],
       'DELETE /api/v1/reports/:report': ['owner', 'admin'],
     };
-    const writingRoutes = () =>
-      v1Routes().filter((r) => !['GET', 'HEAD'].includes(r.method) && /:(project|report)\b/.test(r.url));
+    const writingRoutes = () => v1Routes().filter((r) => !['GET', 'HEAD'].includes(r.method) && /:(project|report)\b/.test(r.url));
 
     it('has a D15 rule for every project and report route that changes something', () => {
-      expect(writingRoutes().map((r) => `${r.method} ${r.url}`).sort()).toEqual(Object.keys(ALLOWED).sort());
+      expect(
+        writingRoutes()
+          .map((r) => `${r.method} ${r.url}`)
+          .sort(),
+      ).toEqual(Object.keys(ALLOWED).sort());
     });
 
     it('refuses every excluded role with 404 on those routes, changing nothing', async () => {
@@ -245,12 +276,20 @@ describe('API5 broken function level authorization', () => {
     it('answers the public badge routes without a token, by their key alone: a key no project has is 404', async () => {
       const user = await ctx.given.user({ plan: 'enterprise' });
       const { project } = await ctx.given.project(user, { name: 'Badged' });
-      const { badge_key: key } = await ctx.db.selectFrom('projects').select('badge_key').where('id', '=', project.id).executeTakeFirstOrThrow();
+      const { badge_key: key } = await ctx.db
+        .selectFrom('projects')
+        .select('badge_key')
+        .where('id', '=', project.id)
+        .executeTakeFirstOrThrow();
       let answered = 0;
       for (const route of routes.filter((r) => r.config.publicBadge)) {
         const ok = await ctx.request({ method: route.method, url: route.url.replace(':key', key), remoteAddress: freshAddress() });
         expect(ok.statusCode, `${route.method} ${route.url}`).toBe(200);
-        const unknown = await ctx.request({ method: route.method, url: route.url.replace(':key', 'K'.repeat(32)), remoteAddress: freshAddress() });
+        const unknown = await ctx.request({
+          method: route.method,
+          url: route.url.replace(':key', 'K'.repeat(32)),
+          remoteAddress: freshAddress(),
+        });
         expect(unknown.statusCode, `${route.method} ${route.url}`).toBe(404);
         if (route.method !== 'HEAD') expectNotFound(unknown);
         answered += 1;

@@ -23,7 +23,7 @@ beforeEach(async () => {
 afterEach(async () => ctx.close());
 
 describe('API6 credential minting is bounded', () => {
-  it('stops a loop rotating a project API token after the user\'s 120 requests of the minute (429)', async () => {
+  it("stops a loop rotating a project API token after the user's 120 requests of the minute (429)", async () => {
     const { project, apiToken: first } = await ctx.given.project(user, { name: 'Rotated' });
     const issued: string[] = [first];
     let refused = 0;
@@ -46,7 +46,9 @@ describe('API6 credential minting is bounded', () => {
 
     // The next window gives the budget back, no more.
     ctx.clock.advance(60_000);
-    expect((await ctx.request({ method: 'POST', url: `/api/v1/projects/${project.id}/regenerate-token`, token: user.token })).statusCode).toBe(200);
+    expect(
+      (await ctx.request({ method: 'POST', url: `/api/v1/projects/${project.id}/regenerate-token`, token: user.token })).statusCode,
+    ).toBe(200);
   });
 
   it('shares one budget across every token of the user and every flow: projects, rotations, new tokens', async () => {
@@ -73,11 +75,15 @@ describe('API6 credential minting is bounded', () => {
     expect(live).toHaveLength(10);
   });
 
-  it('refuses the 11th personal access token with 403, whichever of the user\'s tokens asks (D9)', async () => {
+  it("refuses the 11th personal access token with 403, whichever of the user's tokens asks (D9)", async () => {
     const others: string[] = [];
     for (let i = 0; i < 9; i++) others.push(await ctx.given.token(user, { name: `t${i}` }));
     for (const token of [user.token, others.at(-1)!]) {
-      expectError(await ctx.request({ method: 'POST', url: '/api/v1/tokens', token, body: { name: 'x', abilities: ['read'] } }), 403, TOKEN_LIMIT);
+      expectError(
+        await ctx.request({ method: 'POST', url: '/api/v1/tokens', token, body: { name: 'x', abilities: ['read'] } }),
+        403,
+        TOKEN_LIMIT,
+      );
     }
     expect(await ctx.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', user.id).execute()).toHaveLength(10);
   });

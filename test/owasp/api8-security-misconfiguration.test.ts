@@ -49,7 +49,10 @@ describe('API8 security headers on every kind of answer', () => {
   beforeAll(async () => {
     ctx = await buildTestApp();
     user = await ctx.given.user();
-    ({ project: { id: projectId }, apiToken } = await ctx.given.project(user, { name: 'Headers' }));
+    ({
+      project: { id: projectId },
+      apiToken,
+    } = await ctx.given.project(user, { name: 'Headers' }));
   });
   afterAll(async () => ctx.close());
 
@@ -62,19 +65,50 @@ describe('API8 security headers on every kind of answer', () => {
     const json = { 'content-type': 'application/json' };
     return [
       ['200 v1 read', 200, await ctx.request({ method: 'GET', url: '/api/v1/tokens', token: user.token })],
-      ['201 v1 create', 201, await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name: 'H', framework_version: '11' } })],
+      [
+        '201 v1 create',
+        201,
+        await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name: 'H', framework_version: '11' } }),
+      ],
       ['HEAD v1', 200, await ctx.request({ method: 'HEAD', url: '/api/v1/tokens', token: user.token })],
-      ['400 malformed JSON', 400, await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: '{"name":', headers: json })],
+      [
+        '400 malformed JSON',
+        400,
+        await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: '{"name":', headers: json }),
+      ],
       ['400 undecodable URL', 400, await ctx.request({ method: 'GET', url: '/api/v1/projects/%zz', token: user.token })],
       ['401 v1', 401, await ctx.request({ method: 'GET', url: '/api/v1/tokens', remoteAddress: freshAddress() })],
-      ['403 v1', 403, await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: await ctx.given.token(user, { abilities: ['read'] }), body: { name: 'x', abilities: ['read'] } })],
+      [
+        '403 v1',
+        403,
+        await ctx.request({
+          method: 'POST',
+          url: '/api/v1/tokens',
+          token: await ctx.given.token(user, { abilities: ['read'] }),
+          body: { name: 'x', abilities: ['read'] },
+        }),
+      ],
       ['404 v1 resource', 404, await ctx.request({ method: 'GET', url: '/api/v1/projects/nope', token: user.token })],
       ['404 unknown v1 path', 404, await ctx.request({ method: 'GET', url: '/api/v1/nope', token: user.token })],
       ['404 unknown path', 404, await ctx.request({ method: 'GET', url: '/nope' })],
       ['404 root', 404, await ctx.request({ method: 'GET', url: '/' })],
       ['405 v1', 405, await ctx.request({ method: 'PATCH', url: '/api/v1/projects', token: user.token })],
-      ['413 v1', 413, await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name: 'x'.repeat(1024 * 1024 + 1) } })],
-      ['415 v1', 415, await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: 'x', headers: { 'content-type': 'text/plain' } })],
+      [
+        '413 v1',
+        413,
+        await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name: 'x'.repeat(1024 * 1024 + 1) } }),
+      ],
+      [
+        '415 v1',
+        415,
+        await ctx.request({
+          method: 'POST',
+          url: '/api/v1/projects',
+          token: user.token,
+          body: 'x',
+          headers: { 'content-type': 'text/plain' },
+        }),
+      ],
       ['422 v1', 422, await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: {} })],
       ['429 v1', 429, await ctx.request({ method: 'GET', url: '/api/v1/tokens', remoteAddress: limitedIp })],
       ['201 client upload', 201, await upload(ctx, apiToken, minimalReport({ project_id: projectId }))],
@@ -105,7 +139,11 @@ describe('API8 security headers on every kind of answer', () => {
       expect(response.statusCode, url).toBeLessThan(400);
       const csp = String(response.headers['content-security-policy']);
       const directives = Object.fromEntries(
-        csp.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...sources]) => [name!, sources]),
+        csp
+          .split(';')
+          .map((d) => d.trim().split(/\s+/))
+          .filter((d) => d[0])
+          .map(([name, ...sources]) => [name!, sources]),
       );
       expect(directives['default-src'], url).toEqual(["'none'"]);
       expect(directives['frame-ancestors'], url).toEqual(["'none'"]);
@@ -208,15 +246,22 @@ describe('API8 errors without internals in production (NODE_ENV=production)', ()
   it('answers an unexpected error on /api with the same envelope and success:false', async () => {
     const response = await send(app, { method: 'GET', url: '/api/failing' });
     expect(response.statusCode).toBe(500);
-    expect(response.json()).toEqual({ success: false, error: 'Server Error', message: 'Something went wrong on our side. Please try again later.' });
+    expect(response.json()).toEqual({
+      success: false,
+      error: 'Server Error',
+      message: 'Something went wrong on our side. Please try again later.',
+    });
     expectNoInternals(response);
     expectApiSecurityHeaders(response, '500 client');
   });
 
-  it('answers malformed JSON with our fixed sentence, not the parser\'s message', async () => {
+  it("answers malformed JSON with our fixed sentence, not the parser's message", async () => {
     const bodies = ['{"name": "x",', '{"a":1}}', "{'a':1}", '{"a":01}', '\u0000', '{"a":"\\x"}'];
     for (const body of bodies) {
-      for (const [url, token] of [['/api/v1/projects', user.token], ['/api/reports', null]] as const) {
+      for (const [url, token] of [
+        ['/api/v1/projects', user.token],
+        ['/api/reports', null],
+      ] as const) {
         const response = await send(app, {
           method: 'POST',
           url,

@@ -79,16 +79,27 @@ describe('API9 improper inventory management', () => {
   });
 
   it('has a HEAD route for every GET route and none without one', () => {
-    const gets = served.filter((r) => r.startsWith('GET ')).map((r) => r.slice(4)).sort();
-    const heads = served.filter((r) => r.startsWith('HEAD ')).map((r) => r.slice(5)).sort();
+    const gets = served
+      .filter((r) => r.startsWith('GET '))
+      .map((r) => r.slice(4))
+      .sort();
+    const heads = served
+      .filter((r) => r.startsWith('HEAD '))
+      .map((r) => r.slice(5))
+      .sort();
     expect(heads).toEqual(gets);
   });
 
   it('answers HEAD like GET on every GET route: same status and headers, no body', async () => {
     const concrete = (url: string) =>
-      url.replace(':project', MISSING_PROJECT).replace(':report', MISSING_REPORT).replace(':token', MISSING_TOKEN).replace('*', 'index.html');
+      url
+        .replace(':project', MISSING_PROJECT)
+        .replace(':report', MISSING_REPORT)
+        .replace(':token', MISSING_TOKEN)
+        .replace('*', 'index.html');
     const ignored = new Set(['date', 'x-ratelimit-remaining', 'content-length', 'transfer-encoding', 'etag', 'last-modified']);
-    const comparable = (headers: Record<string, unknown>) => Object.fromEntries(Object.entries(headers).filter(([name]) => !ignored.has(name)));
+    const comparable = (headers: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(headers).filter(([name]) => !ignored.has(name)));
     let compared = 0;
     for (const route of served.filter((r) => r.startsWith('GET '))) {
       const url = concrete(route.slice(4));

@@ -72,7 +72,9 @@ describe('concurrent settings updates (D26)', () => {
 
   it('validates the merge against what is stored when it is applied: a tracker needs the key another request just set', async () => {
     const { project } = await ctx.given.project(user, { name: 'Tracker' });
-    expect((await put(project.id, { name: 'Tracker', framework_version: '11', settings: { ticket_target_project_key: 'SHOP' } })).status).toBe(200);
+    expect(
+      (await put(project.id, { name: 'Tracker', framework_version: '11', settings: { ticket_target_project_key: 'SHOP' } })).status,
+    ).toBe(200);
     const [tracker, cleared] = await Promise.all([
       put(project.id, { name: 'Tracker', framework_version: '11', settings: { primary_tracker: 'jira' } }),
       put(project.id, { name: 'Tracker', framework_version: '11', settings: { ticket_target_project_key: null } }),

@@ -43,7 +43,7 @@ describe('POST /api/v1/projects by role in the current team (D15 amended)', () =
     expectError(await create(reader, { name: '', framework_version: 99 }), 403, ROLE_CANNOT_CREATE);
   });
 
-  it('lets the readonly member still read the team\'s projects', async () => {
+  it("lets the readonly member still read the team's projects", async () => {
     const reader = await ctx.given.user();
     await ctx.given.member(teamId, reader, 'readonly');
     expect((await ctx.request({ method: 'GET', url: '/api/v1/projects', token: reader.token })).statusCode).toBe(200);

@@ -12,8 +12,7 @@ describe('POST /api/v1/projects', () => {
   });
   afterEach(async () => ctx.close());
 
-  const create = (body: unknown, token = user.token) =>
-    ctx.request({ method: 'POST', url: '/api/v1/projects', token, body });
+  const create = (body: unknown, token = user.token) => ctx.request({ method: 'POST', url: '/api/v1/projects', token, body });
 
   describe('happy path', () => {
     it('returns 201 with {project, api_token, message} and stores the project in the current team (D18)', async () => {
@@ -173,9 +172,7 @@ describe('POST /api/v1/projects', () => {
 
     it('limits description to 1000 characters', async () => {
       expect((await create({ name: 'P', description: 'd'.repeat(1000), framework_version: '11' })).statusCode).toBe(201);
-      expectValidationError(await create({ name: 'P', description: 'd'.repeat(1001), framework_version: '11' }), [
-        'description',
-      ]);
+      expectValidationError(await create({ name: 'P', description: 'd'.repeat(1001), framework_version: '11' }), ['description']);
       expectValidationError(await create({ name: 'P', description: 42, framework_version: '11' }), ['description']);
     });
 
@@ -193,9 +190,7 @@ describe('POST /api/v1/projects', () => {
       const at500 = base + 'a'.repeat(500 - base.length);
       expect((await create({ name: 'P', repository_url: 'http://example.com', framework_version: '11' })).statusCode).toBe(201);
       expect((await create({ name: 'P', repository_url: at500, framework_version: '11' })).statusCode).toBe(201);
-      expectValidationError(await create({ name: 'P', repository_url: `${at500}b`, framework_version: '11' }), [
-        'repository_url',
-      ]);
+      expectValidationError(await create({ name: 'P', repository_url: `${at500}b`, framework_version: '11' }), ['repository_url']);
     });
 
     it.each([14, '8', 8, true, '11.0', 'eleven', null, 11.5])('rejects framework_version %j', async (version) => {

@@ -124,9 +124,12 @@ describe('GET /api/v1/projects', () => {
       expect(response.json().meta).toMatchObject({ current_page: 2147483647, total: 1, last_page: 1, from: null, to: null });
     });
 
-    it.each(['2147483648', '9007199254740991', '9999999999999999999'])('rejects a page past 2147483647, page=%s, with 422 (D27)', async (page) => {
-      expectValidationError(await list(`?page=${page}`), ['page']);
-    });
+    it.each(['2147483648', '9007199254740991', '9999999999999999999'])(
+      'rejects a page past 2147483647, page=%s, with 422 (D27)',
+      async (page) => {
+        expectValidationError(await list(`?page=${page}`), ['page']);
+      },
+    );
 
     it.each(['0', '-1', 'abc', '1.5', ''])('rejects page=%s with 422 on errors.page', async (page) => {
       expectValidationError(await list(`?page=${page}`), ['page']);

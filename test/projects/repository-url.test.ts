@@ -13,15 +13,28 @@ let projectId: string;
 beforeAll(async () => {
   ctx = await buildTestApp();
   user = await ctx.given.user({ plan: 'enterprise' });
-  ({ project: { id: projectId } } = await ctx.given.project(user, { name: 'Linked', repository_url: 'https://github.com/acme/shop' }));
+  ({
+    project: { id: projectId },
+  } = await ctx.given.project(user, { name: 'Linked', repository_url: 'https://github.com/acme/shop' }));
 });
 afterAll(async () => ctx.close());
 
 const create = (repository_url: unknown) =>
-  ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name: 'New', framework_version: '11', repository_url } });
+  ctx.request({
+    method: 'POST',
+    url: '/api/v1/projects',
+    token: user.token,
+    body: { name: 'New', framework_version: '11', repository_url },
+  });
 const update = (repository_url: unknown) =>
-  ctx.request({ method: 'PUT', url: `/api/v1/projects/${projectId}`, token: user.token, body: { name: 'Linked', framework_version: '11', repository_url } });
-const stored = async () => (await ctx.db.selectFrom('projects').select('repository_url').where('id', '=', projectId).executeTakeFirstOrThrow()).repository_url;
+  ctx.request({
+    method: 'PUT',
+    url: `/api/v1/projects/${projectId}`,
+    token: user.token,
+    body: { name: 'Linked', framework_version: '11', repository_url },
+  });
+const stored = async () =>
+  (await ctx.db.selectFrom('projects').select('repository_url').where('id', '=', projectId).executeTakeFirstOrThrow()).repository_url;
 const projectCount = async () => (await ctx.db.selectFrom('projects').select('id').execute()).length;
 
 const INVALID = [

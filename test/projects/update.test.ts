@@ -206,9 +206,7 @@ describe('PUT /api/v1/projects/{project}', () => {
     });
 
     it.each(['jira', 'linear', 'github', 'gitlab'])('requires ticket_target_project_key for provider %s', async (provider) => {
-      expectValidationError(await put({ ...base, settings: { primary_tracker: provider } }), [
-        'settings.ticket_target_project_key',
-      ]);
+      expectValidationError(await put({ ...base, settings: { primary_tracker: provider } }), ['settings.ticket_target_project_key']);
     });
 
     it('treats a whitespace-only ticket key as missing (D12)', async () => {
@@ -230,9 +228,7 @@ describe('PUT /api/v1/projects/{project}', () => {
       expectValidationError(await put({ ...base, settings: { ticket_target_project_name: 'n'.repeat(256) } }), [
         'settings.ticket_target_project_name',
       ]);
-      expectValidationError(await put({ ...base, settings: { ticket_target_project_key: 42 } }), [
-        'settings.ticket_target_project_key',
-      ]);
+      expectValidationError(await put({ ...base, settings: { ticket_target_project_key: 42 } }), ['settings.ticket_target_project_key']);
     });
 
     it('keys every settings error by its dotted path', async () => {
@@ -261,9 +257,7 @@ describe('PUT /api/v1/projects/{project}', () => {
 
     it('rejects clearing the key while a ticket provider is stored', async () => {
       await put({ ...base, settings: { primary_tracker: 'linear', ticket_target_project_key: 'ENG' } });
-      expectValidationError(await put({ ...base, settings: { ticket_target_project_key: null } }), [
-        'settings.ticket_target_project_key',
-      ]);
+      expectValidationError(await put({ ...base, settings: { ticket_target_project_key: null } }), ['settings.ticket_target_project_key']);
       expect((await get()).settings).toMatchObject({ primary_tracker: 'linear', ticket_target_project_key: 'ENG' });
     });
 

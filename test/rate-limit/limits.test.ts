@@ -81,7 +81,12 @@ describe('D8: per-user budget by plan', () => {
   it('counts every status against the user, errors included', async () => {
     const user = await ctx.given.user();
     const readOnly = await ctx.given.token(user, { abilities: ['read'] });
-    const forbidden = await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: readOnly, body: { name: 'x', abilities: ['read'] } });
+    const forbidden = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      token: readOnly,
+      body: { name: 'x', abilities: ['read'] },
+    });
     expect(forbidden.statusCode).toBe(403);
     expect(remainingOf(forbidden)).toBe('119');
     const missing = await ctx.request({ method: 'GET', url: '/api/v1/nope', token: user.token });
@@ -146,7 +151,11 @@ describe('D8: 10 requests per IP without a valid token', () => {
   it('shares one IP budget across missing, malformed, unknown, revoked and expired tokens', async () => {
     const user = await ctx.given.user();
     const revoked = await ctx.given.token(user, { name: 'to revoke' });
-    const revokedRow = await ctx.db.selectFrom('personal_access_tokens').select('id').where('name', '=', 'to revoke').executeTakeFirstOrThrow();
+    const revokedRow = await ctx.db
+      .selectFrom('personal_access_tokens')
+      .select('id')
+      .where('name', '=', 'to revoke')
+      .executeTakeFirstOrThrow();
     expect((await ctx.request({ method: 'DELETE', url: `/api/v1/tokens/${revokedRow.id}`, token: user.token })).statusCode).toBe(200);
     const expired = await ctx.given.token(user, { expiresAt: new Date(ctx.clock.now().getTime() + 1_000) });
     ctx.clock.advance(1_000);
@@ -176,9 +185,7 @@ describe('D8: 10 requests per IP without a valid token', () => {
   });
 
   it('ignores X-Forwarded-For when TRUST_PROXY is unset', async () => {
-    await expectTenThen429((i) =>
-      listTokens(undefined, { remoteAddress: '192.0.2.40', headers: { 'x-forwarded-for': `203.0.113.${i}` } }),
-    );
+    await expectTenThen429((i) => listTokens(undefined, { remoteAddress: '192.0.2.40', headers: { 'x-forwarded-for': `203.0.113.${i}` } }));
   });
 
   it('honours X-Forwarded-For when TRUST_PROXY is true', async () => {

@@ -73,8 +73,7 @@ describe('back-filling E1 for reports stored before it', () => {
     await ctx.db.deleteFrom('report_issues').execute();
   }
 
-  const issueRows = () =>
-    ctx.db.selectFrom('report_issues').selectAll().orderBy('report_id').orderBy('id').execute();
+  const issueRows = () => ctx.db.selectFrom('report_issues').selectAll().orderBy('report_id').orderBy('id').execute();
 
   /** Three runs, uploaded in analysis order: main, then main again with an issue fixed, then a pull request into main. */
   async function uploadHistory(): Promise<string[]> {
@@ -103,7 +102,10 @@ describe('back-filling E1 for reports stored before it', () => {
     // fingerprints it will get, and no changes.
     const waiting = (await get(`/api/v1/reports/${uuids[1]}`)).data;
     expect(waiting.results).toEqual(
-      recorded[1]!.detail.results.map((result: { issues: object[] }) => ({ ...result, issues: result.issues.map((issue) => ({ ...issue, change: null })) })),
+      recorded[1]!.detail.results.map((result: { issues: object[] }) => ({
+        ...result,
+        issues: result.issues.map((issue) => ({ ...issue, change: null })),
+      })),
     );
 
     await migrateToLatest(ctx.db);
@@ -144,7 +146,8 @@ describe('back-filling E1 for reports stored before it', () => {
     const main1 = (await uploadOk(ctx, apiToken, small)).report.uuid;
     const main2 = (await uploadOk(ctx, apiToken, { ...small, analyzed_at: later(60) })).report.uuid;
     // Analysed between the two main runs, uploaded after both: its upload compares it with the latest, main2.
-    const pr = (await uploadOk(ctx, apiToken, { ...fixture<Record<string, unknown>>('report-full', projectId), analyzed_at: later(30) })).report.uuid;
+    const pr = (await uploadOk(ctx, apiToken, { ...fixture<Record<string, unknown>>('report-full', projectId), analyzed_at: later(30) }))
+      .report.uuid;
     expect((await e1View(pr)).detail.changes.baseline.uuid).toBe(main2);
     await forgetE1();
     await migrateToLatest(ctx.db);

@@ -38,17 +38,50 @@ function body(spots: Spot[], git: Git = MAIN, analyzedAt = '2026-11-21T09:00:00Z
         recommendation: '',
         ...(spot.file !== undefined && { location: { file: spot.file, line: spot.line } }),
         ...(spot.code !== undefined && {
-          code_snippet: { file: `/srv/app/${spot.file}`, target_line: spot.line, lines: { [String(spot.line)]: `    ${spot.code}` }, context_lines: 0 },
+          code_snippet: {
+            file: `/srv/app/${spot.file}`,
+            target_line: spot.line,
+            lines: { [String(spot.line)]: `    ${spot.code}` },
+            context_lines: 0,
+          },
         }),
       })),
     })),
   };
 }
 
-const SQL = { analyzer: 'sql-injection', severity: 'critical', message: 'Raw SQL with user input', file: 'app/Orders.php', line: 40, code: 'DB::select("select * from orders where id = $id");' } as const;
-const XSS = { analyzer: 'xss-vulnerabilities', severity: 'high', message: 'Unescaped output', file: 'resources/views/a.blade.php', line: 7, code: '{!! $name !!}' } as const;
-const DEBUG = { analyzer: 'debug-mode', severity: 'medium', message: 'APP_DEBUG is true', file: '.env', line: 3, code: 'APP_DEBUG=true' } as const;
-const CSRF = { analyzer: 'csrf-protection', severity: 'low', message: 'Route without CSRF', file: 'routes/web.php', line: 12, code: "Route::post('/x', X::class);" } as const;
+const SQL = {
+  analyzer: 'sql-injection',
+  severity: 'critical',
+  message: 'Raw SQL with user input',
+  file: 'app/Orders.php',
+  line: 40,
+  code: 'DB::select("select * from orders where id = $id");',
+} as const;
+const XSS = {
+  analyzer: 'xss-vulnerabilities',
+  severity: 'high',
+  message: 'Unescaped output',
+  file: 'resources/views/a.blade.php',
+  line: 7,
+  code: '{!! $name !!}',
+} as const;
+const DEBUG = {
+  analyzer: 'debug-mode',
+  severity: 'medium',
+  message: 'APP_DEBUG is true',
+  file: '.env',
+  line: 3,
+  code: 'APP_DEBUG=true',
+} as const;
+const CSRF = {
+  analyzer: 'csrf-protection',
+  severity: 'low',
+  message: 'Route without CSRF',
+  file: 'routes/web.php',
+  line: 12,
+  code: "Route::post('/x', X::class);",
+} as const;
 
 describe('what changed between runs (E1)', () => {
   let ctx: TestContext;
@@ -73,7 +106,8 @@ describe('what changed between runs (E1)', () => {
   const detail = async (uuid: string) => (await get(`/api/v1/reports/${uuid}`)).data;
   const listed = async (query = '') => (await get(`/api/v1/projects/${projectId}/reports${query}`)).data as Record<string, any>[];
   const changes = async (uuid: string, query = '') => get(`/api/v1/reports/${uuid}/changes${query}`);
-  const issuesOf = (report: Record<string, any>) => (report.results as Record<string, any>[]).flatMap((result) => result.issues as Record<string, any>[]);
+  const issuesOf = (report: Record<string, any>) =>
+    (report.results as Record<string, any>[]).flatMap((result) => result.issues as Record<string, any>[]);
 
   describe('git context (E1.1)', () => {
     it('records branch, commit, pull request and base branch from the metadata, trimmed', async () => {
@@ -191,7 +225,9 @@ describe('what changed between runs (E1)', () => {
 
     it('an issue whose code line changed is another issue: fixed and new', async () => {
       await send(body([SQL]));
-      const second = await send(body([{ ...SQL, code: 'DB::select("select * from orders where id = ?", [$id]);' }], MAIN, '2026-11-21T10:00:00Z'));
+      const second = await send(
+        body([{ ...SQL, code: 'DB::select("select * from orders where id = ?", [$id]);' }], MAIN, '2026-11-21T10:00:00Z'),
+      );
       expect((await detail(second)).changes).toMatchObject({ new: 1, fixed: 1, unchanged: 0 });
     });
 
@@ -269,7 +305,11 @@ describe('what changed between runs (E1)', () => {
       expect(deleted.statusCode).toBe(200);
       const shown = await detail(second);
       expect(shown.changes).toEqual({ baseline: null, new: 1, fixed: 1, unchanged: 1 });
-      expect(issuesOf(shown).map((i) => i.change).sort()).toEqual(['new', 'unchanged']);
+      expect(
+        issuesOf(shown)
+          .map((i) => i.change)
+          .sort(),
+      ).toEqual(['new', 'unchanged']);
       expect((await listed())[0]!.changes).toEqual(shown.changes);
       // The fixed issue is still listed: it was recorded with the report.
       expect((await changes(second, '?kind=fixed')).data.map((i: Record<string, any>) => i.message)).toEqual([DEBUG.message]);
@@ -299,7 +339,15 @@ describe('what changed between runs (E1)', () => {
 
     it('lists new, then fixed, then unchanged; each by severity, analyzer id, file, line', async () => {
       const answer = await changes(uuid);
-      expect(answer.data.map((i: Record<string, any>) => [i.change, i.severity, i.analyzer_id, i.location?.file ?? null, i.location?.line ?? null])).toEqual([
+      expect(
+        answer.data.map((i: Record<string, any>) => [
+          i.change,
+          i.severity,
+          i.analyzer_id,
+          i.location?.file ?? null,
+          i.location?.line ?? null,
+        ]),
+      ).toEqual([
         ['new', 'critical', 'env-file-security', null, null],
         ['new', 'high', 'xss-vulnerabilities', 'a.php', 2],
         ['new', 'high', 'xss-vulnerabilities', 'resources/views/a.blade.php', 7],
@@ -315,7 +363,10 @@ describe('what changed between runs (E1)', () => {
     });
 
     it('filters by kind and severity, and keeps the filters in its links', async () => {
-      expect((await changes(uuid, '?kind=fixed')).data.map((i: Record<string, any>) => i.analyzer_id)).toEqual(['debug-mode', 'composer-security']);
+      expect((await changes(uuid, '?kind=fixed')).data.map((i: Record<string, any>) => i.analyzer_id)).toEqual([
+        'debug-mode',
+        'composer-security',
+      ]);
       expect((await changes(uuid, '?kind=new&severity=high')).data).toHaveLength(2);
       expect((await changes(uuid, '?severity=critical')).data.map((i: Record<string, any>) => i.change)).toEqual(['new', 'unchanged']);
       const answer = await changes(uuid, '?kind=unchanged');
@@ -392,7 +443,13 @@ describe('what changed between runs (E1)', () => {
     };
     const levels: Severity[] = ['critical', 'high', 'medium', 'low'];
     const ORDER: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
-    const spotOf = (severity: Severity, n = 0): Spot => ({ analyzer: 'sql-injection', severity, message: `${severity} ${n}`, file: 'a.php', line: n + 1 });
+    const spotOf = (severity: Severity, n = 0): Spot => ({
+      analyzer: 'sql-injection',
+      severity,
+      message: `${severity} ${n}`,
+      file: 'a.php',
+      line: n + 1,
+    });
 
     it.each(levels)('fail_on_new %s: a new issue at or above fails, one below passes, an unchanged one never counts', async (level) => {
       await setFailOnNew(level);

@@ -168,15 +168,26 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
     expect(response.statusCode).toBe(200);
     const results = response.json().data.results as (Record<string, any> & { issues: Record<string, any>[] })[];
     return results.flatMap((r) =>
-      r.issues.map((issue) => ({ ...(issue as DetailIssue), analyzer_id: r.analyzer_id, analyzer_name: r.analyzer_name, category: r.category })),
+      r.issues.map((issue) => ({
+        ...(issue as DetailIssue),
+        analyzer_id: r.analyzer_id,
+        analyzer_name: r.analyzer_name,
+        category: r.category,
+      })),
     );
   }
 
   /** Uploads one analyzer's issues, as the client sends them; returns the report uuid. */
-  async function uploadIssues(issues: (Partial<UploadIssue> & { analyzer?: string })[], extra: Record<string, unknown> = {}): Promise<string> {
+  async function uploadIssues(
+    issues: (Partial<UploadIssue> & { analyzer?: string })[],
+    extra: Record<string, unknown> = {},
+  ): Promise<string> {
     const byAnalyzer = new Map<string, UploadIssue[]>();
     for (const { analyzer = 'sql-injection', ...issue } of issues) {
-      byAnalyzer.set(analyzer, [...(byAnalyzer.get(analyzer) ?? []), { message: 'An issue', severity: 'high', recommendation: '', ...issue }]);
+      byAnalyzer.set(analyzer, [
+        ...(byAnalyzer.get(analyzer) ?? []),
+        { message: 'An issue', severity: 'high', recommendation: '', ...issue },
+      ]);
     }
     const results = [...byAnalyzer].map(([analyzer, list]) => result(analyzer, 'failed', [], { issues: list }));
     return (await uploadOk(ctx, apiToken, uploadBody(results, extra))).report.uuid as string;
@@ -240,16 +251,20 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       expect(issues.some((issue) => issue.location?.column !== undefined)).toBe(true);
     });
 
-    it.each(FIXTURES)('is valid against the OASIS SARIF 2.1.0 schema, with the detail\'s fingerprints in order (%s.json)', async (name) => {
-      const uuid = (await uploadOk(ctx, apiToken, fixture(name, projectId))).report.uuid as string;
-      const log = await sarifOf(uuid);
-      const issues = await issuesOf(uuid);
-      const [run] = log.runs;
-      expect(run.results.map((r: any) => r.partialFingerprints['scoreboard/v1'])).toEqual(issues.map((issue) => issue.fingerprint));
-      expect(run.results.map((r: any) => r.level)).toEqual(issues.map((issue) => LEVELS[issue.severity]));
-      expect(run.tool.driver.rules.map((rule: any) => rule.id)).toEqual([...new Set(issues.map((issue) => issue.analyzer_id))]);
-      for (const r of run.results) expect(run.tool.driver.rules[r.ruleIndex].id).toBe(r.ruleId);
-    }, 60_000);
+    it.each(FIXTURES)(
+      "is valid against the OASIS SARIF 2.1.0 schema, with the detail's fingerprints in order (%s.json)",
+      async (name) => {
+        const uuid = (await uploadOk(ctx, apiToken, fixture(name, projectId))).report.uuid as string;
+        const log = await sarifOf(uuid);
+        const issues = await issuesOf(uuid);
+        const [run] = log.runs;
+        expect(run.results.map((r: any) => r.partialFingerprints['scoreboard/v1'])).toEqual(issues.map((issue) => issue.fingerprint));
+        expect(run.results.map((r: any) => r.level)).toEqual(issues.map((issue) => LEVELS[issue.severity]));
+        expect(run.tool.driver.rules.map((rule: any) => rule.id)).toEqual([...new Set(issues.map((issue) => issue.analyzer_id))]);
+        for (const r of run.results) expect(run.tool.driver.rules[r.ruleIndex].id).toBe(r.ruleId);
+      },
+      60_000,
+    );
 
     it('maps critical and high to error, medium to warning, low and info to note', async () => {
       const severities: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
@@ -303,7 +318,14 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       expect(results.map((r: any) => r.locations)).toEqual([
         [NO_FILE_LOCATION],
         [{ physicalLocation: { artifactLocation: { uri: 'config/app.php', uriBaseId: SRCROOT } } }],
-        [{ physicalLocation: { artifactLocation: { uri: 'config/app.php', uriBaseId: SRCROOT }, region: { startLine: 12, startColumn: 7 } } }],
+        [
+          {
+            physicalLocation: {
+              artifactLocation: { uri: 'config/app.php', uriBaseId: SRCROOT },
+              region: { startLine: 12, startColumn: 7 },
+            },
+          },
+        ],
       ]);
       const { records } = await csvOf(uuid);
       expect(records.slice(1).map((record) => [record[4], record[5], record[6]])).toEqual([
@@ -317,7 +339,12 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       const uuid = await uploadIssues([{ analyzer: 'debug-mode' }, { analyzer: 'custom-thing' }]);
       const { rules } = (await sarifOf(uuid)).runs[0].tool.driver;
       expect(rules).toEqual([
-        { id: 'debug-mode', name: expect.any(String), shortDescription: { text: expect.any(String) }, properties: { category: expect.any(String), tags: [expect.any(String)] } },
+        {
+          id: 'debug-mode',
+          name: expect.any(String),
+          shortDescription: { text: expect.any(String) },
+          properties: { category: expect.any(String), tags: [expect.any(String)] },
+        },
         { id: 'custom-thing', name: 'Custom Thing', shortDescription: { text: 'Custom Thing' } },
       ]);
     });
@@ -335,10 +362,15 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
   describe('against a baseline (E1)', () => {
     const main = { metadata: { git_branch: 'main' } };
     const A = { analyzer: 'sql-injection', severity: 'critical' as const, message: 'Raw SQL', location: { file: 'app/A.php', line: 1 } };
-    const B = { analyzer: 'xss-vulnerabilities', severity: 'high' as const, message: 'Unescaped output', location: { file: 'app/B.php', line: 2 } };
+    const B = {
+      analyzer: 'xss-vulnerabilities',
+      severity: 'high' as const,
+      message: 'Unescaped output',
+      location: { file: 'app/B.php', line: 2 },
+    };
     const C = { analyzer: 'debug-mode', severity: 'medium' as const, message: 'Debug on', location: { file: '.env', line: 3 } };
 
-    it('states new and unchanged issues, and leaves out the baseline\'s fixed ones', async () => {
+    it("states new and unchanged issues, and leaves out the baseline's fixed ones", async () => {
       const first = await uploadIssues([A, B], { ...main, analyzed_at: '2026-11-21T08:00:00+00:00' });
       const second = await uploadIssues([B, C], { ...main, analyzed_at: '2026-11-21T09:00:00+00:00' });
       const [a] = await issuesOf(first);
@@ -372,7 +404,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
   });
 
   describe('CSV', () => {
-    it.each(['report-full', 'report-php-quirks'] as const)('reads back as exactly the report\'s issues (%s.json)', async (name) => {
+    it.each(['report-full', 'report-php-quirks'] as const)("reads back as exactly the report's issues (%s.json)", async (name) => {
       const uuid = (await uploadOk(ctx, apiToken, fixture(name, projectId))).report.uuid as string;
       const { text, records } = await csvOf(uuid);
       const issues = await issuesOf(uuid);
@@ -469,7 +501,8 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       expect(head.body).toBe('');
       expect(issueQueries).toBe(0);
       const ignored = new Set(['date', 'x-ratelimit-remaining', 'content-length', 'transfer-encoding']);
-      const comparable = (headers: Record<string, unknown>) => Object.fromEntries(Object.entries(headers).filter(([name]) => !ignored.has(name)));
+      const comparable = (headers: Record<string, unknown>) =>
+        Object.fromEntries(Object.entries(headers).filter(([name]) => !ignored.has(name)));
       expect(comparable(head.headers)).toEqual(comparable(get.headers));
     });
   });
@@ -580,7 +613,11 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
 
     it('answers 401, then 403 Subscription Required, then 403 for the ability, before 404 and 422', async () => {
       const uuid = await uploadIssues([{ message: 'x' }]);
-      const anonymous = await ctx.request({ method: 'GET', url: `/api/v1/reports/${MISSING_REPORT}/export`, remoteAddress: freshAddress() });
+      const anonymous = await ctx.request({
+        method: 'GET',
+        url: `/api/v1/reports/${MISSING_REPORT}/export`,
+        remoteAddress: freshAddress(),
+      });
       expectError(anonymous, 401, UNAUTHENTICATED);
 
       const lapsed = await ctx.given.user({ plan: null });
@@ -606,13 +643,17 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
 describe('test/fixtures/sarif', () => {
   it('is the draft-04 OASIS schema, and rejects what SARIF forbids', () => {
     expect(sarifSchema.$schema).toBe('http://json-schema.org/draft-04/schema#');
-    expect((sarifSchema as { id?: string }).id).toBe('https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json');
+    expect((sarifSchema as { id?: string }).id).toBe(
+      'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json',
+    );
     const minimal = { version: '2.1.0', runs: [{ tool: { driver: { name: 'Scoreboard' } }, results: [] }] };
     expect(validateSarif(minimal)).toBe(true);
     expect(validateSarif({ ...minimal, version: '2.0.0' })).toBe(false);
     const result = (uri: string) => ({ message: { text: 'x' }, locations: [{ physicalLocation: { artifactLocation: { uri } } }] });
     expect(validateSarif({ ...minimal, runs: [{ ...minimal.runs[0], results: [result('app/a b.php')] }] })).toBe(false);
     expect(validateSarif({ ...minimal, runs: [{ ...minimal.runs[0], results: [result('app/a%20b.php')] }] })).toBe(true);
-    expect(validateSarif({ ...minimal, runs: [{ ...minimal.runs[0], results: [{ message: { text: 'x' }, level: 'fatal' }] }] })).toBe(false);
+    expect(validateSarif({ ...minimal, runs: [{ ...minimal.runs[0], results: [{ message: { text: 'x' }, level: 'fatal' }] }] })).toBe(
+      false,
+    );
   });
 });

@@ -11,7 +11,7 @@ const issue = (overrides: Partial<FingerprintSource> = {}): FingerprintSource =>
   analyzerId: 'sql-injection',
   file: 'app/Http/Controllers/ShopController.php',
   message: 'Raw query with user input',
-  targetLineText: "DB::select(\"select * from users where id = $id\");",
+  targetLineText: 'DB::select("select * from users where id = $id");',
   line: 42,
   ...overrides,
 });

@@ -31,8 +31,7 @@ describe('latest_report through uploads (D19)', () => {
   const latestInList = async (id = projectId) => {
     const response = await listProjects();
     expect(response.statusCode).toBe(200);
-    return (response.json().data as { id: string; latest_report: Record<string, any> | null }[]).find((p) => p.id === id)!
-      .latest_report;
+    return (response.json().data as { id: string; latest_report: Record<string, any> | null }[]).find((p) => p.id === id)!.latest_report;
   };
   /** The latest report as the client package reads its project (CLIENT-WIRE.md `GET /api/project`). */
   const latestForClient = async (token = apiToken) => {

@@ -68,7 +68,13 @@ describe('the quality gate of POST /api/reports', () => {
 
     it.each(levels)('fail_on $level: an issue just below ($below) passes', async ({ level, below }) => {
       await setGate(ctx, user, projectId, { fail_on: level });
-      expect(await gateFor(failedWith(below))).toEqual({ passed: true, fail_on: level, fail_threshold: null, fail_on_new: null, reasons: [] });
+      expect(await gateFor(failedWith(below))).toEqual({
+        passed: true,
+        fail_on: level,
+        fail_threshold: null,
+        fail_on_new: null,
+        reasons: [],
+      });
     });
 
     it.each(levels)('fail_on $level: every severity at or above the level fails, every one below passes', async ({ level }) => {
@@ -77,7 +83,13 @@ describe('the quality gate of POST /api/reports', () => {
         expectFailed(await gateFor(failedWith(severity)), { fail_on: level, fail_threshold: null }, 1);
       }
       for (const severity of SEVERITIES.slice(SEVERITIES.indexOf(level) + 1)) {
-        expect(await gateFor(failedWith(severity))).toEqual({ passed: true, fail_on: level, fail_threshold: null, fail_on_new: null, reasons: [] });
+        expect(await gateFor(failedWith(severity))).toEqual({
+          passed: true,
+          fail_on: level,
+          fail_threshold: null,
+          fail_on_new: null,
+          reasons: [],
+        });
       }
     });
 

@@ -181,8 +181,14 @@ describe('DELETE /api/v1/reports/{uuid}', () => {
       const other = await ctx.given.project(owner, { name: 'Other' });
       const otherReport = (await uploadOk(ctx, other.apiToken, uploadBody([result('csrf-protection', 'passed')]))).report;
       expect(
-        (await ctx.request({ method: 'POST', url: '/api/reports/failure', token: other.apiToken, body: { failure_reason: 'invalid_options' } }))
-          .statusCode,
+        (
+          await ctx.request({
+            method: 'POST',
+            url: '/api/reports/failure',
+            token: other.apiToken,
+            body: { failure_reason: 'invalid_options' },
+          })
+        ).statusCode,
       ).toBe(201);
 
       const response = await ctx.request({ method: 'DELETE', url: `/api/v1/projects/${projectId}`, token: owner.token });

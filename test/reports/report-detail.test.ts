@@ -4,7 +4,16 @@ import { expectApiHeaders, expectNotFound } from '../helpers/contract.js';
 import { MISSING_REPORT } from '../helpers/endpoints.js';
 import { toReportDetail } from '../../src/reports/report-detail.js';
 import { createReportsRepository } from '../../src/reports/reports.repository.js';
-import { REPORT_LIST_ITEM_KEYS, REPORT_SUMMARY_KEYS, catalogue, fixture, issue, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import {
+  REPORT_LIST_ITEM_KEYS,
+  REPORT_SUMMARY_KEYS,
+  catalogue,
+  fixture,
+  issue,
+  result,
+  uploadBody,
+  uploadOk,
+} from '../helpers/reports-world.js';
 
 /** The detail adds these to the 2.2 summary keys. */
 const DETAIL_KEYS = [
@@ -301,7 +310,11 @@ describe('GET /api/v1/reports/{uuid}', () => {
 
   describe('D2: timestamps in UTC with Z', () => {
     it('normalises an analyzed_at with offset to UTC', async () => {
-      const answer = await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed')], { analyzed_at: '2026-05-12T11:00:00+02:00' }));
+      const answer = await uploadOk(
+        ctx,
+        apiToken,
+        uploadBody([result('csrf-protection', 'passed')], { analyzed_at: '2026-05-12T11:00:00+02:00' }),
+      );
       expect(answer.report.analyzed_at).toBe('2026-05-12T09:00:00.000Z');
       const data = await show(answer.report.uuid);
       expect(data.analyzed_at).toBe('2026-05-12T09:00:00.000Z');

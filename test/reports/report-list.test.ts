@@ -155,8 +155,16 @@ describe('GET /api/v1/projects/{project}/reports', () => {
 
     it('compares analyzed_at as instants, whatever offset the client wrote', async () => {
       // 09:30+02:00 is 07:30Z, earlier than 08:00Z although "09:30" reads later.
-      const later = await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed')], { analyzed_at: '2026-11-21T08:00:00+00:00' }));
-      const earlier = await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed')], { analyzed_at: '2026-11-21T09:30:00+02:00' }));
+      const later = await uploadOk(
+        ctx,
+        apiToken,
+        uploadBody([result('csrf-protection', 'passed')], { analyzed_at: '2026-11-21T08:00:00+00:00' }),
+      );
+      const earlier = await uploadOk(
+        ctx,
+        apiToken,
+        uploadBody([result('csrf-protection', 'passed')], { analyzed_at: '2026-11-21T09:30:00+02:00' }),
+      );
       const body = (await list()).json();
       expect(body.data.map((r: { uuid: string }) => r.uuid)).toEqual([later.report.uuid, earlier.report.uuid]);
     });
@@ -168,7 +176,11 @@ describe('GET /api/v1/projects/{project}/reports', () => {
         ids.push((await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed')], { analyzed_at: at }))).report.id);
       }
       // An older analysis uploaded last goes to the end despite having the highest id.
-      const older = await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed')], { analyzed_at: '2026-11-21T07:00:00+00:00' }));
+      const older = await uploadOk(
+        ctx,
+        apiToken,
+        uploadBody([result('csrf-protection', 'passed')], { analyzed_at: '2026-11-21T07:00:00+00:00' }),
+      );
       const body = (await list()).json();
       expect(body.data.map((r: { id: number }) => r.id)).toEqual([...[...ids].sort((a, b) => b - a), older.report.id]);
     });

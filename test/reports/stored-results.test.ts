@@ -19,7 +19,8 @@ describe('how a report row holds its results (migration 0006)', () => {
   });
   afterEach(async () => ctx.close());
 
-  const rowOf = (uuid: string) => ctx.db.selectFrom('reports').select(['id', 'results', 'results_br']).where('uuid', '=', uuid).executeTakeFirstOrThrow();
+  const rowOf = (uuid: string) =>
+    ctx.db.selectFrom('reports').select(['id', 'results', 'results_br']).where('uuid', '=', uuid).executeTakeFirstOrThrow();
   const read = async (path: string) => {
     const response = await ctx.request({ method: 'GET', url: path, token: user.token });
     expect(response.statusCode, response.body).toBe(200);
@@ -34,17 +35,27 @@ describe('how a report row holds its results (migration 0006)', () => {
     const json = JSON.stringify(decodeResults(row));
     expect(row.results_br!.length).toBeLessThan(json.length / 10);
     const detail = JSON.parse(await read(`/api/v1/reports/${report.uuid}`)).data;
-    expect(detail.results.map((r: { analyzer_id: string }) => r.analyzer_id)).toEqual(sent.results.map((r: { analyzer_id: string }) => r.analyzer_id));
+    expect(detail.results.map((r: { analyzer_id: string }) => r.analyzer_id)).toEqual(
+      sent.results.map((r: { analyzer_id: string }) => r.analyzer_id),
+    );
     expect(detail.results.flatMap((r: { issues: unknown[] }) => r.issues)).toHaveLength(sent.summary.total_issues);
   });
 
   it('answers the same for a row stored before 0006, with plain JSON results', async () => {
     const { report } = await uploadOk(ctx, apiToken, fixture('report-full', projectId));
-    const paths = [`/api/v1/reports/${report.uuid}`, `/api/v1/reports/${report.uuid}/export?format=sarif`, `/api/v1/reports/${report.uuid}/export?format=csv`];
+    const paths = [
+      `/api/v1/reports/${report.uuid}`,
+      `/api/v1/reports/${report.uuid}/export?format=sarif`,
+      `/api/v1/reports/${report.uuid}/export?format=csv`,
+    ];
     const compressed = await Promise.all(paths.map(read));
 
     const row = await rowOf(report.uuid);
-    await ctx.db.updateTable('reports').set({ results: JSON.stringify(decodeResults(row)), results_br: null }).where('id', '=', row.id).execute();
+    await ctx.db
+      .updateTable('reports')
+      .set({ results: JSON.stringify(decodeResults(row)), results_br: null })
+      .where('id', '=', row.id)
+      .execute();
     expect(await Promise.all(paths.map(read))).toEqual(compressed);
   });
 });

@@ -19,8 +19,7 @@ describe('plain-text tokens at rest, every table (D9, D10)', () => {
 
   it('stores only SHA-256 hashes of personal access tokens and project API tokens', async () => {
     const user = await ctx.given.user(); // the CLI's code path
-    const request = (method: 'GET' | 'POST', url: string, token: string, body?: unknown) =>
-      ctx.request({ method, url, token, body });
+    const request = (method: 'GET' | 'POST', url: string, token: string, body?: unknown) => ctx.request({ method, url, token, body });
 
     const pat = (await request('POST', '/api/v1/tokens', user.token, { name: 'CI', abilities: ['read', 'write'] })).json()
       .plain_text_token as string;
@@ -28,8 +27,7 @@ describe('plain-text tokens at rest, every table (D9, D10)', () => {
     const projectId: string = created.project.id;
     const firstProjectToken: string = created.api_token;
     const { apiToken: factoryProjectToken } = await ctx.given.project(user, { name: 'Second' });
-    const rotatedProjectToken: string = (await request('POST', `/api/v1/projects/${projectId}/regenerate-token`, pat)).json()
-      .api_token;
+    const rotatedProjectToken: string = (await request('POST', `/api/v1/projects/${projectId}/regenerate-token`, pat)).json().api_token;
 
     // Use every live token, so last-use writes, uploads and failure notices are stored too.
     expect((await request('GET', '/api/v1/tokens', user.token)).statusCode).toBe(200);
@@ -46,7 +44,13 @@ describe('plain-text tokens at rest, every table (D9, D10)', () => {
     expect(stored).toContain('reports: [{'); // and the upload's table, with a row
     expect(stored).toContain('audit_events: [{'); // and the audit log of those changes (E5)
 
-    const plainTexts = { cli: user.token, http: pat, project: firstProjectToken, factoryProject: factoryProjectToken, rotated: rotatedProjectToken };
+    const plainTexts = {
+      cli: user.token,
+      http: pat,
+      project: firstProjectToken,
+      factoryProject: factoryProjectToken,
+      rotated: rotatedProjectToken,
+    };
     for (const [source, plain] of Object.entries(plainTexts)) {
       const body = plain.startsWith('service_') ? plain.slice(8, 48) : plain;
       expect(stored.includes(plain), `${source} token stored in plain text`).toBe(false);
@@ -58,7 +62,8 @@ describe('plain-text tokens at rest, every table (D9, D10)', () => {
 
   it("never puts a secret in an audit event's details (E5): tokens, project tokens, badge keys", async () => {
     const user = await ctx.given.user({ plan: 'business' });
-    const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => ctx.request({ method, url, token: user.token, body });
+    const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) =>
+      ctx.request({ method, url, token: user.token, body });
     const secrets: string[] = [user.token];
     const pat = (await send('POST', '/api/v1/tokens', { name: 'CI', abilities: ['read'] })).json();
     secrets.push(pat.plain_text_token);

@@ -35,8 +35,9 @@ describe('the service logger (trace level, captured stream)', () => {
 
   it('logs every request without the bearer value or the tokens in the answers', async () => {
     const user = await ctx.given.user();
-    const pat = (await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, body: { name: 'CI', abilities: ['read'] } })).json()
-      .plain_text_token as string;
+    const pat = (
+      await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, body: { name: 'CI', abilities: ['read'] } })
+    ).json().plain_text_token as string;
     const created = (
       await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name: 'Shop', framework_version: '11' } })
     ).json();

@@ -58,9 +58,23 @@ const ROUTES: Route[] = [
   },
   { method: 'GET', path: '/teams/{team}/invitations', ability: 'read', subscription: true },
   { method: 'DELETE', path: '/teams/{team}/invitations/{id}', ability: 'admin', subscription: true },
-  { method: 'PUT', path: '/teams/{team}/members/{user}', ability: 'admin', subscription: true, valid: { role: 'member' }, invalid: { role: 'owner' } },
+  {
+    method: 'PUT',
+    path: '/teams/{team}/members/{user}',
+    ability: 'admin',
+    subscription: true,
+    valid: { role: 'member' },
+    invalid: { role: 'owner' },
+  },
   { method: 'DELETE', path: '/teams/{team}/members/{user}', ability: 'admin', subscription: true },
-  { method: 'POST', path: '/teams/{team}/transfer', ability: 'admin', subscription: true, valid: { user_id: 1 }, invalid: { user_id: 'x' } },
+  {
+    method: 'POST',
+    path: '/teams/{team}/transfer',
+    ability: 'admin',
+    subscription: true,
+    valid: { user_id: 1 },
+    invalid: { user_id: 'x' },
+  },
   { method: 'GET', path: '/invitations', ability: 'read', subscription: false },
   { method: 'POST', path: '/invitations/{id}/accept', ability: 'write', subscription: false },
   { method: 'POST', path: '/invitations/{id}/decline', ability: 'write', subscription: false },
@@ -87,7 +101,10 @@ beforeAll(async () => {
   const invited = await api.invite(team.owner.token, team.id, { email: invitee.email, role: 'member' });
   expect(invited.statusCode, invited.body).toBe(201);
   invitationId = invited.json().invitation.id;
-  snapshot = async () => ({ members: await membershipsOf(ctx, team.id), invitations: (await invitationRows(ctx, team.id)).map((row) => row.id) });
+  snapshot = async () => ({
+    members: await membershipsOf(ctx, team.id),
+    invitations: (await invitationRows(ctx, team.id)).map((row) => row.id),
+  });
 });
 afterAll(async () => ctx.close());
 
@@ -100,7 +117,11 @@ describe('step 3: 401 before anything else', () => {
     const before = await snapshot();
     // Unknown ids and an invalid body change nothing: no caller, 401. Each from its own address (D8: 10 a minute per IP).
     expectError(await send(route, undefined, real(), route.valid, `10.77.${index}.1`), 401, UNAUTHENTICATED);
-    expectError(await send(route, undefined, { team: 'abc', user: UNKNOWN, id: 'x' }, route.invalid, `10.77.${index}.2`), 401, UNAUTHENTICATED);
+    expectError(
+      await send(route, undefined, { team: 'abc', user: UNKNOWN, id: 'x' }, route.invalid, `10.77.${index}.2`),
+      401,
+      UNAUTHENTICATED,
+    );
     expectError(await send(route, 'service_notavalidtoken', real(), route.invalid, `10.77.${index}.3`), 401, UNAUTHENTICATED);
     expect(await snapshot()).toEqual(before);
   });
@@ -122,7 +143,11 @@ describe('step 4: 403 Subscription Required on /teams* only (D7)', () => {
       const ids: Ids = { team: lapsedTeam, user: lapsed.id, id: UNKNOWN };
       expectError(await send(route, lapsed.token, ids, route.valid), 403, SUBSCRIPTION_REQUIRED);
       expectError(await send(route, lapsed.token, { team: 'abc', user: 'abc', id: 'abc' }, route.invalid), 403, SUBSCRIPTION_REQUIRED);
-      expectError(await send(route, lapsed.token, { team: team.id, user: UNKNOWN, id: UNKNOWN }, route.invalid), 403, SUBSCRIPTION_REQUIRED);
+      expectError(
+        await send(route, lapsed.token, { team: team.id, user: UNKNOWN, id: UNKNOWN }, route.invalid),
+        403,
+        SUBSCRIPTION_REQUIRED,
+      );
       expectError(await send(route, readOnly, ids, route.invalid), 403, SUBSCRIPTION_REQUIRED);
     },
   );
@@ -150,8 +175,16 @@ describe('step 5: 403 for a token without the ability (D6), before 404 and 422',
       const needed = route.method === 'DELETE' && route.path.endsWith('{user}') ? 'write' : route.ability;
       const before = await snapshot();
       expectError(await send(route, reader, self, route.valid), 403, missingAbility(needed));
-      expectError(await send(route, reader, { team: UNKNOWN, user: team.owner.id, id: UNKNOWN }, route.invalid), 403, missingAbility(needed));
-      expectError(await send(route, reader, { team: 'abc', user: String(team.owner.id), id: 'abc' }, route.invalid), 403, missingAbility(needed));
+      expectError(
+        await send(route, reader, { team: UNKNOWN, user: team.owner.id, id: UNKNOWN }, route.invalid),
+        403,
+        missingAbility(needed),
+      );
+      expectError(
+        await send(route, reader, { team: 'abc', user: String(team.owner.id), id: 'abc' }, route.invalid),
+        403,
+        missingAbility(needed),
+      );
       expect(await snapshot()).toEqual(before);
     },
   );
@@ -202,14 +235,17 @@ describe('step 6: body transport before 404', () => {
 describe('step 7: 404 before the role 403s and before 422', () => {
   const teamRoutes = ROUTES.filter((route) => route.path.includes('{team}'));
 
-  it.each(teamRoutes.map((route) => [label(route), route] as const))('%s: a non-member gets 404, even with an invalid body', async (_label, route) => {
-    const stranger = await ctx.given.user({ plan: 'enterprise' });
-    const before = await snapshot();
-    expectError(await send(route, stranger.token, real(), route.valid), 404, NOT_FOUND);
-    expectError(await send(route, stranger.token, real(), route.invalid), 404, NOT_FOUND);
-    expectError(await send(route, stranger.token, { ...real(), user: stranger.id }, route.invalid), 404, NOT_FOUND);
-    expect(await snapshot()).toEqual(before);
-  });
+  it.each(teamRoutes.map((route) => [label(route), route] as const))(
+    '%s: a non-member gets 404, even with an invalid body',
+    async (_label, route) => {
+      const stranger = await ctx.given.user({ plan: 'enterprise' });
+      const before = await snapshot();
+      expectError(await send(route, stranger.token, real(), route.valid), 404, NOT_FOUND);
+      expectError(await send(route, stranger.token, real(), route.invalid), 404, NOT_FOUND);
+      expectError(await send(route, stranger.token, { ...real(), user: stranger.id }, route.invalid), 404, NOT_FOUND);
+      expect(await snapshot()).toEqual(before);
+    },
+  );
 
   it.each(teamRoutes.map((route) => [label(route), route] as const))(
     '%s: a `{team}` that is not a positive integer or does not exist is 404, even for a readonly member with an invalid body',
@@ -243,7 +279,7 @@ describe('step 7: 404 before the role 403s and before 422', () => {
     }
   });
 
-  it('an `{id}` of /invitations that is not an integer, unknown or not the caller\'s is 404', async () => {
+  it("an `{id}` of /invitations that is not an integer, unknown or not the caller's is 404", async () => {
     for (const id of ['abc', '0', '-1', '1.5', UNKNOWN, invitationId]) {
       expectError(await api.accept(team.members.member!.token, id), 404, NOT_FOUND);
       expectError(await api.decline(team.members.member!.token, id), 404, NOT_FOUND);
@@ -285,7 +321,7 @@ describe('step 8: the role and state 403s before 422', () => {
     expectError(await api.setRole(admin.token, team.id, team.owner.id, {}), 403, ADMIN_LIMIT);
   });
 
-  it("the owner changing their own role with an invalid body gets the transfer 403 before 422", async () => {
+  it('the owner changing their own role with an invalid body gets the transfer 403 before 422', async () => {
     expectError(await api.setRole(team.owner.token, team.id, team.owner.id, { role: 'nonsense' }), 403, OWNER_ROLE_BY_TRANSFER);
   });
 
@@ -297,13 +333,16 @@ describe('step 8: the role and state 403s before 422', () => {
 });
 
 describe('step 9: 422 last, for a caller allowed to act', () => {
-  it.each(ROUTES.filter(hasBody).map((route) => [label(route), route] as const))('%s: the owner with an invalid body gets 422', async (_label, route) => {
-    const before = await snapshot();
-    const response = await send(route, team.owner.token, real(), route.invalid);
-    expect(response.statusCode, response.body).toBe(422);
-    expect(response.json().error).toBe('Validation Failed');
-    expect(await snapshot()).toEqual(before);
-  });
+  it.each(ROUTES.filter(hasBody).map((route) => [label(route), route] as const))(
+    '%s: the owner with an invalid body gets 422',
+    async (_label, route) => {
+      const before = await snapshot();
+      const response = await send(route, team.owner.token, real(), route.invalid);
+      expect(response.statusCode, response.body).toBe(422);
+      expect(response.json().error).toBe('Validation Failed');
+      expect(await snapshot()).toEqual(before);
+    },
+  );
 });
 
 describe('D5: a known E4 path with an unsupported method', () => {
@@ -317,7 +356,9 @@ describe('D5: a known E4 path with an unsupported method', () => {
     const response = await ctx.request({ method, url, token: team.owner.token });
     expect(response.statusCode, response.body).toBe(405);
     expect(response.json().error).toBe('Method Not Allowed');
-    const allow = String(response.headers.allow).split(',').map((m) => m.trim());
+    const allow = String(response.headers.allow)
+      .split(',')
+      .map((m) => m.trim());
     for (const m of allowed) expect(allow).toContain(m);
   });
 });

@@ -53,40 +53,52 @@ async function invited(team: SharedTeam, email: string, role = 'member', token =
 const idsOf = (response: { json(): { data: Array<{ id: number }> } }) => response.json().data.map((row) => row.id);
 
 describe('POST /api/v1/teams/{team}/invitations', () => {
-  it.each(['owner', 'admin'] as const)('lets the %s invite: 201 with the invitation in E4 shape and the message; one member.invited event', async (role) => {
-    const team = await sharedTeam(ctx, ['admin']);
-    const caller = role === 'owner' ? team.owner : team.members.admin!;
-    await ctx.db.updateTable('users').set({ name: 'Inviting Person' }).where('id', '=', caller.id).execute();
-    const since = await lastEventId(ctx);
-    const response = await api.invite(caller.token, team.id, { email: 'new.dev@example.com', role: 'admin' });
-    expect(response.statusCode, response.body).toBe(201);
-    expectApiHeaders(response);
-    const body = response.json();
-    expect(body).toEqual({
-      invitation: {
-        id: expect.any(Number),
-        team: { id: team.id, name: 'Shared' },
-        email: 'new.dev@example.com',
-        role: 'admin',
-        invited_by: { id: caller.id, name: 'Inviting Person' },
-        created_at: expect.stringMatching(ISO_UTC),
-        expires_at: expect.stringMatching(ISO_UTC),
-      },
-      message: INVITATION_CREATED,
-    });
-    // Seven days (E4).
-    expect(Date.parse(body.invitation.expires_at) - Date.parse(body.invitation.created_at)).toBe(7 * DAY_MS);
-    expect(Date.parse(body.invitation.created_at)).toBe(ctx.clock.now().getTime());
-    const event = await expectOneEvent(ctx, since, { action: 'member.invited', actor: caller, teamId: team.id, target: { type: 'invitation', id: body.invitation.id } });
-    expect(event.details).toMatchObject({ email: 'new.dev@example.com', role: 'admin' });
-    // Not a member until accepted.
-    expect((await api.show(team.owner.token, team.id)).json().data.member_count).toBe(2);
-  });
+  it.each(['owner', 'admin'] as const)(
+    'lets the %s invite: 201 with the invitation in E4 shape and the message; one member.invited event',
+    async (role) => {
+      const team = await sharedTeam(ctx, ['admin']);
+      const caller = role === 'owner' ? team.owner : team.members.admin!;
+      await ctx.db.updateTable('users').set({ name: 'Inviting Person' }).where('id', '=', caller.id).execute();
+      const since = await lastEventId(ctx);
+      const response = await api.invite(caller.token, team.id, { email: 'new.dev@example.com', role: 'admin' });
+      expect(response.statusCode, response.body).toBe(201);
+      expectApiHeaders(response);
+      const body = response.json();
+      expect(body).toEqual({
+        invitation: {
+          id: expect.any(Number),
+          team: { id: team.id, name: 'Shared' },
+          email: 'new.dev@example.com',
+          role: 'admin',
+          invited_by: { id: caller.id, name: 'Inviting Person' },
+          created_at: expect.stringMatching(ISO_UTC),
+          expires_at: expect.stringMatching(ISO_UTC),
+        },
+        message: INVITATION_CREATED,
+      });
+      // Seven days (E4).
+      expect(Date.parse(body.invitation.expires_at) - Date.parse(body.invitation.created_at)).toBe(7 * DAY_MS);
+      expect(Date.parse(body.invitation.created_at)).toBe(ctx.clock.now().getTime());
+      const event = await expectOneEvent(ctx, since, {
+        action: 'member.invited',
+        actor: caller,
+        teamId: team.id,
+        target: { type: 'invitation', id: body.invitation.id },
+      });
+      expect(event.details).toMatchObject({ email: 'new.dev@example.com', role: 'admin' });
+      // Not a member until accepted.
+      expect((await api.show(team.owner.token, team.id)).json().data.member_count).toBe(2);
+    },
+  );
 
   it.each(['member', 'readonly'] as const)('answers a %s 403 with the owner-or-admin message, and invites no one', async (role) => {
     const team = await sharedTeam(ctx, [role]);
     const since = await lastEventId(ctx);
-    expectError(await api.invite(team.members[role]!.token, team.id, { email: 'x@example.com', role: 'member' }), 403, NEEDS_OWNER_OR_ADMIN);
+    expectError(
+      await api.invite(team.members[role]!.token, team.id, { email: 'x@example.com', role: 'member' }),
+      403,
+      NEEDS_OWNER_OR_ADMIN,
+    );
     expect(await invitationRows(ctx, team.id)).toEqual([]);
     await expectNoEvent(ctx, since);
   });
@@ -117,7 +129,12 @@ describe('POST /api/v1/teams/{team}/invitations', () => {
 
   it('answers 422 `email` for a missing, empty or non-string email', async () => {
     const team = await sharedTeam(ctx);
-    for (const body of [{ role: 'member' }, { email: '', role: 'member' }, { email: '   ', role: 'member' }, { email: 42, role: 'member' }]) {
+    for (const body of [
+      { role: 'member' },
+      { email: '', role: 'member' },
+      { email: '   ', role: 'member' },
+      { email: 42, role: 'member' },
+    ]) {
       expectFieldError(await api.invite(team.owner.token, team.id, body), 'email');
     }
     expect(await invitationRows(ctx, team.id)).toEqual([]);
@@ -128,7 +145,11 @@ describe('POST /api/v1/teams/{team}/invitations', () => {
     const member = await memberOf(ctx, team.id, 'member');
     const since = await lastEventId(ctx);
     expectFieldError(await api.invite(team.owner.token, team.id, { email: member.email, role: 'admin' }), 'email', ALREADY_MEMBER);
-    expectFieldError(await api.invite(team.owner.token, team.id, { email: member.email.toUpperCase(), role: 'admin' }), 'email', ALREADY_MEMBER);
+    expectFieldError(
+      await api.invite(team.owner.token, team.id, { email: member.email.toUpperCase(), role: 'admin' }),
+      'email',
+      ALREADY_MEMBER,
+    );
     expectFieldError(await api.invite(team.owner.token, team.id, { email: `  ${member.email}  `, role: 'admin' }), 'email', ALREADY_MEMBER);
     expectFieldError(await api.invite(team.owner.token, team.id, { email: team.owner.email, role: 'member' }), 'email', ALREADY_MEMBER);
     expect(await invitationRows(ctx, team.id)).toEqual([]);
@@ -202,7 +223,7 @@ describe('GET /api/v1/teams/{team}/invitations', () => {
     }
   });
 
-  it('answers an empty list when nothing is pending, and does not show other teams\' invitations', async () => {
+  it("answers an empty list when nothing is pending, and does not show other teams' invitations", async () => {
     const team = await sharedTeam(ctx);
     const other = await sharedTeam(ctx);
     await invited(other, 'elsewhere@example.com');
@@ -224,23 +245,31 @@ describe('GET /api/v1/teams/{team}/invitations', () => {
 });
 
 describe('DELETE /api/v1/teams/{team}/invitations/{id}', () => {
-  it.each(['owner', 'admin'] as const)('lets the %s cancel: 200 with the message, the invitation is gone, one invitation.cancelled event', async (role) => {
-    const team = await sharedTeam(ctx, ['admin']);
-    const caller = role === 'owner' ? team.owner : team.members.admin!;
-    const user = await ctx.given.user({ email: `cancelled-${role}@example.com` });
-    const invitation = await invited(team, user.email);
-    const since = await lastEventId(ctx);
+  it.each(['owner', 'admin'] as const)(
+    'lets the %s cancel: 200 with the message, the invitation is gone, one invitation.cancelled event',
+    async (role) => {
+      const team = await sharedTeam(ctx, ['admin']);
+      const caller = role === 'owner' ? team.owner : team.members.admin!;
+      const user = await ctx.given.user({ email: `cancelled-${role}@example.com` });
+      const invitation = await invited(team, user.email);
+      const since = await lastEventId(ctx);
 
-    const response = await api.cancel(caller.token, team.id, invitation.id);
-    expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()).toEqual({ message: INVITATION_CANCELLED });
-    expect(await invitationRows(ctx, team.id)).toEqual([]);
-    expect(await api.myInvitations(user.token).then((r) => r.json())).toEqual({ data: [] });
-    expectError(await api.accept(user.token, invitation.id), 404, NOT_FOUND);
-    await expectOneEvent(ctx, since, { action: 'invitation.cancelled', actor: caller, teamId: team.id, target: { type: 'invitation', id: invitation.id } });
-    // A second cancel finds nothing.
-    expectError(await api.cancel(caller.token, team.id, invitation.id), 404, NOT_FOUND);
-  });
+      const response = await api.cancel(caller.token, team.id, invitation.id);
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toEqual({ message: INVITATION_CANCELLED });
+      expect(await invitationRows(ctx, team.id)).toEqual([]);
+      expect(await api.myInvitations(user.token).then((r) => r.json())).toEqual({ data: [] });
+      expectError(await api.accept(user.token, invitation.id), 404, NOT_FOUND);
+      await expectOneEvent(ctx, since, {
+        action: 'invitation.cancelled',
+        actor: caller,
+        teamId: team.id,
+        target: { type: 'invitation', id: invitation.id },
+      });
+      // A second cancel finds nothing.
+      expectError(await api.cancel(caller.token, team.id, invitation.id), 404, NOT_FOUND);
+    },
+  );
 
   it.each(['member', 'readonly'] as const)('answers a %s 403 with the owner-or-admin message; the invitation stays', async (role) => {
     const team = await sharedTeam(ctx, [role]);
@@ -375,11 +404,18 @@ describe('POST /api/v1/invitations/{id}/accept', () => {
     expect(await roleOf(ctx, team.id, user.id)).toBe('admin');
     expect(await invitationRows(ctx, team.id)).toEqual([]);
     expect((await api.myInvitations(user.token)).json()).toEqual({ data: [] });
-    const event = await expectOneEvent(ctx, since, { action: 'member.joined', actor: user, teamId: team.id, target: { type: 'member', id: user.id } });
+    const event = await expectOneEvent(ctx, since, {
+      action: 'member.joined',
+      actor: user,
+      teamId: team.id,
+      target: { type: 'member', id: user.id },
+    });
     expect(event.details).toMatchObject({ role: 'admin' });
     // Now a member: the team is listed and visible, with the role invited.
     expect((await api.show(user.token, team.id)).json().data.role).toBe('admin');
-    expect((await api.teams(user.token)).json().data.map((t: { id: number }) => t.id)).toEqual([team.id, user.teamId!].sort((x, y) => x - y));
+    expect((await api.teams(user.token)).json().data.map((t: { id: number }) => t.id)).toEqual(
+      [team.id, user.teamId!].sort((x, y) => x - y),
+    );
     // A second accept finds nothing.
     expectError(await api.accept(user.token, invitation.id), 404, NOT_FOUND);
   });
@@ -400,7 +436,12 @@ describe('POST /api/v1/invitations/{id}/accept', () => {
     expect(await currentTeamOf(ctx, user.id)).toBe(team.id);
     expect((await api.profile(user.token)).json().data.current_team_id).toBe(team.id);
     // And POST /projects now creates there (D15: member may create).
-    const created = await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name: 'Joined', framework_version: '11' } });
+    const created = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/projects',
+      token: user.token,
+      body: { name: 'Joined', framework_version: '11' },
+    });
     expect(created.statusCode, created.body).toBe(201);
     expect(created.json().project.team_id).toBe(team.id);
   });
@@ -469,7 +510,12 @@ describe('POST /api/v1/invitations/{id}/decline', () => {
     expect(await invitationRows(ctx, team.id)).toEqual([]);
     expect(await roleOf(ctx, team.id, user.id)).toBeNull();
     expect(await currentTeamOf(ctx, user.id)).toBe(user.teamId);
-    await expectOneEvent(ctx, since, { action: 'invitation.declined', actor: user, teamId: team.id, target: { type: 'invitation', id: invitation.id } });
+    await expectOneEvent(ctx, since, {
+      action: 'invitation.declined',
+      actor: user,
+      teamId: team.id,
+      target: { type: 'invitation', id: invitation.id },
+    });
     expectError(await api.accept(user.token, invitation.id), 404, NOT_FOUND);
     expectError(await api.decline(user.token, invitation.id), 404, NOT_FOUND);
   });

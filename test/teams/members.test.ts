@@ -103,7 +103,12 @@ describe('PUT /api/v1/teams/{team}/members/{user}: every caller role × target r
         data: { id: member.id, name: null, email: member.email, role: newRole, joined_at: expect.stringMatching(ISO_UTC) },
       });
       expect(await roleOf(ctx, team.id, member.id)).toBe(newRole);
-      const event = await expectOneEvent(ctx, since, { action: 'member.role_changed', actor: caller, teamId: team.id, target: { type: 'member', id: member.id } });
+      const event = await expectOneEvent(ctx, since, {
+        action: 'member.role_changed',
+        actor: caller,
+        teamId: team.id,
+        target: { type: 'member', id: member.id },
+      });
       expect(event.details).toMatchObject({ role: { old: before, new: newRole } });
     } else {
       expectForbiddenOneOf(response, expected);
@@ -262,7 +267,12 @@ describe('abilities (D6): admin to change or remove others, write to leave', () 
     const second = await ctx.given.token(team.owner, { name: 'second admin token' });
     const since = await lastEventId(ctx);
     expect((await api.remove(second, team.id, team.members.member!.id)).statusCode).toBe(200);
-    await expectOneEvent(ctx, since, { action: 'member.removed', actor: team.owner, teamId: team.id, tokenId: await tokenIdOf(ctx, team.owner, 'second admin token') });
+    await expectOneEvent(ctx, since, {
+      action: 'member.removed',
+      actor: team.owner,
+      teamId: team.id,
+      tokenId: await tokenIdOf(ctx, team.owner, 'second admin token'),
+    });
   });
 });
 

@@ -28,14 +28,20 @@ beforeAll(async () => {
 afterAll(async () => ctx.close());
 
 describe('GET /api/v1/user', () => {
-  it('answers the caller\'s profile: id, name, email, current team and creation time, nothing more', async () => {
+  it("answers the caller's profile: id, name, email, current team and creation time, nothing more", async () => {
     const user = await ctx.given.user({ name: 'Ada Lovelace', email: 'ada@example.com' });
     const response = await api.profile(user.token);
     expect(response.statusCode, response.body).toBe(200);
     expectApiHeaders(response);
     const body = response.json();
     expect(body).toEqual({
-      data: { id: user.id, name: 'Ada Lovelace', email: 'ada@example.com', current_team_id: user.teamId, created_at: expect.stringMatching(ISO_UTC) },
+      data: {
+        id: user.id,
+        name: 'Ada Lovelace',
+        email: 'ada@example.com',
+        current_team_id: user.teamId,
+        created_at: expect.stringMatching(ISO_UTC),
+      },
     });
   });
 
@@ -69,13 +75,23 @@ describe('PUT /api/v1/user', () => {
       data: { id: user.id, name: 'New Name', email: user.email, current_team_id: user.teamId, created_at: expect.stringMatching(ISO_UTC) },
     });
     expect((await api.profile(user.token)).json().data.name).toBe('New Name');
-    const event = await expectOneEvent(ctx, since, { action: 'user.updated', actor: user, teamId: null, target: { type: 'user', id: user.id } });
+    const event = await expectOneEvent(ctx, since, {
+      action: 'user.updated',
+      actor: user,
+      teamId: null,
+      target: { type: 'user', id: user.id },
+    });
     expect(event.details).toMatchObject({ name: { old: 'Old Name', new: 'New Name' } });
   });
 
   it('trims the name (D12) and ignores unknown fields such as email and current_team_id (D5)', async () => {
     const user = await ctx.given.user({ name: 'Before' });
-    const response = await api.updateProfile(user.token, { name: '  Grace Hopper  ', email: 'hijack@example.com', current_team_id: 999, id: 5 });
+    const response = await api.updateProfile(user.token, {
+      name: '  Grace Hopper  ',
+      email: 'hijack@example.com',
+      current_team_id: 999,
+      id: 5,
+    });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json().data).toMatchObject({ id: user.id, name: 'Grace Hopper', email: user.email, current_team_id: user.teamId });
   });
@@ -161,7 +177,12 @@ describe('PUT /api/v1/user/current-team', () => {
     const user = await ctx.given.user();
     await ctx.given.member(team.id, user, 'member', { makeCurrent: false });
     expect((await api.switchTeam(user.token, { team_id: team.id })).statusCode).toBe(200);
-    const created = await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name: 'Here', framework_version: '11' } });
+    const created = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/projects',
+      token: user.token,
+      body: { name: 'Here', framework_version: '11' },
+    });
     expect(created.statusCode, created.body).toBe(201);
     expect(created.json().project.team_id).toBe(team.id);
   });

@@ -164,8 +164,14 @@ describe('members removing each other', () => {
       );
       outcomes.add(`${leaves.status}/${removed.status}`);
       const results = [leaves, removed];
-      expect(results.filter((result) => result.status === 200), outcomes.toString()).toHaveLength(1);
-      expect(results.filter((result) => result.status === 404), outcomes.toString()).toEqual([notFound]);
+      expect(
+        results.filter((result) => result.status === 200),
+        outcomes.toString(),
+      ).toHaveLength(1);
+      expect(
+        results.filter((result) => result.status === 404),
+        outcomes.toString(),
+      ).toEqual([notFound]);
       if (leaves.status === 200) expect(leaves.body).toEqual({ message: LEFT_TEAM });
       else expect(removed.body).toEqual({ message: MEMBER_REMOVED });
       expect(await roleOf(ctx, team.id, member.id)).toBeNull();
@@ -224,7 +230,12 @@ describe('one invitation, two answers at once', () => {
       expect(answers.find((result) => result.status === 200)!.body.data).toMatchObject({ id: team.id, role: 'member', member_count: 2 });
       expect(answers.find((result) => result.status === 404)!.body).toEqual(NOT_FOUND);
 
-      const rows = await ctx.db.selectFrom('team_members').selectAll().where('team_id', '=', team.id).where('user_id', '=', user.id).execute();
+      const rows = await ctx.db
+        .selectFrom('team_members')
+        .selectAll()
+        .where('team_id', '=', team.id)
+        .where('user_id', '=', user.id)
+        .execute();
       expect(rows).toHaveLength(1);
       expect(rows[0]!.role).toBe('member');
       expect(await ctx.db.selectFrom('team_invitations').select('id').where('id', '=', id).execute()).toEqual([]);
@@ -303,13 +314,16 @@ describe('a team deleted while someone joins it', () => {
       const team = await sharedTeam(ctx, ['admin']);
       const [invite, remove] = await race(
         trial,
-        () => http(team.members.admin!.token, 'POST', `/teams/${team.id}/invitations`, { email: `late-${trial}@example.com`, role: 'member' }),
+        () =>
+          http(team.members.admin!.token, 'POST', `/teams/${team.id}/invitations`, { email: `late-${trial}@example.com`, role: 'member' }),
         () => http(team.owner.token, 'DELETE', `/teams/${team.id}`),
       );
       outcomes.add(`invite ${invite.status}`);
       expect(remove, outcomes.toString()).toEqual(answer(200, { message: TEAM_DELETED }));
       expect([201, 404], outcomes.toString()).toContain(invite.status);
-      expect(await ctx.db.selectFrom('team_invitations').select('id').where('email', '=', `late-${trial}@example.com`).execute()).toEqual([]);
+      expect(await ctx.db.selectFrom('team_invitations').select('id').where('email', '=', `late-${trial}@example.com`).execute()).toEqual(
+        [],
+      );
       expect(await currentTeamOf(ctx, team.members.admin!.id)).toBe(team.members.admin!.teamId);
       await expectNoOrphans();
     }

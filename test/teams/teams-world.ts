@@ -95,7 +95,11 @@ export interface SharedTeam {
  * A shared (not personal) team owned by a new enterprise user, with one new member per role in
  * `roles` (the team becomes each one's current team). Enterprise plans: a generous D8 budget.
  */
-export async function sharedTeam(ctx: TestContext, roles: readonly Exclude<TeamRole, 'owner'>[] = [], name = 'Shared'): Promise<SharedTeam> {
+export async function sharedTeam(
+  ctx: TestContext,
+  roles: readonly Exclude<TeamRole, 'owner'>[] = [],
+  name = 'Shared',
+): Promise<SharedTeam> {
   const owner = await ctx.given.user({ plan: 'enterprise' });
   const id = await ctx.given.team(owner, name);
   const members: SharedTeam['members'] = {};
@@ -221,7 +225,8 @@ export async function expectOneEvent(
   expect(event.actor_id).toBe(expected.actor.id);
   expect(event.actor_token_id).toBe(expected.tokenId ?? (await tokenIdOf(ctx, expected.actor)));
   expect(event.team_id).toBe(expected.teamId);
-  if (expected.target) expect({ type: event.target_type, id: event.target_id }).toEqual({ type: expected.target.type, id: String(expected.target.id) });
+  if (expected.target)
+    expect({ type: event.target_type, id: event.target_id }).toEqual({ type: expected.target.type, id: String(expected.target.id) });
   return event;
 }
 

@@ -216,14 +216,26 @@ describe('GET /api/v1/teams/{team}', () => {
       });
       expect(body.members).toHaveLength(4);
       const byId = Object.fromEntries(body.members.map((member: { id: number }) => [member.id, member]));
-      expect(byId[team.owner.id]).toEqual({ id: team.owner.id, name: null, email: team.owner.email, role: 'owner', joined_at: expect.stringMatching(ISO_UTC) });
+      expect(byId[team.owner.id]).toEqual({
+        id: team.owner.id,
+        name: null,
+        email: team.owner.email,
+        role: 'owner',
+        joined_at: expect.stringMatching(ISO_UTC),
+      });
       for (const [memberRole, member] of Object.entries(team.members)) {
-        expect(byId[member!.id]).toEqual({ id: member!.id, name: null, email: member!.email, role: memberRole, joined_at: expect.stringMatching(ISO_UTC) });
+        expect(byId[member!.id]).toEqual({
+          id: member!.id,
+          name: null,
+          email: member!.email,
+          role: memberRole,
+          joined_at: expect.stringMatching(ISO_UTC),
+        });
       }
     }
   });
 
-  it('shows a member\'s name when they have one', async () => {
+  it("shows a member's name when they have one", async () => {
     const team = await sharedTeam(ctx);
     const named = await ctx.given.user({ name: 'Named Person' });
     await ctx.given.member(team.id, named, 'member');
@@ -262,7 +274,12 @@ describe('PUT /api/v1/teams/{team}', () => {
       },
     });
     expect((await api.show(team.owner.token, team.id)).json().data.name).toBe('Renamed');
-    const event = await expectOneEvent(ctx, since, { action: 'team.updated', actor: caller, teamId: team.id, target: { type: 'team', id: team.id } });
+    const event = await expectOneEvent(ctx, since, {
+      action: 'team.updated',
+      actor: caller,
+      teamId: team.id,
+      target: { type: 'team', id: team.id },
+    });
     expect(event.details).toMatchObject({ name: { old: 'Shared', new: 'Renamed' } });
   });
 
@@ -330,7 +347,12 @@ describe('DELETE /api/v1/teams/{team}', () => {
     expect(await ctx.db.selectFrom('reports').select('id').where('project_id', '=', project.id).execute()).toEqual([]);
     // Other teams' projects and reports stay.
     expect(await ctx.db.selectFrom('reports').select('id').where('project_id', '=', kept.project.id).execute()).toHaveLength(1);
-    const event = await expectOneEvent(ctx, since, { action: 'team.deleted', actor: team.owner, teamId: team.id, target: { type: 'team', id: team.id } });
+    const event = await expectOneEvent(ctx, since, {
+      action: 'team.deleted',
+      actor: team.owner,
+      teamId: team.id,
+      target: { type: 'team', id: team.id },
+    });
     expect(event.details).toMatchObject({ name: 'Shared' });
 
     expectError(await api.show(team.owner.token, team.id), 404, NOT_FOUND);

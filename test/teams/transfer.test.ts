@@ -55,7 +55,12 @@ describe('POST /api/v1/teams/{team}/transfer', () => {
         },
       });
       expect(await membershipsOf(ctx, team.id)).toEqual({ [heir.id]: 'owner', [team.owner.id]: 'admin' });
-      const event = await expectOneEvent(ctx, since, { action: 'team.transferred', actor: team.owner, teamId: team.id, target: { type: 'team', id: team.id } });
+      const event = await expectOneEvent(ctx, since, {
+        action: 'team.transferred',
+        actor: team.owner,
+        teamId: team.id,
+        target: { type: 'team', id: team.id },
+      });
       expect(JSON.stringify(event.details)).toContain(String(heir.id));
 
       // What each now sees and may do.

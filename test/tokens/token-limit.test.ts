@@ -60,9 +60,7 @@ describe('POST /api/v1/tokens: the 10-token limit', () => {
     for (let i = 0; i < 7; i++) await ctx.given.token(user); // 8 in all
     expect(await countTokens()).toBe(8);
 
-    const responses = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => create({ name: `concurrent ${i}`, abilities: ['read'] })),
-    );
+    const responses = await Promise.all(Array.from({ length: 5 }, (_, i) => create({ name: `concurrent ${i}`, abilities: ['read'] })));
 
     const statuses = responses.map((r) => r.statusCode).sort();
     expect(statuses).toEqual([201, 201, 403, 403, 403]);

@@ -58,7 +58,11 @@ describe('POST /api/v1/tokens', () => {
     const response = await create({ name: 'x', abilities: ['admin', 'read', 'read'] });
     expect(response.statusCode).toBe(201);
     expect(response.json().token.abilities).toEqual(['read', 'admin']);
-    const row = await ctx.db.selectFrom('personal_access_tokens').select('abilities').where('id', '=', response.json().token.id).executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .selectFrom('personal_access_tokens')
+      .select('abilities')
+      .where('id', '=', response.json().token.id)
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(row.abilities)).toEqual(['read', 'admin']);
 
     const all = await create({ name: 'y', abilities: ['admin', 'write', 'read', 'write'] });
@@ -82,7 +86,11 @@ describe('POST /api/v1/tokens', () => {
       const response = await create({ name: 'x', abilities: ['read'], expires_at: '2027-01-01' });
       expect(response.statusCode).toBe(201);
       expect(response.json().token.expires_at).toBe('2027-01-01T00:00:00.000Z');
-      const row = await ctx.db.selectFrom('personal_access_tokens').select('expires_at').where('id', '=', response.json().token.id).executeTakeFirstOrThrow();
+      const row = await ctx.db
+        .selectFrom('personal_access_tokens')
+        .select('expires_at')
+        .where('id', '=', response.json().token.id)
+        .executeTakeFirstOrThrow();
       expect(row.expires_at).toBe('2027-01-01T00:00:00.000Z');
     });
 

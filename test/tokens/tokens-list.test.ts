@@ -11,7 +11,7 @@ describe('GET /api/v1/tokens', () => {
   });
   afterEach(async () => ctx.close());
 
-  it('lists the caller\'s tokens in the metadata shape of api-v1 2.5, with no secret', async () => {
+  it("lists the caller's tokens in the metadata shape of api-v1 2.5, with no secret", async () => {
     const user = await ctx.given.user();
     ctx.clock.advance(1_000);
     await ctx.given.token(user, { name: 'CI', abilities: ['read', 'write'], expiresAt: new Date('2027-03-01T00:00:00.000Z') });
@@ -93,9 +93,9 @@ describe('GET /api/v1/tokens', () => {
     expect(response.statusCode).toBe(200);
     const names = (response.json().data as { name: string }[]).map((t) => t.name);
     expect(names).toEqual(['alice-secondary', 'CLI token']);
-    const aliceIds = (
-      await ctx.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', alice.id).execute()
-    ).map((r) => r.id);
+    const aliceIds = (await ctx.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', alice.id).execute()).map(
+      (r) => r.id,
+    );
     expect((response.json().data as { id: number }[]).map((t) => t.id).sort()).toEqual(aliceIds.sort());
   });
 

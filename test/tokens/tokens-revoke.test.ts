@@ -21,8 +21,7 @@ describe('DELETE /api/v1/tokens/{token}', () => {
         .where('name', '=', name)
         .executeTakeFirstOrThrow()
     ).id;
-  const revoke = (id: string | number, token = user.token) =>
-    ctx.request({ method: 'DELETE', url: `/api/v1/tokens/${id}`, token });
+  const revoke = (id: string | number, token = user.token) => ctx.request({ method: 'DELETE', url: `/api/v1/tokens/${id}`, token });
   const listAs = (token: string) => ctx.request({ method: 'GET', url: '/api/v1/tokens', token });
 
   it('returns 200 with the D18 message and deletes the token', async () => {

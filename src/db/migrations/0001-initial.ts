@@ -43,11 +43,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('expires_at', 'text')
     .addColumn('created_at', 'text', (col) => col.notNull())
     .execute();
-  await db.schema
-    .createIndex('personal_access_tokens_user_idx')
-    .on('personal_access_tokens')
-    .columns(['user_id', 'created_at'])
-    .execute();
+  await db.schema.createIndex('personal_access_tokens_user_idx').on('personal_access_tokens').columns(['user_id', 'created_at']).execute();
 
   await db.schema
     .createTable('projects')
@@ -94,11 +90,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('metadata', 'text', (col) => col.notNull())
     .execute();
   // D19: a project's reports newest analyzed_at first (ties: highest id) come straight off this index.
-  await db.schema
-    .createIndex('reports_project_latest_idx')
-    .on('reports')
-    .columns(['project_id', 'analyzed_at', 'id'])
-    .execute();
+  await db.schema.createIndex('reports_project_latest_idx').on('reports').columns(['project_id', 'analyzed_at', 'id']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -6,7 +6,10 @@ import { sql, type Kysely } from 'kysely';
  * same transaction as every project insert and delete.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('teams').addColumn('projects_count', 'integer', (col) => col.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('teams')
+    .addColumn('projects_count', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
   await sql`update teams set projects_count = (select count(*) from projects where projects.team_id = teams.id)`.execute(db);
 }
 

@@ -19,10 +19,17 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('projects').addColumn('badge_key', 'text').execute();
   const projects = await db.selectFrom('projects').select('id').execute();
   for (const { id } of projects) {
-    await db.updateTable('projects').set({ badge_key: randomAlphanumeric(32) }).where('id', '=', id).execute();
+    await db
+      .updateTable('projects')
+      .set({ badge_key: randomAlphanumeric(32) })
+      .where('id', '=', id)
+      .execute();
   }
   if (isPostgres(db)) {
-    await db.schema.alterTable('projects').alterColumn('badge_key', (column) => column.setNotNull()).execute();
+    await db.schema
+      .alterTable('projects')
+      .alterColumn('badge_key', (column) => column.setNotNull())
+      .execute();
   }
   await db.schema.createIndex('projects_badge_key_idx').on('projects').column('badge_key').unique().execute();
 }

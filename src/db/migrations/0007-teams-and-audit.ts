@@ -17,7 +17,10 @@ import { addIdColumn } from '../dialect.js';
  * made for them), for `GET /user/audit-events`.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('teams').addColumn('personal_team', 'integer', (col) => col.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('teams')
+    .addColumn('personal_team', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
   await sql`
     update teams set personal_team = 1 where exists (
       select 1 from team_members m join users u on u.id = m.user_id

@@ -1,7 +1,17 @@
 import type { ExportIssue } from './export-rows.js';
 
 /** E3: the header, in this order. */
-export const CSV_COLUMNS = ['analyzer_id', 'analyzer_name', 'category', 'severity', 'message', 'file', 'line', 'fingerprint', 'change'] as const;
+export const CSV_COLUMNS = [
+  'analyzer_id',
+  'analyzer_name',
+  'category',
+  'severity',
+  'message',
+  'file',
+  'line',
+  'fingerprint',
+  'change',
+] as const;
 
 /**
  * Characters a spreadsheet reads as the start of a formula (or, tab and carriage return, that

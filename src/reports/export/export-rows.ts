@@ -52,12 +52,9 @@ export function createExportRowsRepository(db: Db) {
      * OFFSET would, and no connection or transaction stays open between batches.
      */
     async issuesAfter(reportId: number, afterId: number, limit: number): Promise<ExportIssue[]> {
-      return ownIssueRows(db, reportId)
-        .select(issueColumns)
-        .where('id', '>', afterId)
-        .orderBy('id')
-        .limit(limit)
-        .execute() as Promise<ExportIssue[]>;
+      return ownIssueRows(db, reportId).select(issueColumns).where('id', '>', afterId).orderBy('id').limit(limit).execute() as Promise<
+        ExportIssue[]
+      >;
     },
   };
 }
