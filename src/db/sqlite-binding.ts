@@ -10,8 +10,8 @@ import type BetterSqlite3 from 'better-sqlite3';
  * - better-sqlite3 13 is built on Node-API and ships prebuilt binaries, but supports Node >= 22 only
  *   (its binary crashes on Node 20).
  *
- * Both are installed (13 under the alias `better-sqlite3-napi`) and we load the one made for the
- * running Node. The API is the same.
+ * 12 is a dependency; 13 is an optional one under the alias `better-sqlite3-napi`, which npm skips on
+ * Node 20 (`engine-strict` in .npmrc). We load the one made for the running Node. The API is the same.
  */
 const require = createRequire(import.meta.url);
 const nodeMajor = Number(process.versions.node.split('.')[0]);
