@@ -119,7 +119,7 @@ const REQUEST_FIELDS = ['method', 'url', 'status', 'duration_ms', 'route', 'user
  * LOG_FORMAT=pretty (or a terminal outside production): readable lines for a person, through
  * pino-pretty in this process (not a worker transport: a person reading a terminal does not need the
  * throughput, and tests can capture it). A request reads
- * `12:00:01.234 INFO: GET /api/v1/projects 200 3.1 ms user 7`; anything else logged keeps its fields
+ * `[12:00:01.234] INFO: GET /api/v1/projects 200 3.1 ms user 7`; anything else logged keeps its fields
  * on the lines below its message. The lines are made from what pino wrote, so they are redacted the
  * same way as JSON lines.
  */
