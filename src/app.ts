@@ -30,6 +30,7 @@ import { loggerOptions, prettyLogStream } from './http/logging.js';
 import { registerRequestLog } from './http/request-log.js';
 import { registerOperationalRoutes } from './http/operational.routes.js';
 import { API_SECURITY_HEADERS, registerSecurityHeaders } from './http/security-headers.js';
+import { serializerCompiler } from './http/serialization.js';
 import { validatorCompiler } from './http/validation.js';
 import { badgesRoutes } from './badges/badges.routes.js';
 import { createBadgesService } from './badges/badges.service.js';
@@ -143,6 +144,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
 
   deps.statementCounter?.register(app);
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   registerRequestLog(app);
   await registerSecurityHeaders(app);

@@ -17,6 +17,8 @@ interface DocumentedResponse {
 
 /** Compiled validators per document text: every test app of a worker serves the same document. */
 const compiled = new Map<string, { ajv: Ajv2020; validators: Map<string, ValidateFunction> }>();
+/** Documents by configuration key (forApp). */
+const documents = new Map<string, OpenApiDocument>();
 
 export class ContractChecker {
   readonly violations: string[] = [];
@@ -38,8 +40,19 @@ export class ContractChecker {
     this.validators = shared.validators;
   }
 
-  static async forApp(app: App): Promise<ContractChecker> {
-    return new ContractChecker(app.swagger() as unknown as OpenApiDocument);
+  /**
+   * The checker for `app`'s document. Generating it costs about as much CPU as building the app, and
+   * within one test process it is a function of the configuration alone: apps built with the same
+   * `configKey` (the environment they were given beyond their store) share the first one's.
+   */
+  static async forApp(app: App, configKey?: string): Promise<ContractChecker> {
+    if (configKey === undefined) return new ContractChecker(app.swagger() as unknown as OpenApiDocument);
+    let document = documents.get(configKey);
+    if (!document) {
+      document = app.swagger() as unknown as OpenApiDocument;
+      documents.set(configKey, document);
+    }
+    return new ContractChecker(document);
   }
 
   /** Checks one answer, from an onSend hook (the payload is the serialised body). */

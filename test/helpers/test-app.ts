@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { HTTPMethods, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { createAccountsService } from '../../src/accounts/accounts.service.js';
 import { createAccountsRepository } from '../../src/accounts/accounts.repository.js';
@@ -18,7 +18,7 @@ import { repositoriesOn } from '../../src/repositories.js';
 import type { ReportToStore } from '../../src/reports/reports.service.js';
 import { FakeClock } from './fake-clock.js';
 import { ContractChecker } from './openapi-contract.js';
-import { createTestStore, type TestStore } from './test-backend.js';
+import { createMigratedTestStore, type TestStore } from './test-backend.js';
 
 export interface TestUser {
   id: number;
@@ -49,7 +49,8 @@ export interface TestContext {
 }
 
 export interface RequestOptions {
-  method: InjectOptions['method'];
+  /** Any method Fastify routes, TRACE included (light-my-request's own type omits it, but sends it). */
+  method: HTTPMethods;
   url: string;
   /** Sent as `Authorization: Bearer <token>`. */
   token?: string;
@@ -67,7 +68,7 @@ export async function buildTestApp(
   options: { env?: Record<string, string>; deps?: Omit<AppDependencies, 'db' | 'clock'> } = {},
 ): Promise<TestContext> {
   const dir = mkdtempSync(join(tmpdir(), 'scoreboard-test-'));
-  const store = await createTestStore(dir);
+  const store = await createMigratedTestStore(dir);
   const config = loadConfig({ ...store.env, DATABASE_POOL_MAX: '4', LOG_LEVEL: 'silent', ...options.env });
   const queries: string[] = [];
   const queryListeners = new Set<(sql: string) => void>();
@@ -89,7 +90,7 @@ export async function buildTestApp(
       return payload;
     });
     await app.ready();
-    contract = await ContractChecker.forApp(app);
+    contract = await ContractChecker.forApp(app, JSON.stringify(options.env ?? {}));
   } catch (error) {
     // A setup that fails leaves no schema, key or file behind.
     await db.destroy();
@@ -133,7 +134,7 @@ export async function send(app: App, options: RequestOptions): Promise<LightMyRe
     payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
   }
   return app.inject({
-    method: options.method,
+    method: options.method as InjectOptions['method'],
     url: options.url,
     headers,
     payload,
