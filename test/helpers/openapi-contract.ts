@@ -15,10 +15,10 @@ interface DocumentedResponse {
   content?: Record<string, { schema: object }>;
 }
 
-/** Compiled validators per document text: every test app of a worker serves the same document. */
-const compiled = new Map<string, { ajv: Ajv2020; validators: Map<string, ValidateFunction> }>();
 /** Documents by configuration key (forApp). */
 const documents = new Map<string, OpenApiDocument>();
+/** Compiled validators per document: the apps sharing a document (forApp) share them too. */
+const compiled = new WeakMap<OpenApiDocument, { ajv: Ajv2020; validators: Map<string, ValidateFunction> }>();
 
 export class ContractChecker {
   readonly violations: string[] = [];
@@ -26,15 +26,14 @@ export class ContractChecker {
   private readonly ajv: Ajv2020;
 
   constructor(private readonly document: OpenApiDocument & { components?: { schemas?: Record<string, object> } }) {
-    const key = JSON.stringify(document);
-    let shared = compiled.get(key);
+    let shared = compiled.get(document);
     if (!shared) {
       const ajv = new Ajv2020({ strict: false, allErrors: true });
       (addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
       // `$ref`s in operations point into the document's components.
       ajv.addSchema({ $id: 'openapi', components: document.components ?? {} });
       shared = { ajv, validators: new Map() };
-      compiled.set(key, shared);
+      compiled.set(document, shared);
     }
     this.ajv = shared.ajv;
     this.validators = shared.validators;
