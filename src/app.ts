@@ -53,6 +53,7 @@ import { redisStoreOn, type RateLimitBackendState } from './rate-limit/redis-sto
 import { createTokensService } from './tokens/tokens.service.js';
 import { createReportExportService } from './reports/export/report-export.service.js';
 import { createReportsService } from './reports/reports.service.js';
+import { createHeavyWork } from './reports/heavy-work.js';
 import { reportsRoutes } from './reports/reports.routes.js';
 import { repositoriesOn } from './repositories.js';
 import { tokensRoutes } from './tokens/tokens.routes.js';
@@ -219,7 +220,10 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   const services = { db, clock, repositories: repositoriesOn };
   const tokensService = createTokensService(services);
   const projectsService = createProjectsService(services);
-  const reportsService = createReportsService(services);
+  // D28: large uploads and report answers are prepared on worker threads, started when first needed.
+  const heavyWork = createHeavyWork(config);
+  app.addHook('onClose', async () => heavyWork.close());
+  const reportsService = createReportsService({ ...services, heavyWork });
   const reportExportService = createReportExportService(services);
   const failuresService = createFailuresService(services);
   const badgesService = createBadgesService(services);
@@ -263,6 +267,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     applyRateLimit: createClientApiRateLimiter(app, config.uploadRateLimit),
     reportsService,
     failuresService,
+    heavyWork,
   });
 
   // E2.3: README images, no token; D8's per-IP budget does not apply, each badge key has its own.

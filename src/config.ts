@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { envSchema } from 'env-schema';
 import { Type, type Static } from 'typebox';
 
@@ -43,6 +44,14 @@ const EnvSchema = Type.Object({
   UPLOAD_RATE_LIMIT: Type.Integer({ minimum: 1, default: 60 }),
   // E5: audit events older than this many days are deleted by a periodic job.
   AUDIT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 365 }),
+  // D28: threads that parse large uploads and build report answers off the event loop. Unset: one
+  // less than the cores (at least 1); 0 does everything on the event loop.
+  WORKER_THREADS: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
+  // Heavy tasks that may wait for a thread; beyond, an upload is answered 503 with Retry-After.
+  WORKER_QUEUE_MAX: Type.Integer({ minimum: 1, maximum: 10_000, default: 16 }),
+  // Upload bodies (and stored results) smaller than this are handled on the event loop, where they
+  // cost less than a thread's round trip.
+  WORKER_INLINE_MAX_BYTES: Type.Integer({ minimum: 0, default: 262_144 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -77,6 +86,10 @@ export interface Config {
   readonly uploadRateLimit: number;
   /** E5: how long audit events are kept. */
   readonly auditRetentionDays: number;
+  /** D28: the heavy-work threads (reports/heavy-work.ts). */
+  readonly workerThreads: number;
+  readonly workerQueueMax: number;
+  readonly workerInlineMaxBytes: number;
 }
 
 export type LogFormat = 'json' | 'pretty';
@@ -122,6 +135,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitUserBase: parsed.RATE_LIMIT_USER_BASE,
     sqlStatementHeader: parsed.SQL_STATEMENT_HEADER,
     auditRetentionDays: parsed.AUDIT_RETENTION_DAYS,
+    workerThreads: parsed.WORKER_THREADS ?? Math.max(1, availableParallelism() - 1),
+    workerQueueMax: parsed.WORKER_QUEUE_MAX,
+    workerInlineMaxBytes: parsed.WORKER_INLINE_MAX_BYTES,
   });
 }
 

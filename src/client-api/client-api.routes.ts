@@ -1,17 +1,19 @@
 import type { FastifyRequest } from 'fastify';
 import { FailureUpload } from '../failures/failure-upload.schemas.js';
 import type { FailuresService } from '../failures/failures.service.js';
-import { invalidField, projectArchived, unauthenticated } from '../http/api-error.js';
+import { badRequest, invalidField, projectArchived, unauthenticated, validationFailed } from '../http/api-error.js';
 import type { App } from '../http/app-types.js';
 import { rejectInvalidHost } from '../http/host-header.js';
-import { carriesBody, requireJsonObjectBody } from '../http/json-body.js';
+import { carriesBody, emptyJsonBody, parseJsonBody, requireJsonObjectBody } from '../http/json-body.js';
 import { withStorableText } from '../http/json-values.js';
 import { UUID_PATTERN } from '../projects/permissions.js';
 import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import type { ProjectWithLatestReport } from '../projects/projects.repository.js';
 import { toProject } from '../projects/projects.service.js';
 import type { ApplyRateLimit } from '../rate-limit/api-rate-limit.js';
+import type { HeavyWork } from '../reports/heavy-work.js';
 import type { ReportsService } from '../reports/reports.service.js';
+import { processUploadBytes, type UploadOutcome } from '../reports/upload-processing.js';
 import { ReportUpload } from '../reports/upload.schemas.js';
 import { ClientProjectResponse, MessageAnswer, UploadResponse, VerifyResponse } from './client-api.schemas.js';
 import type { ClientRateGroup } from './client-request.js';
@@ -26,7 +28,18 @@ export interface ClientApiDeps {
   applyRateLimit: ApplyRateLimit;
   reportsService: ReportsService;
   failuresService: FailuresService;
+  heavyWork: HeavyWork;
 }
+
+/**
+ * A report upload's body once read: parsed, checked and prepared off the event loop (D28,
+ * upload-processing.ts). The routes answer its outcome at the step of D4's order it belongs to.
+ */
+class UploadBody {
+  constructor(readonly outcome: UploadOutcome) {}
+}
+
+const isUpload = (request: FastifyRequest) => request.routeOptions.config.clientApi?.rateGroup === 'reports';
 
 /**
  * The endpoints the published client package calls (CLIENT-WIRE.md), registered under `/api`.
@@ -55,7 +68,28 @@ export async function clientApiRoutes(app: App, deps: ClientApiDeps) {
     request.clientProject = await deps.identifyProject(request);
     refuseUnidentified(request);
   });
-  app.addHook('preValidation', requireJsonObjectBody);
+  app.addHook('preValidation', async (request) => {
+    if (!isUpload(request)) await requireJsonObjectBody(request);
+  });
+
+  // Uploads are read as bytes and handed to the heavy-work pool whole; its outcome is this route's
+  // body. Not JSON is a 400 here, at parsing, as for any other body; the failure route's bodies are
+  // small and parsed as usual.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) => {
+    if (!isUpload(request)) return parseJsonBody(body.toString('utf8'));
+    if (body.length === 0) throw emptyJsonBody();
+    const outcome = await deps.heavyWork.processUpload(body);
+    if (outcome.kind === 'malformed') throw badRequest(outcome.message);
+    return new UploadBody(outcome);
+  });
+  /** After the credential's second check (D22), as `requireJsonObjectBody` for other bodies. */
+  const checkUploadBody = async (request: FastifyRequest) => {
+    // No body at all is validated as `{}`, so that the missing fields read as "required" (422).
+    if (!(request.body instanceof UploadBody)) request.body = new UploadBody(processUploadBytes(Buffer.from('{}')));
+    const { outcome } = request.body as UploadBody;
+    if (outcome.kind === 'not-an-object') throw badRequest(outcome.message);
+  };
 
   const clientApi = (rateGroup: ClientRateGroup) => ({ clientApi: { rateGroup } });
   const projectOf = (request: FastifyRequest): ProjectWithLatestReport => request.clientProject!.project;
@@ -68,13 +102,18 @@ export async function clientApiRoutes(app: App, deps: ClientApiDeps) {
     app.post(url, {
       config: clientApi('reports'),
       bodyLimit: UPLOAD_BODY_LIMIT,
+      // The schema documents the body; upload-processing.ts validates it against the same schema.
       schema: { tags, summary, body: ReportUpload, response: { 201: UploadResponse } },
+      validatorCompiler: () => () => true,
       preParsing: decompressGzipBody,
-      preValidation: refuseArchived,
+      preValidation: [checkUploadBody, refuseArchived],
       handler: async (request, reply) => {
         const project = projectOf(request);
-        const upload = withStorableText(request.body);
-        checkProjectId(upload.project_id, project.id);
+        const { outcome } = request.body as unknown as UploadBody;
+        if (outcome.kind === 'invalid') throw validationFailed(outcome.fieldErrors);
+        if (outcome.kind !== 'processed') throw new Error(`unexpected upload outcome ${outcome.kind}`);
+        const upload = outcome.upload;
+        checkProjectId(upload.projectId, project.id);
         const { report, gate } = await reports.receiveUpload(credentialOf(request), project.id, upload);
         return reply.code(201).send({ success: true, message: 'Report received.', report, gate });
       },

@@ -38,7 +38,7 @@ export const countAll = sql<string | number>`count(*)`;
  * are already serial (BEGIN IMMEDIATE); PostgreSQL's READ COMMITTED is not, so the row is locked
  * there, and the statements after the lock see what the previous holder committed.
  */
-export async function lockForUpdate(trx: Kysely<any>, table: 'users' | 'projects', id: number | string): Promise<void> {
+export async function lockForUpdate(trx: Kysely<any>, table: 'users' | 'projects' | 'reports', id: number | string): Promise<void> {
   if (!isPostgres(trx)) return;
   await trx.selectFrom(table).select('id').where('id', '=', id).forUpdate().execute();
 }

@@ -15,6 +15,7 @@ export interface Database {
   reports: ReportsTable;
   run_failures: RunFailuresTable;
   report_issues: ReportIssuesTable;
+  report_bodies: ReportBodiesTable;
   team_invitations: TeamInvitationsTable;
   audit_events: AuditEventsTable;
 }
@@ -180,6 +181,12 @@ export interface ReportsTable {
 }
 
 /** E1.2/E1.6: one issue of a report, or (change `fixed`) one of its baseline's that it no longer has. */
+/** Since migration 0008 (D28): a report's detail answer, gzip-compressed (reports/detail-body.ts). */
+export interface ReportBodiesTable {
+  report_id: number;
+  gzip: Buffer;
+}
+
 export interface ReportIssuesTable {
   id: Generated<number>;
   report_id: number;

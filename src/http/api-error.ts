@@ -61,6 +61,30 @@ export const serverError = () => new ApiError(500, 'Server Error', 'Something we
 export const serviceUnavailable = () =>
   new ApiError(503, 'Service Unavailable', 'The service is temporarily unavailable. Please try again later.');
 
+/** Seconds a client is asked to wait when the heavy-work pool is full (D28): its queue drains in a few. */
+export const BUSY_RETRY_AFTER_SECONDS = 5;
+
+/** Thrown when the heavy-work pool (reports/heavy-work.ts) has no room for another task. */
+export class WorkQueueFull extends Error {
+  constructor() {
+    super('The heavy-work queue is full.');
+    this.name = 'WorkQueueFull';
+  }
+}
+
+/**
+ * D28: a full heavy-work pool is a 503. `Retry-After` goes only where the contract allows it: the
+ * client package's endpoints, never /api/v1 (api-v1.md section 8, rule 3: only on 429).
+ */
+export function workBusy(withRetryAfter: boolean): ApiError {
+  return new ApiError(
+    503,
+    'Service Unavailable',
+    'The service is busy with other large reports. Please try again in a few seconds.',
+    withRetryAfter ? { retryAfter: BUSY_RETRY_AFTER_SECONDS, headers: { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) } } : {},
+  );
+}
+
 /** 422: `message` repeats the first field message (D3). */
 export function validationFailed(fieldErrors: FieldErrors): ApiError {
   const first = Object.values(fieldErrors)[0]?.[0] ?? 'The given data was invalid.';

@@ -8,6 +8,8 @@ import {
   serviceUnavailable,
   unsupportedMediaType,
   validationFailed,
+  workBusy,
+  WorkQueueFull,
 } from './api-error.js';
 import { isClientApiRequest } from '../client-api/client-request.js';
 import { toFieldErrors } from './validation.js';
@@ -45,6 +47,7 @@ export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply
 
 function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof WorkQueueFull) return workBusy(isClientApiRequest(request));
   if (error.validation) return validationFailed(toFieldErrors(error.validation));
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -47,7 +47,7 @@ export async function normalizeJsonBody(request: FastifyRequest): Promise<void> 
 }
 
 /** Recursion bounded by `levels`, whatever the input. */
-function isNestedDeeperThan(value: unknown, levels: number): boolean {
+export function isNestedDeeperThan(value: unknown, levels: number): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (levels === 0) return true;
   return Object.values(value).some((item) => isNestedDeeperThan(item, levels - 1));
@@ -112,20 +112,25 @@ function trimStrings(value: unknown): unknown {
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = body as string;
-    if (text.length === 0) return done(badRequest('The request body is empty, but Content-Type says it is JSON.'), undefined);
     try {
-      done(null, secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' }));
+      done(null, parseJsonBody(body as string));
     } catch (error) {
-      const prototypeKey = error instanceof SyntaxError && /forbidden prototype property/.test(error.message);
-      done(
-        badRequest(
-          prototypeKey
-            ? 'The request body may not contain "__proto__" or "constructor.prototype" keys.'
-            : 'The request body is not valid JSON.',
-        ),
-        undefined,
-      );
+      done(error as Error, undefined);
     }
   });
 }
+
+/** A JSON body's value, or the 400 (D5) that says why there is none; see registerJsonBodyParser. */
+export function parseJsonBody(text: string): unknown {
+  if (text.length === 0) throw emptyJsonBody();
+  try {
+    return secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' });
+  } catch (error) {
+    const prototypeKey = error instanceof SyntaxError && /forbidden prototype property/.test(error.message);
+    throw badRequest(prototypeKey ? PROTOTYPE_KEY_MESSAGE : 'The request body is not valid JSON.');
+  }
+}
+
+export const PROTOTYPE_KEY_MESSAGE = 'The request body may not contain "__proto__" or "constructor.prototype" keys.';
+
+export const emptyJsonBody = () => badRequest('The request body is empty, but Content-Type says it is JSON.');

@@ -48,6 +48,8 @@ export async function backfillChanges(db: Kysely<any>, now: () => string = () =>
         const metadata = JSON.parse(stored.metadata) as Record<string, unknown>;
         const changes = await recordChanges(reports, { projectId: project_id, results, metadata, analyzedAt: analyzed_at, id });
         await reports.deleteIssues(id);
+        // Its answer (D28) shows the changes only now recorded: the next read builds it again.
+        await reports.forgetBodies([id]);
         await reports.insertIssues(id, changes.rows);
         await trx.updateTable('reports').set(changeColumns(changes)).where('id', '=', id).execute();
       }

@@ -7,6 +7,9 @@ import { SEVERITIES, type Severity } from './vocabulary.js';
 /** E1.4/E1.5: what an issue of a report is, against the report's baseline (null: no baseline). */
 export type IssueChange = 'new' | 'unchanged' | null;
 
+/** A report's issue changes as small integers, to cross threads in a byte array (detail-body.ts). */
+export const CHANGE_CODES: readonly IssueChange[] = [null, 'new', 'unchanged'];
+
 /** The kinds the changes endpoint lists (E1.6), in its order: new, then fixed, then unchanged. */
 export const CHANGE_KINDS = ['new', 'fixed', 'unchanged'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
@@ -116,11 +119,16 @@ export function compareWithBaseline(
   issues.forEach((issue, position) => {
     const change: IssueChange = before === null ? null : before.has(issue.fingerprint) ? 'unchanged' : 'new';
     if (change === 'unchanged') unchanged++;
-    rows.push(row(issue, change, position));
+    rows.push(issueRow(issue, change, position));
   });
   if (baseline === null) return { rows, counts: null };
-  for (const issue of baseline.gone) rows.push(row(issue, 'fixed', null));
+  for (const issue of baseline.gone) rows.push(issueRow(issue, 'fixed', null));
   return { rows, counts: { new: issues.length - unchanged, fixed: baseline.gone.length, unchanged } };
+}
+
+/** The rank `report_issues` stores with a change, for the changes list's order (E1.6). */
+export function changeRank(change: ChangeKind | null): number {
+  return CHANGE_RANK[change ?? 'none'];
 }
 
 /** The largest value an `integer` column holds on PostgreSQL (and the SQL standard). */
@@ -135,7 +143,7 @@ function columnInteger(value: number | undefined): number | null {
 }
 
 /** Field by field: spreading thousands of records (`{...issue}`) took most of the comparison's time in an upload's profile. */
-function row(issue: IssueRecord, change: ChangeKind | null, position: number | null): IssueRow {
+export function issueRow(issue: IssueRecord, change: ChangeKind | null, position: number | null): IssueRow {
   return {
     fingerprint: issue.fingerprint,
     analyzer_id: issue.analyzer_id,

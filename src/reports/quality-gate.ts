@@ -1,5 +1,5 @@
 import type { ProjectSettings } from '../projects/settings.js';
-import type { StoredResult } from './report-results.js';
+import type { FailedAnalyzer } from './upload-processing.js';
 import { severitiesAtOrAbove, type Severity } from './vocabulary.js';
 
 export interface GateOutcome {
@@ -20,18 +20,17 @@ export interface GateOutcome {
  */
 export function applyQualityGate(
   settings: Pick<ProjectSettings, 'fail_on' | 'fail_threshold' | 'fail_on_new'>,
-  report: { score: number; results: readonly StoredResult[]; newIssues: readonly { severity: Severity }[] },
+  report: { score: number; failedAnalyzers: readonly FailedAnalyzer[]; newBySeverity: Record<Severity, number> },
 ): GateOutcome {
   const reasons: string[] = [];
   const { fail_on, fail_threshold, fail_on_new } = settings;
 
   if (fail_on !== null && fail_on !== 'never') {
-    const blocking = severitiesAtOrAbove(fail_on);
-    const offending = report.results.filter(
-      (result) => result.status === 'failed' && result.issues.some((issue) => blocking.has(issue.severity)),
-    );
+    const blocking = [...severitiesAtOrAbove(fail_on)];
+    const blockingIn = (analyzer: FailedAnalyzer) => blocking.reduce((n, severity) => n + analyzer.issues[severity], 0);
+    const offending = report.failedAnalyzers.filter((analyzer) => blockingIn(analyzer) > 0);
     if (offending.length > 0) {
-      const count = offending.reduce((n, r) => n + r.issues.filter((i) => blocking.has(i.severity)).length, 0);
+      const count = offending.reduce((n, analyzer) => n + blockingIn(analyzer), 0);
       const names = offending.map((r) => r.analyzer_id).join(', ');
       reasons.push(`${count} ${count === 1 ? 'issue' : 'issues'} at or above ${fail_on} severity in failed analyzers: ${names}.`);
     }
@@ -42,8 +41,7 @@ export function applyQualityGate(
   }
 
   if (fail_on_new !== null && fail_on_new !== 'never') {
-    const blocking = severitiesAtOrAbove(fail_on_new);
-    const count = report.newIssues.filter((issue) => blocking.has(issue.severity)).length;
+    const count = [...severitiesAtOrAbove(fail_on_new)].reduce((n, severity) => n + report.newBySeverity[severity], 0);
     if (count > 0) reasons.push(`${count} new ${count === 1 ? 'issue' : 'issues'} at or above ${fail_on_new} severity.`);
   }
 

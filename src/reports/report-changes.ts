@@ -1,5 +1,7 @@
 import {
+  CHANGE_CODES,
   compareWithBaseline,
+  issueRow,
   fingerprintResults,
   missingFromReport,
   type BaselineIssues,
@@ -9,6 +11,8 @@ import {
 import { gitContextOf, isPullRequest, type GitContext } from './git-context.js';
 import type { StoredResult } from './report-results.js';
 import type { BaselineCandidate, ReportsRepository } from './reports.repository.js';
+import { fingerprintAt, type PreparedIssues } from './upload-processing.js';
+import { SEVERITIES, type Severity } from './vocabulary.js';
 
 /** What E1 records about a report: its git context, its baseline, its issue rows and the counts. */
 export interface ReportChanges {
@@ -45,11 +49,7 @@ export async function recordChanges(
   report: { projectId: string; results: readonly StoredResult[]; metadata: Record<string, unknown>; analyzedAt: string; id: number | null },
 ): Promise<ReportChanges> {
   const git = gitContextOf(report.metadata);
-  const ownPlace = { analyzed_at: report.analyzedAt, id: report.id };
-  const baseline =
-    (isPullRequest(git)
-      ? await reports.findBaseline(report.projectId, { branch: git.base_branch, before: report.id === null ? null : ownPlace })
-      : await reports.findBaseline(report.projectId, { branch: git.branch, before: ownPlace })) ?? null;
+  const baseline = await chooseBaseline(reports, report.projectId, git, { analyzed_at: report.analyzedAt, id: report.id });
   const issues = fingerprintResults(report.results);
   let before: BaselineIssues | null = null;
   if (baseline !== null) {
@@ -60,4 +60,69 @@ export async function recordChanges(
   }
   const { rows, counts } = compareWithBaseline(issues, before);
   return { git, baseline, rows, counts };
+}
+
+/** E1.3: the report's baseline, chosen once when it is stored (see `recordChanges` for `ownPlace`). */
+export async function chooseBaseline(
+  reports: Pick<ReportsRepository, 'findBaseline'>,
+  projectId: string,
+  git: GitContext,
+  ownPlace: { analyzed_at: string; id: number | null },
+): Promise<BaselineCandidate | null> {
+  const found = isPullRequest(git)
+    ? await reports.findBaseline(projectId, { branch: git.base_branch, before: ownPlace.id === null ? null : ownPlace })
+    : await reports.findBaseline(projectId, { branch: git.branch, before: ownPlace });
+  return found ?? null;
+}
+
+/** What E1.4 finds for an upload's prepared issues (upload-processing.ts) against its baseline. */
+export interface UploadComparison {
+  /** The change of each issue in upload order, as CHANGE_CODES indexes. */
+  changes: Uint8Array;
+  counts: ChangeCounts | null;
+  /** The baseline's issues the upload no longer has. */
+  fixed: IssueRow[];
+  /** The issues the gate counts as new (E1.7: all of them without a baseline), by severity. */
+  newBySeverity: Record<Severity, number>;
+}
+
+/**
+ * E1.4 as `compareWithBaseline`, on the compact form of an upload's issues: a code per issue rather
+ * than a row object, so that a 75,000-issue upload costs the event loop a set lookup per issue.
+ */
+export async function compareUploadedIssues(
+  reports: Pick<ReportsRepository, 'fingerprintsOf' | 'issuesWithFingerprints'>,
+  issues: PreparedIssues,
+  baseline: BaselineCandidate | null,
+): Promise<UploadComparison> {
+  const changes = new Uint8Array(issues.count);
+  const newBySeverity: Record<Severity, number> = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
+  const countNew = (i: number) => (newBySeverity[SEVERITIES[issues.severityRanks[i]!]!] += 1);
+  if (baseline === null) {
+    for (let i = 0; i < issues.count; i++) countNew(i);
+    return { changes, counts: null, fixed: [], newBySeverity };
+  }
+  const baselineFingerprints = await reports.fingerprintsOf(baseline.id);
+  const before = new Set(baselineFingerprints);
+  const now = new Set<string>();
+  let unchanged = 0;
+  for (let i = 0; i < issues.count; i++) {
+    const fingerprint = fingerprintAt(issues, i);
+    now.add(fingerprint);
+    if (before.has(fingerprint)) {
+      changes[i] = CHANGE_CODES.indexOf('unchanged');
+      unchanged++;
+    } else {
+      changes[i] = CHANGE_CODES.indexOf('new');
+      countNew(i);
+    }
+  }
+  const missing = baselineFingerprints.filter((fingerprint) => !now.has(fingerprint));
+  const gone = missing.length === 0 ? [] : await reports.issuesWithFingerprints(baseline.id, missing);
+  return {
+    changes,
+    counts: { new: issues.count - unchanged, fixed: gone.length, unchanged },
+    fixed: gone.map((issue) => issueRow(issue, 'fixed', null)),
+    newBySeverity,
+  };
 }

@@ -1,10 +1,12 @@
 import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
-import type { Db } from '../db/database.js';
-import { countAll, isPostgres } from '../db/dialect.js';
+import { inTransaction, type Db } from '../db/database.js';
+import { countAll, isPostgres, lockForUpdate } from '../db/dialect.js';
 import type { ReportIssuesTable, ReportsTable, TeamRole } from '../db/schema.js';
-import type { ChangeKind, IssueMark, IssueRecord, IssueRow } from './changes.js';
+import { CHANGE_CODES, changeRank, type ChangeKind, type IssueMark, type IssueRecord, type IssueRow } from './changes.js';
 import type { ChangeItem, ReportListItem, ReportSummary, StoredGate, TrendPoint } from './reports.schemas.js';
 import { SEVERITIES, type Severity } from './vocabulary.js';
+import type { PreparedIssues } from './upload-processing.js';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 
 export type NewReport = Omit<Selectable<ReportsTable>, 'id'>;
 
@@ -153,6 +155,9 @@ export function toTrendPoint(row: TrendRow): TrendPoint {
 export interface BaselineCandidate {
   id: number;
   uuid: string;
+  analyzed_at: string;
+  git_branch: string | null;
+  git_commit: string | null;
 }
 
 /** Rows per insert statement: 14 parameters each stays well under SQLite's and PostgreSQL's limits. */
@@ -337,7 +342,7 @@ export function createReportsRepository(db: Db) {
       const { branch, before } = on;
       return db
         .selectFrom('reports')
-        .select(['id', 'uuid'])
+        .select(['id', 'uuid', 'analyzed_at', 'git_branch', 'git_commit'])
         .where('project_id', '=', projectId)
         .where('git_branch', branch === null ? 'is' : '=', branch)
         .$if(before !== null, (query) =>
@@ -401,6 +406,64 @@ export function createReportsRepository(db: Db) {
           );
         }
         await db.executeQuery(CompiledQuery.raw(issueInsertText(postgres, end - start), parameters));
+      }
+    },
+
+    /**
+     * An upload's issues (prepared off the event loop, upload-processing.ts), each with its change
+     * (CHANGE_CODES of `changes`). A 75,000-issue report is 150 statements: the event loop is given
+     * back between them, so that other requests are answered while a large upload is stored.
+     */
+    async insertPreparedIssues(reportId: number, issues: PreparedIssues, changes: Uint8Array): Promise<void> {
+      const postgres = isPostgres(db);
+      let position = 0;
+      for (const [index, batch] of issues.batches.entries()) {
+        if (index > 0) await yieldToEventLoop();
+        const rows = JSON.parse(batch) as unknown[][];
+        const parameters: unknown[] = [];
+        for (const row of rows) {
+          const change = CHANGE_CODES[changes[position]!]!;
+          // ISSUE_COLUMNS' order; `row` is upload-processing.ts's, from severity_rank to column_number.
+          parameters.push(reportId, change, changeRank(change), ...row, position++);
+        }
+        await db.executeQuery(CompiledQuery.raw(issueInsertText(postgres, rows.length), parameters));
+      }
+    },
+
+    /** D28: the report's stored answer, gzip-compressed, if it has one. */
+    async body(reportId: number): Promise<Buffer | undefined> {
+      const row = await db.selectFrom('report_bodies').select('gzip').where('report_id', '=', reportId).executeTakeFirst();
+      return row?.gzip;
+    },
+
+    /**
+     * Kept only while the report still has the baseline the body shows (`baselineId`), and once: a
+     * body another read stored meanwhile is the same text. The report's row is locked (PostgreSQL),
+     * so a deletion of its baseline (`dependentsOf`) comes wholly before or after.
+     */
+    async storeBody(reportId: number, baselineId: number | null, gzip: Buffer): Promise<void> {
+      await inTransaction(db, async (trx) => {
+        await lockForUpdate(trx, 'reports', reportId);
+        const report = await trx.selectFrom('reports').select('baseline_report_id').where('id', '=', reportId).executeTakeFirst();
+        if (!report || report.baseline_report_id !== baselineId) return;
+        await trx
+          .insertInto('report_bodies')
+          .values({ report_id: reportId, gzip })
+          .onConflict((conflict) => conflict.column('report_id').doNothing())
+          .execute();
+      });
+    },
+
+    /** The reports whose baseline is `reportId` (locked, on PostgreSQL): their bodies change when it is deleted. */
+    async dependentsOf(reportId: number): Promise<number[]> {
+      const query = db.selectFrom('reports').select('id').where('baseline_report_id', '=', reportId);
+      const rows = await (isPostgres(db) ? query.forUpdate() : query).execute();
+      return rows.map((row) => row.id);
+    },
+
+    async forgetBodies(reportIds: readonly number[]): Promise<void> {
+      for (let start = 0; start < reportIds.length; start += FINGERPRINTS_PER_SELECT) {
+        await db.deleteFrom('report_bodies').where('report_id', 'in', reportIds.slice(start, start + FINGERPRINTS_PER_SELECT)).execute();
       }
     },
 

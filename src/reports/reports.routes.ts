@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import { callerOf, type App } from '../http/app-types.js';
+import { acceptsGzip, decompressedBody } from '../http/content-coding.js';
 import { Paginated } from '../http/pagination.js';
 import { publicUrl } from '../http/public-url.js';
 import { MessageResponse } from '../http/schemas.js';
@@ -153,7 +154,13 @@ export async function reportsRoutes(
     config: read,
     schema: { tags, summary: 'Read a report with all its results', params: ReportParams, response: { 200: ReportDetailResponse } },
     preValidation: resolveReport('view'),
-    handler: async (request) => ({ data: await reports.detail(reportOf(request)) }),
+    handler: async (request, reply) => {
+      // D28: the answer stored at upload, compressed; sent as it is to a client that takes gzip.
+      const gzip = await reports.detailBody(reportOf(request));
+      const answer = (reply as FastifyReply).header('content-type', 'application/json; charset=utf-8').header('vary', 'accept-encoding');
+      if (acceptsGzip(request.headers['accept-encoding'])) return answer.header('content-encoding', 'gzip').send(gzip);
+      return answer.send(decompressedBody(gzip));
+    },
   });
 
   // Deleting a report is destructive like deleting its project: the same roles (D15, owner or admin).

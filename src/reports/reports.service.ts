@@ -2,7 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Caller } from '../auth/caller.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
-import { asObject, pastTimestamp } from '../http/json-values.js';
+import { pastTimestamp } from '../http/json-values.js';
 import type { Clock } from '../clock.js';
 import type { RepositoriesOn } from '../repositories.js';
 import { inTransaction, type Db } from '../db/database.js';
@@ -12,12 +12,12 @@ import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../http/pagination.js
 import { mayPerform, UUID_PATTERN, type ProjectAction } from '../projects/permissions.js';
 import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import { parseStoredSettings } from '../projects/settings.js';
-import { normalizeConfiguration, normalizeResults } from './normalize-upload.js';
-import type { IssueRow } from './changes.js';
+import { compactMarks, type DetailSource } from './detail-body.js';
+import { gitContextOf } from './git-context.js';
+import type { HeavyWork } from './heavy-work.js';
 import { applyQualityGate, type GateOutcome } from './quality-gate.js';
-import { changeColumns, recordChanges } from './report-changes.js';
+import { chooseBaseline, compareUploadedIssues } from './report-changes.js';
 import type { StoredResult } from './report-results.js';
-import { toReportDetail } from './report-detail.js';
 import {
   toChangeItem,
   toReportListItem,
@@ -27,76 +27,101 @@ import {
   type NewReport,
   type ReportRow,
 } from './reports.repository.js';
-import type { ReportDetail, ReportSummary } from './reports.schemas.js';
-import { encodeResults, type ResultsColumns } from './stored-results.js';
-import { summarizeResults } from './summarize.js';
-import type { ReportUploadInput } from './upload.schemas.js';
+import type { ReportSummary } from './reports.schemas.js';
+import type { ResultsColumns } from './stored-results.js';
+import { prepareResults, type ProcessedUpload } from './upload-processing.js';
+import type { Severity } from './vocabulary.js';
 
 /**
  * Reports: receiving uploads, reading and deleting them. Every write to `reports` goes through here
  * so that the project's latest-report pointer (D19) changes in the same transaction.
  */
-export function createReportsService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
-  const { db, repositories } = deps;
+export function createReportsService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn; heavyWork: HeavyWork }) {
+  const { db, repositories, heavyWork } = deps;
   const now = () => deps.clock.now().toISOString();
   const reports = repositories(db).reports;
 
   /**
-   * Stores a report with what E1 records about it (git context, baseline, fingerprints, changes)
-   * and moves the project's latest-report pointer; the caller holds the project's lock. `gateOf`
-   * decides the stored gate from the changes (E1.7, E1.8).
+   * Stores a report with what E1 records about it (git context, baseline, changes) and moves the
+   * project's latest-report pointer; the caller holds the project's lock. `gateOf` decides the
+   * stored gate from the changes (E1.7, E1.8). The issues arrive prepared (upload-processing.ts).
    */
-  async function insertReport(
-    trx: Db,
-    report: ReportToStore,
-    results: readonly StoredResult[],
-    gateOf: (newIssues: readonly IssueRow[]) => GateOutcome | null,
-  ): Promise<{ row: NewReport; id: number; gate: GateOutcome | null }> {
+  async function insertReport(trx: Db, report: ReportToStore, prepared: PreparedReport, gateOf: (newBySeverity: Record<Severity, number>) => GateOutcome | null) {
     const repository = repositories(trx).reports;
-    const metadata = JSON.parse(report.metadata) as Record<string, unknown>;
-    const changes = await recordChanges(repository, {
-      projectId: report.project_id,
-      results,
-      metadata,
-      analyzedAt: report.analyzed_at,
-      id: null,
-    });
-    // E1.7: without a baseline every issue counts as new.
-    const gate = gateOf(changes.rows.filter((issue) => issue.change === 'new' || (changes.counts === null && issue.change === null)));
+    const baseline = await chooseBaseline(repository, report.project_id, prepared.git, { analyzed_at: report.analyzed_at, id: null });
+    const comparison = await compareUploadedIssues(repository, prepared.issues, baseline);
+    const gate = gateOf(comparison.newBySeverity);
     const row: NewReport = {
       ...report,
-      ...encodeResults(results),
-      ...changeColumns(changes),
+      results: '',
+      results_br: Buffer.from(prepared.resultsBr.buffer, prepared.resultsBr.byteOffset, prepared.resultsBr.byteLength),
+      git_branch: prepared.git.branch,
+      git_commit: prepared.git.commit,
+      pull_request: prepared.git.pull_request,
+      base_branch: prepared.git.base_branch,
+      baseline_report_id: baseline?.id ?? null,
+      changes_new: comparison.counts?.new ?? null,
+      changes_fixed: comparison.counts?.fixed ?? null,
+      changes_unchanged: comparison.counts?.unchanged ?? null,
       gate: gate === null ? null : JSON.stringify({ passed: gate.passed, reasons: gate.reasons }),
       fingerprinted_at: report.created_at,
     };
     const id = await repository.insert(row);
-    await repository.insertIssues(id, changes.rows);
+    await repository.insertPreparedIssues(id, prepared.issues, comparison.changes);
+    await repository.insertIssues(id, comparison.fixed);
     await repository.refreshLatest(report.project_id);
-    return { row, id, gate };
+    return { row, id, gate, baseline, changes: comparison.changes };
+  }
+
+  /**
+   * D28: the report's answer, serialised and compressed once, as it is stored. Not part of the
+   * upload's transaction (a thread builds it, and the database is not held meanwhile); if it cannot
+   * be stored now (the pool is full, the report was deleted), the first read builds it instead.
+   */
+  async function storeBody(stored: Awaited<ReturnType<typeof insertReport>>, prepared: PreparedReport): Promise<void> {
+    const { row, id, baseline, changes } = stored;
+    const { results_br: _bytes, ...columns } = row;
+    const source: DetailSource = {
+      row: {
+        ...columns,
+        id,
+        baseline_uuid: baseline?.uuid ?? null,
+        baseline_analyzed_at: baseline?.analyzed_at ?? null,
+        baseline_branch: baseline?.git_branch ?? null,
+        baseline_commit: baseline?.git_commit ?? null,
+      },
+      resultsBr: prepared.resultsBr,
+      marks: { fingerprints: prepared.issues.fingerprints, changes },
+    };
+    try {
+      const body = await heavyWork.buildDetailBody(source, prepared.resultsBr.byteLength);
+      if (body !== null) await reports.storeBody(id, baseline?.id ?? null, body);
+    } catch {
+      // Only a cache of what the report's rows say: the next read builds it again.
+    }
   }
 
   return {
     /** The operator's (and the test factories') way to store a report, all or nothing; no gate is recorded. */
     async storeReport(report: ReportToStore, results: readonly StoredResult[] = []): Promise<number> {
+      const prepared: PreparedReport = { ...prepareResults(results), git: gitContextOf(JSON.parse(report.metadata) as Record<string, unknown>) };
       return inTransaction(db, async (trx) => {
         await lockForUpdate(trx, 'projects', report.project_id);
-        return (await insertReport(trx, report, results, () => null)).id;
+        return (await insertReport(trx, report, prepared, () => null)).id;
       });
     },
 
     /**
-     * CLIENT-WIRE.md "What the service does with a report": normalise the PHP encodings, recompute
-     * the summary from the results (the client's `summary` is kept only as sent), store, and apply
-     * the project's quality gate to what was stored.
+     * CLIENT-WIRE.md "What the service does with a report": `upload` was parsed, normalised and
+     * summarised off the event loop (upload-processing.ts); store it and apply the project's
+     * quality gate to what was stored.
      */
     async receiveUpload(
       credential: ProjectTokenCredential,
       projectId: string,
-      upload: ReportUploadInput,
+      upload: ProcessedUpload,
     ): Promise<{ report: ReportSummary; gate: GateOutcome }> {
-      const results = normalizeResults(upload.results);
-      const counts = summarizeResults(results);
+      const { counts } = upload;
       const receivedAt = now();
       const report: ReportToStore = {
         uuid: uuidv7(),
@@ -114,26 +139,27 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
         issues_medium: counts.issues_by_severity.medium,
         issues_low: counts.issues_by_severity.low,
         issues_info: counts.issues_by_severity.info,
-        // The client calls it laravel_version; framework_version is accepted as an alias.
-        framework_version: upload.laravel_version ?? upload.framework_version ?? null,
-        package_version: upload.package_version ?? null,
-        pro_package_version: upload.pro_package_version ?? null,
-        // The client sends the sum of the analyzers' times; older ones may not.
-        total_execution_time: upload.total_execution_time ?? sumExecutionTimes(results),
-        triggered_by: upload.triggered_by ?? null,
+        framework_version: upload.frameworkVersion,
+        package_version: upload.packageVersion,
+        pro_package_version: upload.proPackageVersion,
+        total_execution_time: upload.totalExecutionTime,
+        triggered_by: upload.triggeredBy,
         // D2: stored in UTC; a client that sends no time is taken to have analysed just now.
-        analyzed_at: upload.analyzed_at ? pastTimestamp(upload.analyzed_at, 'analyzed_at', deps.clock.now()) : receivedAt,
+        analyzed_at: upload.analyzedAt ? pastTimestamp(upload.analyzedAt, 'analyzed_at', deps.clock.now()) : receivedAt,
         created_at: receivedAt,
-        metadata: JSON.stringify(asObject(upload.metadata)),
-        client_summary: upload.summary === undefined ? null : JSON.stringify(upload.summary),
-        configuration: upload.configuration === undefined ? null : JSON.stringify(normalizeConfiguration(upload.configuration)),
+        metadata: upload.metadata,
+        client_summary: upload.clientSummary,
+        configuration: upload.configuration,
       };
       // D22: stored only if the token still names this project and it is not archived, as of this
       // transaction; the gate applies the settings of that same moment.
       const stored = await inTransaction(db, async (trx) => {
         const settings = parseStoredSettings((await credential.recheck(trx)).settings);
-        return insertReport(trx, report, results, (newIssues) => applyQualityGate(settings, { score: counts.score, results, newIssues }));
+        return insertReport(trx, report, upload, (newBySeverity) =>
+          applyQualityGate(settings, { score: counts.score, failedAnalyzers: upload.failedAnalyzers, newBySeverity }),
+        );
       });
+      await storeBody(stored, upload);
       return { report: toReportSummary({ ...stored.row, id: stored.id }), gate: stored.gate! };
     },
 
@@ -177,11 +203,22 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
       return report;
     },
 
-    async detail(report: ReportRow): Promise<ReportDetail> {
-      const detail = toReportDetail(report, report.fingerprinted_at === null ? null : await reports.issueMarks(report.id));
-      // Deleted since it was resolved (D11's 404).
-      if (detail === null) throw notFound();
-      return detail;
+    /**
+     * D28: the report's answer as gzip-compressed JSON: the one stored, else built (on a thread when
+     * the report is large) and stored for the next read. A report the back-fill has not fingerprinted
+     * yet is answered without storing: its changes are still to come.
+     */
+    async detailBody(report: ReportRow): Promise<Buffer> {
+      const stored = await reports.body(report.id);
+      if (stored) return stored;
+      const fingerprinted = report.fingerprinted_at !== null;
+      const marks = fingerprinted ? compactMarks(await reports.issueMarks(report.id)) : null;
+      const { results_br: resultsBr, ...row } = report;
+      const body = await heavyWork.buildDetailBody({ row, resultsBr, marks }, resultsBr?.byteLength ?? report.results.length);
+      // Deleted since it was resolved, with its issue rows (D11's 404).
+      if (body === null) throw notFound();
+      if (fingerprinted) await reports.storeBody(report.id, report.baseline_report_id, body);
+      return body;
     },
 
     /**
@@ -210,8 +247,11 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
           await lockForUpdate(trx, 'projects', report.project_id);
         }
         const repository = repositories(trx).reports;
+        // The answers that show this report as their baseline show none once it is gone (D28).
+        const dependents = await repository.dependentsOf(report.id);
         // Deleted meanwhile by someone else: there is nothing left to delete (D11's 404).
         if (!(await repository.delete(report.id))) throw notFound();
+        await repository.forgetBodies(dependents);
         await repository.refreshLatest(report.project_id);
         await audit?.();
       });
@@ -237,7 +277,5 @@ type RecordedColumns =
 /** A report to store: its columns, but for what E1 records and its results (given apart, parsed). */
 export type ReportToStore = Omit<NewReport, RecordedColumns | keyof ResultsColumns>;
 
-/** Rounded to microseconds, so 0.4 + 0.2 reads 0.6 and not 0.6000000000000001. */
-function sumExecutionTimes(results: readonly { execution_time: number }[]): number {
-  return Math.round(results.reduce((sum, result) => sum + result.execution_time, 0) * 1e6) / 1e6;
-}
+/** What storing a report needs besides its columns, prepared from its results (upload-processing.ts). */
+type PreparedReport = Pick<ProcessedUpload, 'git' | 'failedAnalyzers' | 'resultsBr' | 'issues'>;

@@ -13,6 +13,7 @@ import type { Plan, TeamRole } from '../../src/db/schema.js';
 import type { App } from '../../src/http/app-types.js';
 import { createProjectsService } from '../../src/projects/projects.service.js';
 import type { CreateProjectBody, Project } from '../../src/projects/projects.schemas.js';
+import { createHeavyWork } from '../../src/reports/heavy-work.js';
 import { createReportsService } from '../../src/reports/reports.service.js';
 import { repositoriesOn } from '../../src/repositories.js';
 import type { ReportToStore } from '../../src/reports/reports.service.js';
@@ -147,7 +148,8 @@ function factories(db: Db, clock: FakeClock) {
   const services = { db, clock, repositories: repositoriesOn };
   const accounts = createAccountsService(services);
   const projects = createProjectsService(services);
-  const reports = createReportsService(services);
+  // Stored reports are prepared on the test's own thread; their answers are built at their first read.
+  const reports = createReportsService({ ...services, heavyWork: createHeavyWork({ workerThreads: 0, workerQueueMax: 1, workerInlineMaxBytes: 0 }) });
   let sequence = 0;
 
   return {

@@ -71,6 +71,8 @@ describe('back-filling E1 for reports stored before it', () => {
         .execute();
     }
     await ctx.db.deleteFrom('report_issues').execute();
+    // Stored answers (D28) came after E1: a database from before it has none.
+    await ctx.db.deleteFrom('report_bodies').execute();
   }
 
   const issueRows = () => ctx.db.selectFrom('report_issues').selectAll().orderBy('report_id').orderBy('id').execute();

@@ -1,0 +1,181 @@
+import type { ErrorObject } from 'ajv';
+import type { FieldErrors } from '../http/api-error.js';
+import { isNestedDeeperThan, MAX_JSON_DEPTH, parseJsonBody } from '../http/json-body.js';
+import { asObject, withStorableText } from '../http/json-values.js';
+import { toFieldErrors, validatorCompiler } from '../http/validation.js';
+import { fingerprintResults, type IssueRecord } from './changes.js';
+import { gitContextOf, type GitContext } from './git-context.js';
+import { normalizeConfiguration, normalizeResults } from './normalize-upload.js';
+import type { StoredResult } from './report-results.js';
+import { encodeResults } from './stored-results.js';
+import { summarizeResults, type ReportCounts } from './summarize.js';
+import { ReportUpload, type ReportUploadInput } from './upload.schemas.js';
+import { SEVERITIES, type Severity } from './vocabulary.js';
+
+/**
+ * D28: everything an upload costs before it touches the database, as one function of its bytes, so
+ * that it can run on a worker thread (reports/heavy-work.ts): parse, validate, normalise, summarise,
+ * fingerprint and compress. What comes back is built to cross a thread cheaply: a handful of strings
+ * and byte arrays, never one object per issue (cloning 75,000 issue objects took longer on the
+ * receiving thread than parsing the whole upload).
+ */
+export type UploadOutcome =
+  /** Not JSON at all: 400 at parsing, before anything else about the body (D4 step 6). */
+  | { kind: 'malformed'; message: string }
+  /** JSON, but not an object, or nested too deep: 400 once the credential is checked again (D22). */
+  | { kind: 'not-an-object'; message: string }
+  /** The schema refused it: 422, after the project's own checks (409). */
+  | { kind: 'invalid'; fieldErrors: FieldErrors }
+  | { kind: 'processed'; upload: ProcessedUpload };
+
+/** An upload as the reports service stores it. */
+export interface ProcessedUpload {
+  /** The body's top-level fields, made storable (json-values.ts), that the route and service check. */
+  projectId: string | null | undefined;
+  analyzedAt: string | null | undefined;
+  frameworkVersion: string | null;
+  packageVersion: string | null;
+  proPackageVersion: string | null;
+  triggeredBy: string | null;
+  totalExecutionTime: number;
+  /** JSON texts of the `metadata`, `summary` (as sent) and `configuration` (normalised) columns. */
+  metadata: string;
+  clientSummary: string | null;
+  configuration: string | null;
+  git: GitContext;
+  counts: ReportCounts;
+  /** The failed analyzers, in upload order, with their issues by severity: what `fail_on` reads (D14). */
+  failedAnalyzers: FailedAnalyzer[];
+  /** The results' JSON, Brotli-compressed (stored-results.ts). */
+  resultsBr: Uint8Array;
+  issues: PreparedIssues;
+}
+
+export interface FailedAnalyzer {
+  analyzer_id: string;
+  issues: Record<Severity, number>;
+}
+
+/**
+ * A report's issues in upload order (E1.2): their fingerprints as one string of 32 hex digits each,
+ * their severity ranks, and their `report_issues` columns as JSON texts of ISSUE_ROWS_PER_BATCH rows.
+ */
+export interface PreparedIssues {
+  count: number;
+  fingerprints: string;
+  severityRanks: Uint8Array;
+  /** Each a JSON array of rows: [severity_rank, fingerprint, analyzer_id, analyzer_name, category, severity, message, file, line, column_number]. */
+  batches: string[];
+}
+
+/** Rows per insert statement and per JSON batch; small enough that one batch never holds the event loop long. */
+export const ISSUE_ROWS_PER_BATCH = 500;
+
+export const FINGERPRINT_LENGTH = 32;
+
+const validateUpload = validatorCompiler({ schema: ReportUpload, httpPart: 'body', method: 'POST', url: '/api/reports' }) as ((
+  data: unknown,
+) => boolean) & { errors?: ErrorObject[] | null };
+
+/** `bytes`: the body as received (after gzip), UTF-8 JSON. */
+export function processUploadBytes(bytes: Uint8Array): UploadOutcome {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  let body: unknown;
+  try {
+    body = parseJsonBody(text);
+  } catch (error) {
+    return { kind: 'malformed', message: (error as Error).message };
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    return { kind: 'not-an-object', message: 'The request body must be a JSON object.' };
+  }
+  if (isNestedDeeperThan(body, MAX_JSON_DEPTH)) {
+    return { kind: 'not-an-object', message: `The request body may not be nested more than ${MAX_JSON_DEPTH} levels deep.` };
+  }
+  if (!validateUpload(body)) return { kind: 'invalid', fieldErrors: toFieldErrors(validateUpload.errors ?? []) };
+  return { kind: 'processed', upload: processUpload(withStorableText(body as ReportUploadInput)) };
+}
+
+/**
+ * CLIENT-WIRE.md "What the service does with a report": normalise the PHP encodings and recompute
+ * the summary from the results (the client's `summary` is kept only as sent).
+ */
+export function processUpload(upload: ReportUploadInput): ProcessedUpload {
+  const results = normalizeResults(upload.results);
+  const metadata = asObject(upload.metadata);
+  return {
+    projectId: upload.project_id,
+    analyzedAt: upload.analyzed_at,
+    // The client calls it laravel_version; framework_version is accepted as an alias.
+    frameworkVersion: upload.laravel_version ?? upload.framework_version ?? null,
+    packageVersion: upload.package_version ?? null,
+    proPackageVersion: upload.pro_package_version ?? null,
+    triggeredBy: upload.triggered_by ?? null,
+    // The client sends the sum of the analyzers' times; older ones may not.
+    totalExecutionTime: upload.total_execution_time ?? sumExecutionTimes(results),
+    metadata: JSON.stringify(metadata),
+    clientSummary: upload.summary === undefined ? null : JSON.stringify(upload.summary),
+    configuration: upload.configuration === undefined ? null : JSON.stringify(normalizeConfiguration(upload.configuration)),
+    git: gitContextOf(metadata),
+    ...prepareResults(results),
+  };
+}
+
+/** What storing `results` needs, whoever sent them (an upload, the operator, a test's factory). */
+export function prepareResults(results: readonly StoredResult[]) {
+  return {
+    counts: summarizeResults(results),
+    failedAnalyzers: failedAnalyzersOf(results),
+    resultsBr: encodeResults(results).results_br!,
+    issues: prepareIssues(fingerprintResults(results)),
+  };
+}
+
+export function prepareIssues(issues: readonly IssueRecord[]): PreparedIssues {
+  const severityRanks = new Uint8Array(issues.length);
+  const batches: string[] = [];
+  let fingerprints = '';
+  for (let start = 0; start < issues.length; start += ISSUE_ROWS_PER_BATCH) {
+    const rows: unknown[] = [];
+    for (let i = start; i < Math.min(issues.length, start + ISSUE_ROWS_PER_BATCH); i++) {
+      const issue = issues[i]!;
+      const rank = SEVERITIES.indexOf(issue.severity);
+      severityRanks[i] = rank;
+      fingerprints += issue.fingerprint;
+      rows.push([
+        rank,
+        issue.fingerprint,
+        issue.analyzer_id,
+        issue.analyzer_name,
+        issue.category,
+        issue.severity,
+        issue.message,
+        issue.file,
+        issue.line,
+        issue.column_number,
+      ]);
+    }
+    batches.push(JSON.stringify(rows));
+  }
+  return { count: issues.length, fingerprints, severityRanks, batches };
+}
+
+/** The `i`th fingerprint of `issues` (upload order). */
+export function fingerprintAt(issues: Pick<PreparedIssues, 'fingerprints'>, i: number): string {
+  return issues.fingerprints.slice(i * FINGERPRINT_LENGTH, (i + 1) * FINGERPRINT_LENGTH);
+}
+
+function failedAnalyzersOf(results: readonly StoredResult[]): FailedAnalyzer[] {
+  return results
+    .filter((result) => result.status === 'failed')
+    .map((result) => {
+      const issues: Record<Severity, number> = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
+      for (const issue of result.issues) issues[issue.severity] += 1;
+      return { analyzer_id: result.analyzer_id, issues };
+    });
+}
+
+/** Rounded to microseconds, so 0.4 + 0.2 reads 0.6 and not 0.6000000000000001. */
+function sumExecutionTimes(results: readonly { execution_time: number }[]): number {
+  return Math.round(results.reduce((sum, result) => sum + result.execution_time, 0) * 1e6) / 1e6;
+}
