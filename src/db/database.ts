@@ -5,15 +5,10 @@ import {
   Kysely,
   Migrator,
   PostgresDialect,
-  SqliteDialect,
-  SqliteDriver,
-  type DatabaseConnection,
   type DatabaseIntrospector,
   type DatabaseMetadata,
-  type Driver,
   type LogEvent,
   type SchemaMetadata,
-  type SqliteDialectConfig,
   type TableMetadata,
   sql,
 } from 'kysely';
@@ -24,6 +19,7 @@ import { isTransientConflict } from './errors.js';
 import type { Database } from './schema.js';
 import { migrations, runDataSteps } from './migrations/index.js';
 import { SqliteDatabase } from './sqlite-binding.js';
+import { SqliteSplitDialect, type SqliteHandle } from './sqlite-driver.js';
 
 export type Db = Kysely<Database>;
 
@@ -60,8 +56,10 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   if (!url.startsWith('sqlite:')) {
     throw new Error(`Unsupported DATABASE_URL "${url}": expected sqlite:<file>, sqlite::memory: or postgres://…`);
   }
-  const database = withStatementCache(openSqlite(sqliteFileOf(url)));
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }), log });
+  const file = sqliteFileOf(url);
+  const writer = withStatementCache(openSqlite(file));
+  const reader = file === null ? null : withStatementCache(openSqliteReader(file));
+  return new Kysely<Database>({ dialect: new SqliteSplitDialect({ writer, reader }), log });
 }
 
 /**
@@ -83,30 +81,6 @@ export function openDatabase(config: Config, options: Pick<DatabaseOptions, 'onQ
   });
 }
 
-/**
- * Our transactions all write. A plain BEGIN takes the write lock only at the first write, and when
- * another process (the CLI beside a server) committed in between, SQLite fails at once with
- * SQLITE_BUSY instead of waiting. BEGIN IMMEDIATE takes the lock up front, under the busy timeout.
- */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-}
-
-class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteDialectConfig;
-
-  constructor(config: SqliteDialectConfig) {
-    super(config);
-    this.#config = config;
-  }
-
-  override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
-  }
-}
-
 /** `file` null: an in-memory database. */
 function openSqlite(file: string | null): SqliteDatabase {
   if (file !== null) mkdirSync(dirname(file), { recursive: true });
@@ -116,7 +90,16 @@ function openSqlite(file: string | null): SqliteDatabase {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
+  if (process.env.NO_AUTOCHECKPOINT) sqlite.pragma('wal_autocheckpoint = 0');
   sqlite.pragma('foreign_keys = ON');
+  return sqlite;
+}
+
+/** The read connection of sqlite-driver.ts: it can only read, and waits for a checkpoint like the writer. */
+function openSqliteReader(file: string): SqliteDatabase {
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('query_only = ON');
   return sqlite;
 }
 
@@ -133,7 +116,7 @@ const STATEMENT_CACHE_SIZE = 500;
  * a request in the benchmark's profile. The SQL text of a query is the same whatever its
  * parameters, so each statement is prepared once and reused (least recently used ones dropped).
  */
-function withStatementCache(sqlite: SqliteDatabase): SqliteDialectConfig['database'] {
+function withStatementCache(sqlite: SqliteDatabase): SqliteHandle {
   const statements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
   return {
     close: () => {

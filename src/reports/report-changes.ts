@@ -11,7 +11,8 @@ import {
 import { gitContextOf, isPullRequest, type GitContext } from './git-context.js';
 import type { StoredResult } from './report-results.js';
 import type { BaselineCandidate, ReportsRepository } from './reports.repository.js';
-import { fingerprintAt, type PreparedIssues } from './upload-processing.js';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { FINGERPRINT_LENGTH, fingerprintAt, type PreparedIssues } from './upload-processing.js';
 import { SEVERITIES, type Severity } from './vocabulary.js';
 
 /** What E1 records about a report: its git context, its baseline, its issue rows and the counts. */
@@ -91,7 +92,7 @@ export interface UploadComparison {
  * than a row object, so that a 75,000-issue upload costs the event loop a set lookup per issue.
  */
 export async function compareUploadedIssues(
-  reports: Pick<ReportsRepository, 'fingerprintsOf' | 'issuesWithFingerprints'>,
+  reports: Pick<ReportsRepository, 'concatenatedFingerprintsOf' | 'issuesWithFingerprints'>,
   issues: PreparedIssues,
   baseline: BaselineCandidate | null,
 ): Promise<UploadComparison> {
@@ -102,11 +103,14 @@ export async function compareUploadedIssues(
     for (let i = 0; i < issues.count; i++) countNew(i);
     return { changes, counts: null, fixed: [], newBySeverity };
   }
-  const baselineFingerprints = await reports.fingerprintsOf(baseline.id);
-  const before = new Set(baselineFingerprints);
+  const concatenated = await reports.concatenatedFingerprintsOf(baseline.id);
+  const before = new Set<string>();
+  await inSlices(concatenated.length / FINGERPRINT_LENGTH, (i) => {
+    before.add(concatenated.slice(i * FINGERPRINT_LENGTH, (i + 1) * FINGERPRINT_LENGTH));
+  });
   const now = new Set<string>();
   let unchanged = 0;
-  for (let i = 0; i < issues.count; i++) {
+  await inSlices(issues.count, (i) => {
     const fingerprint = fingerprintAt(issues, i);
     now.add(fingerprint);
     if (before.has(fingerprint)) {
@@ -116,8 +120,12 @@ export async function compareUploadedIssues(
       changes[i] = CHANGE_CODES.indexOf('new');
       countNew(i);
     }
-  }
-  const missing = baselineFingerprints.filter((fingerprint) => !now.has(fingerprint));
+  });
+  const missing: string[] = [];
+  const baselineFingerprints = [...before];
+  await inSlices(baselineFingerprints.length, (i) => {
+    if (!now.has(baselineFingerprints[i]!)) missing.push(baselineFingerprints[i]!);
+  });
   const gone = missing.length === 0 ? [] : await reports.issuesWithFingerprints(baseline.id, missing);
   return {
     changes,
@@ -125,4 +133,15 @@ export async function compareUploadedIssues(
     fixed: gone.map((issue) => issueRow(issue, 'fixed', null)),
     newBySeverity,
   };
+}
+
+/** Issues per turn of the event loop in a pass over a large report (about 5 ms of work). */
+const SLICE = 10_000;
+
+/** `work(i)` for i from 0 to count - 1, giving the event loop back between slices. */
+async function inSlices(count: number, work: (i: number) => void): Promise<void> {
+  for (let start = 0; start < count; start += SLICE) {
+    if (start > 0) await yieldToEventLoop();
+    for (let i = start; i < Math.min(count, start + SLICE); i++) work(i);
+  }
 }

@@ -163,6 +163,9 @@ export interface BaselineCandidate {
 /** Rows per insert statement: 14 parameters each stays well under SQLite's and PostgreSQL's limits. */
 const ISSUE_ROWS_PER_INSERT = 500;
 
+/** The change ranks a report's own issues have (new, unchanged, none): fixed rows are its baseline's. */
+const OWN_CHANGE_RANKS = (['new', 'unchanged', null] as const).map(changeRank);
+
 /** Fingerprints per `in (...)` list when reading a baseline's fixed issues. */
 const FINGERPRINTS_PER_SELECT = 500;
 
@@ -365,6 +368,30 @@ export function createReportsRepository(db: Db) {
     async fingerprintsOf(reportId: number): Promise<string[]> {
       const rows = await ownIssueRows(db, reportId).select('fingerprint').execute();
       return rows.map((row) => row.fingerprint);
+    },
+
+    /**
+     * `fingerprintsOf` as one string, 32 hex digits per fingerprint, in no particular order: the
+     * database concatenates them, so that a 75,000-issue baseline costs one string, not as many row
+     * objects (an upload's comparison, D28).
+     */
+    async concatenatedFingerprintsOf(reportId: number): Promise<string> {
+      const concatenated = isPostgres(db) ? sql<string | null>`string_agg(fingerprint, '')` : sql<string | null>`group_concat(fingerprint, '')`;
+      // A part per (change rank, severity rank), each an index range of report_issues_report_idx,
+      // with the event loop given back between them: one query over 75,000 rows took 35 ms.
+      let all = '';
+      for (const changeRank of OWN_CHANGE_RANKS) {
+        for (const severityRank of SEVERITIES.keys()) {
+          const row = await ownIssueRows(db, reportId)
+            .where('change_rank', '=', changeRank)
+            .where('severity_rank', '=', severityRank)
+            .select(concatenated.as('fingerprints'))
+            .executeTakeFirst();
+          all += row?.fingerprints ?? '';
+          await yieldToEventLoop();
+        }
+      }
+      return all;
     },
 
     /** The report's own issues with these fingerprints, in the order they were stored (the next report's fixed ones). */

@@ -94,7 +94,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
       marks: { fingerprints: prepared.issues.fingerprints, changes },
     };
     try {
-      const body = await heavyWork.buildDetailBody(source, prepared.resultsBr.byteLength);
+      const body = await heavyWork.buildDetailBody(source);
       if (body !== null) await reports.storeBody(id, baseline?.id ?? null, body);
     } catch {
       // Only a cache of what the report's rows say: the next read builds it again.
@@ -214,7 +214,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
       const fingerprinted = report.fingerprinted_at !== null;
       const marks = fingerprinted ? compactMarks(await reports.issueMarks(report.id)) : null;
       const { results_br: resultsBr, ...row } = report;
-      const body = await heavyWork.buildDetailBody({ row, resultsBr, marks }, resultsBr?.byteLength ?? report.results.length);
+      const body = await heavyWork.buildDetailBody({ row, resultsBr, marks });
       // Deleted since it was resolved, with its issue rows (D11's 404).
       if (body === null) throw notFound();
       if (fingerprinted) await reports.storeBody(report.id, report.baseline_report_id, body);

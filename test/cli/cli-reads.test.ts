@@ -285,7 +285,7 @@ describe('the read commands on a database that is not migrated', { timeout: 60_0
       ].map((args) => sandbox.cli(...args)),
     );
     for (const result of results)
-      expectOneLineFailure(result, /pending migrations \(0001-initial, .*0007-teams-and-audit\).*scoreboard migrate/);
+      expectOneLineFailure(result, /pending migrations \(0001-initial, .*0008-report-bodies\).*scoreboard migrate/);
     // Half-way: the first three applied, by this build's own migrator.
     await sandbox.withDb(async (db) => {
       const { error } = await (await createMigrator(db)).migrateTo('0003-team-project-count');
@@ -293,7 +293,7 @@ describe('the read commands on a database that is not migrated', { timeout: 60_0
     });
     expectOneLineFailure(
       await sandbox.cli('users:list', '--json'),
-      /pending migrations \(0004-changes, 0005-badge-keys, 0006-compressed-results, 0007-teams-and-audit\)/,
+      /pending migrations \(0004-changes, 0005-badge-keys, 0006-compressed-results, 0007-teams-and-audit, 0008-report-bodies\)/,
     );
     await ok(sandbox, 'migrate');
     expect(await okJson(sandbox, 'users:list')).toEqual({ data: [] });

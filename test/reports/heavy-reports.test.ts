@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { heavyReport, runHeavyReports } from '../../bench/heavy-reports.js';
+import { createSandbox, okJson, type Sandbox } from '../cli/cli-process.js';
+import { http, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+
+/**
+ * D28, over HTTP against a real `scoreboard serve`: a Solo-plan user uploads large reports and reads
+ * them back as fast as their limit allows while connections that never read ask for the same
+ * report; another user's `GET /api/v1/tokens` stays fast and the server's memory bounded.
+ *
+ * A smaller run than `npm run bench` (which reports the full one: 9 MiB reports, 70 stalled
+ * connections, 15 s), with bounds loose enough for a machine busy with the rest of the suite. Before
+ * D28's work the same run kept `GET /api/v1/tokens` waiting for seconds: each upload held the event
+ * loop for most of a second, and each read for more.
+ */
+describe('D28: heavy reports do not stall light requests', () => {
+  let sandbox: Sandbox;
+  let server: ServerProcess;
+  let heavy: { token: string; apiToken: string };
+  let otherToken: string;
+
+  beforeAll(async () => {
+    sandbox = await createSandbox({ migrated: true });
+    const solo = await okJson<{ token: string }>(sandbox, 'users:create', '--email', 'heavy@example.com', '--plan', 'solo');
+    const other = await okJson<{ token: string }>(sandbox, 'users:create', '--email', 'light@example.com', '--plan', 'enterprise');
+    otherToken = other.token;
+    server = await startServerProcess(sandbox, process.env.D28_PROF ? { NODE_OPTIONS: '--cpu-prof --cpu-prof-dir=/tmp/d28/prof' } : {});
+    const created = await http(server, 'POST', '/api/v1/projects', { token: solo.token, body: { name: 'Heavy', framework_version: '12' } });
+    expect(created.status).toBe(201);
+    heavy = { token: solo.token, apiToken: (created.body as { api_token: string }).api_token };
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.kill('SIGTERM');
+    await sandbox?.cleanup();
+  });
+
+  it('keeps another user fast and the memory bounded while one user uploads and reads large reports', async () => {
+    const result = await runHeavyReports({
+      url: server.url,
+      pid: server.pid,
+      heavy,
+      otherToken,
+      // About 4.5 MiB and 37,500 issues: half the benchmark's report.
+      report: heavyReport(25, 1_500),
+      durationMs: 6_000,
+      stalledConnections: 30,
+      readers: 2,
+      tokensEveryMs: 100,
+    });
+    console.log(JSON.stringify(result));
+    expect(result.errors).toEqual([]);
+    expect(result.uploads).toBeGreaterThanOrEqual(2);
+    expect(result.reads).toBeGreaterThanOrEqual(2);
+    expect(result.tokens.failed).toBe(0);
+    expect(result.tokens.count).toBeGreaterThanOrEqual(40);
+    // D28 asks for a p99 under 100 ms on an idle machine (the benchmark measures it); here other
+    // test files share the two cores.
+    expect(result.tokens.p99).toBeLessThan(400);
+    expect(result.rssPeakMiB).toBeLessThan(600);
+    expect(server.alive()).toBe(true);
+  }, 60_000);
+});
