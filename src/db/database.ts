@@ -90,7 +90,6 @@ function openSqlite(file: string | null): SqliteDatabase {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
-  if (process.env.NO_AUTOCHECKPOINT) sqlite.pragma('wal_autocheckpoint = 0');
   sqlite.pragma('foreign_keys = ON');
   return sqlite;
 }

@@ -183,6 +183,7 @@ export interface ReportsTable {
 /** E1.2/E1.6: one issue of a report, or (change `fixed`) one of its baseline's that it no longer has. */
 /** Since migration 0008 (D28): a report's detail answer, gzip-compressed (reports/detail-body.ts). */
 export interface ReportBodiesTable {
+  id: Generated<number>;
   report_id: number;
   gzip: Buffer;
 }

@@ -1,5 +1,5 @@
-import { Readable } from 'node:stream';
-import { createGunzip, gunzipSync } from 'node:zlib';
+import { pipeline, type Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 
 /**
  * Whether an `Accept-Encoding` header (RFC 9110, section 12.5.3) admits gzip: named (or as `x-gzip`)
@@ -18,15 +18,10 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
   return wildcard;
 }
 
-/** Below this many compressed bytes an answer is decompressed at once; above, as the client reads it. */
-const DECOMPRESS_AT_ONCE_BELOW = 64 * 1024;
-
 /**
- * A gzip-compressed body for a client that did not ask for gzip. A large one is a stream that
- * inflates as fast as the client reads and no faster (pipe's backpressure): a client that stops
- * reading holds the compressed bytes and a few zlib buffers, never the whole text (D28).
+ * A gzip stream inflated as fast as its reader reads and no faster (the pipeline's backpressure):
+ * for a client that did not ask for gzip. An error on either side ends both.
  */
-export function decompressedBody(gzip: Buffer): Buffer | Readable {
-  if (gzip.length < DECOMPRESS_AT_ONCE_BELOW) return gunzipSync(gzip);
-  return Readable.from([gzip], { objectMode: false }).pipe(createGunzip());
+export function inflated(gzip: Readable): Readable {
+  return pipeline(gzip, createGunzip(), () => {});
 }

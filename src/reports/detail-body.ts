@@ -13,9 +13,10 @@ import { FINGERPRINT_LENGTH } from './upload-processing.js';
  * byte for byte what the route would have sent.
  */
 export interface DetailSource {
-  /** The report's row with its baseline's columns; `results_br` is passed apart, as bytes. */
-  row: Omit<ReportRow, 'results_br'>;
-  resultsBr: Uint8Array | null;
+  /** The report's row with its baseline's columns. */
+  row: ReportRow;
+  /** Its results as stored: the JSON of reports from before migration 0006, else its compressed bytes. */
+  results: { text: string; compressed: Uint8Array | null };
   /** The fingerprint and change of each issue in upload order, compact (null: not fingerprinted yet). */
   marks: CompactMarks | null;
 }
@@ -36,8 +37,9 @@ const serializeDetail = serializerCompiler({ schema: ReportDetailResponse, metho
 
 /** The gzip-compressed answer, or null when the report's issue rows are fewer than its issues (deleted meanwhile). */
 export function buildDetailBody(source: DetailSource): Buffer | null {
-  const resultsBr = source.resultsBr === null ? null : Buffer.from(source.resultsBr.buffer, source.resultsBr.byteOffset, source.resultsBr.byteLength);
-  const detail = toReportDetail({ ...source.row, results_br: resultsBr } as ReportRow, source.marks === null ? null : expandMarks(source.marks));
+  const { text, compressed } = source.results;
+  const stored = { results: text, results_br: compressed === null ? null : Buffer.from(compressed.buffer, compressed.byteOffset, compressed.byteLength) };
+  const detail = toReportDetail(source.row, stored, source.marks === null ? null : expandMarks(source.marks));
   if (detail === null) return null;
   return gzipSync(serializeDetail({ data: detail }) as string);
 }

@@ -2,8 +2,10 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Config } from '../config.js';
-import { WorkQueueFull } from '../http/api-error.js';
+import { ApiError, WorkQueueFull } from '../http/api-error.js';
 import { buildDetailBody, type DetailSource } from './detail-body.js';
+import { analyzerHelpOf, type AnalyzerHelp } from './export/sarif-rules.js';
+import type { ResultsColumns } from './stored-results.js';
 import { processUploadBytes, type UploadOutcome } from './upload-processing.js';
 
 /**
@@ -16,8 +18,15 @@ import { processUploadBytes, type UploadOutcome } from './upload-processing.js';
 export interface HeavyWork {
   processUpload(body: Buffer): Promise<UploadOutcome>;
   buildDetailBody(source: DetailSource): Promise<Buffer | null>;
+  /** SARIF's help text of each analyzer, from a report's stored results (export/sarif-rules.ts). */
+  analyzerHelp(stored: ResultsColumns, analyzerIds: string[]): Promise<Map<string, AnalyzerHelp>>;
   close(): Promise<void>;
 }
+
+/** The old-generation heap of a heavy-work thread, in MiB. */
+export const WORKER_HEAP_MIB = 192;
+
+const tooCostly = () => new ApiError(413, 'Payload Too Large', 'The request body takes more memory to process than a report may use.');
 
 export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQueueMax' | 'workerInlineMaxBytes'>): HeavyWork {
   let pool: Piscina | null = null;
@@ -30,7 +39,9 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
       maxQueue: config.workerQueueMax,
       // A thread that waited this long for work ends; the next heavy task starts one again.
       idleTimeout: 60_000,
-      ...(process.env.WORKER_HEAP_MB && { resourceLimits: { maxOldGenerationSizeMb: Number(process.env.WORKER_HEAP_MB) } }),
+      // A thread's heap is bounded: the largest upload (10 MiB, 75,000 issues) needs some 140 MiB
+      // at its peak, and V8 collects sooner under a limit than it would under the process's own.
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MIB },
     }));
   const onThread = config.workerThreads > 0;
   const inline = (size: number) => !onThread || size < config.workerInlineMaxBytes;
@@ -43,6 +54,9 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
     } catch (error) {
       // Another task took the last place between the check and the run.
       if (error instanceof Error && error.message === 'Task queue is at limit') throw new WorkQueueFull();
+      // A body within the size limit whose values take more memory than any report needs (millions
+      // of tiny objects): the thread is replaced, the request refused.
+      if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw tooCostly();
       throw error;
     }
   }
@@ -56,18 +70,27 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
       return run<UploadOutcome>('processUploadBytes', bytes, [bytes.buffer as ArrayBuffer]);
     },
     async buildDetailBody(source) {
-      // The answer grows with the results' text, which Brotli at quality 1 keeps in 5 to 15 times
-      // fewer bytes (stored-results.ts): estimated on the safe side.
-      const textBytes = source.resultsBr === null ? source.row.results.length : source.resultsBr.byteLength * 20;
-      if (inline(textBytes)) return buildDetailBody(source);
+      if (inline(estimatedTextBytes(source.results.text, source.results.compressed))) return buildDetailBody(source);
       const body = await run<Uint8Array | null>('buildDetailBody', source);
       return body === null ? null : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    },
+    async analyzerHelp(stored, analyzerIds) {
+      if (inline(estimatedTextBytes(stored.results, stored.results_br))) return analyzerHelpOf(stored, analyzerIds);
+      return new Map(await run<[string, AnalyzerHelp][]>('analyzerHelpEntries', { stored, analyzerIds }));
     },
     async close() {
       await pool?.destroy();
       pool = null;
     },
   };
+}
+
+/**
+ * How much text a report's stored results hold: what reading them costs grows with it. Brotli at
+ * quality 1 keeps them in 5 to 15 times fewer bytes (stored-results.ts): estimated on the safe side.
+ */
+function estimatedTextBytes(text: string, compressed: Uint8Array | null): number {
+  return compressed === null ? text.length : compressed.byteLength * 20;
 }
 
 /**

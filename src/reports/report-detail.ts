@@ -1,7 +1,7 @@
 import { describeAnalyzer } from './analyzer-catalogue.js';
 import { fingerprintResults, type IssueMark } from './changes.js';
 import type { StoredIssue } from './report-results.js';
-import { decodeResults } from './stored-results.js';
+import { decodeResults, type ResultsColumns } from './stored-results.js';
 import { toReportListItem, type ReportRow } from './reports.repository.js';
 import type { ReportDetail } from './reports.schemas.js';
 
@@ -14,8 +14,8 @@ import type { ReportDetail } from './reports.schemas.js';
  * and it has no baseline yet. Null when the marks are fewer than the issues: the report was deleted
  * after `row` was read, and its issue rows with it.
  */
-export function toReportDetail(row: ReportRow, marks: readonly IssueMark[] | null): ReportDetail | null {
-  const results = decodeResults(row);
+export function toReportDetail(row: ReportRow, stored: ResultsColumns, marks: readonly IssueMark[] | null): ReportDetail | null {
+  const results = decodeResults(stored);
   const issueMarks = marks ?? fingerprintResults(results).map((issue) => ({ fingerprint: issue.fingerprint, change: null }));
   if (issueMarks.length < results.reduce((count, result) => count + result.issues.length, 0)) return null;
   let next = 0;

@@ -6,6 +6,7 @@ import { CHANGE_CODES, changeRank, type ChangeKind, type IssueMark, type IssueRe
 import type { ChangeItem, ReportListItem, ReportSummary, StoredGate, TrendPoint } from './reports.schemas.js';
 import { SEVERITIES, type Severity } from './vocabulary.js';
 import type { PreparedIssues } from './upload-processing.js';
+import type { ResultsColumns } from './stored-results.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 
 export type NewReport = Omit<Selectable<ReportsTable>, 'id'>;
@@ -35,8 +36,31 @@ export const reportSummaryColumns = [
   'created_at',
 ] as const;
 
-/** A stored report with its baseline's uuid, time, branch and commit (E1.5). */
-export type ReportRow = Selectable<ReportsTable> & BaselineColumns;
+/**
+ * A stored report with its baseline's uuid, time, branch and commit (E1.5); without its results,
+ * which only building its answer and its SARIF rules read (`resultsOf`).
+ */
+export type ReportRow = Omit<Selectable<ReportsTable>, keyof ResultsColumns> & BaselineColumns;
+
+/** Every column of `reports` but the results. */
+const reportRowColumns = [
+  ...reportSummaryColumns,
+  'project_id',
+  'pro_package_version',
+  'metadata',
+  'client_summary',
+  'configuration',
+  'git_branch',
+  'git_commit',
+  'pull_request',
+  'base_branch',
+  'baseline_report_id',
+  'changes_new',
+  'changes_fixed',
+  'changes_unchanged',
+  'gate',
+  'fingerprinted_at',
+] as const satisfies readonly (keyof ReportRow)[];
 
 interface BaselineColumns {
   baseline_uuid: string | null;
@@ -457,10 +481,24 @@ export function createReportsRepository(db: Db) {
       }
     },
 
-    /** D28: the report's stored answer, gzip-compressed, if it has one. */
-    async body(reportId: number): Promise<Buffer | undefined> {
-      const row = await db.selectFrom('report_bodies').select('gzip').where('report_id', '=', reportId).executeTakeFirst();
-      return row?.gzip;
+    /** The report's results as stored (stored-results.ts); undefined once the report is gone. */
+    async resultsOf(reportId: number): Promise<ResultsColumns | undefined> {
+      return db.selectFrom('reports').select(['results', 'results_br']).where('id', '=', reportId).executeTakeFirst();
+    },
+
+    /** D28: the report's stored answer (gzip-compressed), by its id and size, if it has one. */
+    async bodyOf(reportId: number): Promise<{ id: number; length: number } | undefined> {
+      const length = isPostgres(db) ? sql<number>`octet_length(gzip)` : sql<number>`length(gzip)`;
+      return db.selectFrom('report_bodies').select(['id', length.as('length')]).where('report_id', '=', reportId).executeTakeFirst();
+    },
+
+    /** `size` bytes of the stored answer `bodyId` from `offset` (0-based); undefined once it is gone. */
+    async bodyPiece(bodyId: number, offset: number, size: number): Promise<Buffer | undefined> {
+      const piece = isPostgres(db)
+        ? sql<Buffer>`substring(gzip from ${offset + 1} for ${size})`
+        : sql<Buffer>`substr(gzip, ${offset + 1}, ${size})`;
+      const row = await db.selectFrom('report_bodies').select(piece.as('piece')).where('id', '=', bodyId).executeTakeFirst();
+      return row?.piece;
     },
 
     /**
@@ -536,7 +574,7 @@ export function createReportsRepository(db: Db) {
         .innerJoin('projects as p', 'p.id', 'r.project_id')
         .innerJoin('team_members as m', (join) => join.onRef('m.team_id', '=', 'p.team_id').on('m.user_id', '=', userId))
         .leftJoin('reports as b', 'b.id', 'r.baseline_report_id')
-        .selectAll('r')
+        .select(reportRowColumns.map((column) => `r.${column}` as const))
         .select(baselineColumns)
         .select('m.role')
         .where('r.uuid', '=', uuid)

@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import { callerOf, type App } from '../http/app-types.js';
-import { acceptsGzip, decompressedBody } from '../http/content-coding.js';
+import { gunzipSync } from 'node:zlib';
+import { acceptsGzip, inflated } from '../http/content-coding.js';
 import { Paginated } from '../http/pagination.js';
 import { publicUrl } from '../http/public-url.js';
 import { MessageResponse } from '../http/schemas.js';
@@ -13,6 +14,7 @@ import type { ProjectsService } from '../projects/projects.service.js';
 import { EXPORT_MEDIA_TYPES, exportFileName } from './export/export-formats.js';
 import type { ReportExportService } from './export/report-export.service.js';
 import { branchFilter } from './git-context.js';
+import { BODY_PIECE_BYTES } from './report-body.js';
 import type { ReportRow } from './reports.repository.js';
 import {
   BranchesResponse,
@@ -155,11 +157,16 @@ export async function reportsRoutes(
     schema: { tags, summary: 'Read a report with all its results', params: ReportParams, response: { 200: ReportDetailResponse } },
     preValidation: resolveReport('view'),
     handler: async (request, reply) => {
-      // D28: the answer stored at upload, compressed; sent as it is to a client that takes gzip.
-      const gzip = await reports.detailBody(reportOf(request));
+      // D28: the answer stored at upload, compressed; sent as it is to a client that takes gzip,
+      // else inflated on the way. A small one is read whole, a large one as the client reads.
+      const body = await reports.detailBody(reportOf(request));
       const answer = (reply as FastifyReply).header('content-type', 'application/json; charset=utf-8').header('vary', 'accept-encoding');
-      if (acceptsGzip(request.headers['accept-encoding'])) return answer.header('content-encoding', 'gzip').send(gzip);
-      return answer.send(decompressedBody(gzip));
+      const small = body.length <= BODY_PIECE_BYTES;
+      if (acceptsGzip(request.headers['accept-encoding'])) {
+        answer.header('content-encoding', 'gzip').header('content-length', body.length);
+        return answer.send(small ? await body.whole() : body.stream());
+      }
+      return answer.send(small ? gunzipSync(await body.whole()) : inflated(body.stream()));
     },
   });
 

@@ -15,6 +15,7 @@ import { parseStoredSettings } from '../projects/settings.js';
 import { compactMarks, type DetailSource } from './detail-body.js';
 import { gitContextOf } from './git-context.js';
 import type { HeavyWork } from './heavy-work.js';
+import { bodyInMemory, storedBody, type ReportBody } from './report-body.js';
 import { applyQualityGate, type GateOutcome } from './quality-gate.js';
 import { chooseBaseline, compareUploadedIssues } from './report-changes.js';
 import type { StoredResult } from './report-results.js';
@@ -80,7 +81,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
    */
   async function storeBody(stored: Awaited<ReturnType<typeof insertReport>>, prepared: PreparedReport): Promise<void> {
     const { row, id, baseline, changes } = stored;
-    const { results_br: _bytes, ...columns } = row;
+    const { results: _text, results_br: _bytes, ...columns } = row;
     const source: DetailSource = {
       row: {
         ...columns,
@@ -90,7 +91,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
         baseline_branch: baseline?.git_branch ?? null,
         baseline_commit: baseline?.git_commit ?? null,
       },
-      resultsBr: prepared.resultsBr,
+      results: { text: '', compressed: prepared.resultsBr },
       marks: { fingerprints: prepared.issues.fingerprints, changes },
     };
     try {
@@ -208,17 +209,18 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
      * the report is large) and stored for the next read. A report the back-fill has not fingerprinted
      * yet is answered without storing: its changes are still to come.
      */
-    async detailBody(report: ReportRow): Promise<Buffer> {
-      const stored = await reports.body(report.id);
-      if (stored) return stored;
+    async detailBody(report: ReportRow): Promise<ReportBody> {
+      const stored = await reports.bodyOf(report.id);
+      if (stored) return storedBody(stored, (id, offset, size) => reports.bodyPiece(id, offset, size));
       const fingerprinted = report.fingerprinted_at !== null;
       const marks = fingerprinted ? compactMarks(await reports.issueMarks(report.id)) : null;
-      const { results_br: resultsBr, ...row } = report;
-      const body = await heavyWork.buildDetailBody({ row, resultsBr, marks });
-      // Deleted since it was resolved, with its issue rows (D11's 404).
+      const results = await reports.resultsOf(report.id);
+      // Deleted since it was resolved (D11's 404): the row, or its issue rows (a null body).
+      if (!results) throw notFound();
+      const body = await heavyWork.buildDetailBody({ row: report, results: { text: results.results, compressed: results.results_br }, marks });
       if (body === null) throw notFound();
       if (fingerprinted) await reports.storeBody(report.id, report.baseline_report_id, body);
-      return body;
+      return bodyInMemory(body);
     },
 
     /**

@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import Ajv04Module from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHeavyWork } from '../../src/reports/heavy-work.js';
 import { createReportExportService } from '../../src/reports/export/report-export.service.js';
 import type { ReportRow } from '../../src/reports/reports.repository.js';
 import { repositoriesOn } from '../../src/repositories.js';
@@ -516,6 +517,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       const batches: Promise<unknown>[] = [];
       const service = createReportExportService({
         db: ctx.db,
+        heavyWork: createHeavyWork({ workerThreads: 0, workerQueueMax: 1, workerInlineMaxBytes: 0 }),
         repositories: (db) => {
           const repositories = repositoriesOn(db);
           const rows = repositories.reportExports;

@@ -24,7 +24,7 @@ describe('D28: heavy reports do not stall light requests', () => {
     const solo = await okJson<{ token: string }>(sandbox, 'users:create', '--email', 'heavy@example.com', '--plan', 'solo');
     const other = await okJson<{ token: string }>(sandbox, 'users:create', '--email', 'light@example.com', '--plan', 'enterprise');
     otherToken = other.token;
-    server = await startServerProcess(sandbox, process.env.D28_PROF ? { NODE_OPTIONS: '--cpu-prof --cpu-prof-dir=/tmp/d28/prof' } : {});
+    server = await startServerProcess(sandbox);
     const created = await http(server, 'POST', '/api/v1/projects', { token: solo.token, body: { name: 'Heavy', framework_version: '12' } });
     expect(created.status).toBe(201);
     heavy = { token: solo.token, apiToken: (created.body as { api_token: string }).api_token };
@@ -48,12 +48,11 @@ describe('D28: heavy reports do not stall light requests', () => {
       readers: 2,
       tokensEveryMs: 100,
     });
-    console.log(JSON.stringify(result));
     expect(result.errors).toEqual([]);
     expect(result.uploads).toBeGreaterThanOrEqual(2);
     expect(result.reads).toBeGreaterThanOrEqual(2);
     expect(result.tokens.failed).toBe(0);
-    expect(result.tokens.count).toBeGreaterThanOrEqual(40);
+    expect(result.tokens.count).toBeGreaterThanOrEqual(50);
     // D28 asks for a p99 under 100 ms on an idle machine (the benchmark measures it); here other
     // test files share the two cores.
     expect(result.tokens.p99).toBeLessThan(400);

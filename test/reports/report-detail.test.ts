@@ -342,8 +342,9 @@ describe('GET /api/v1/reports/{uuid}', () => {
       const { report } = await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'failed', ['high', 'low'])]));
       const row = (await createReportsRepository(ctx.db).findForMember(report.uuid, user.id))!;
       const marks = await createReportsRepository(ctx.db).issueMarks(row.id);
-      expect(toReportDetail(row, marks)!.results[0]!.issues).toHaveLength(2);
-      expect(toReportDetail(row, [])).toBeNull();
+      const results = (await createReportsRepository(ctx.db).resultsOf(row.id))!;
+      expect(toReportDetail(row, results, marks)!.results[0]!.issues).toHaveLength(2);
+      expect(toReportDetail(row, results, [])).toBeNull();
     });
   });
 });

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { isPostgres } from '../dialect.js';
+import { addIdColumn, isPostgres } from '../dialect.js';
 
 /**
  * D28: each report's detail answer, serialised once and gzip-compressed (reports/detail-body.ts),
@@ -8,9 +8,10 @@ import { isPostgres } from '../dialect.js';
  * at its next read.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema
-    .createTable('report_bodies')
-    .addColumn('report_id', 'integer', (col) => col.primaryKey().references('reports.id').onDelete('cascade'))
+  // Its own id: an answer is read in pieces (the client's pace), and a piece is read by this id, so
+  // that a body replaced meanwhile (its baseline deleted, then read again) is never mixed with the new.
+  await addIdColumn(db, db.schema.createTable('report_bodies'))
+    .addColumn('report_id', 'integer', (col) => col.notNull().unique().references('reports.id').onDelete('cascade'))
     .addColumn('gzip', isPostgres(db) ? 'bytea' : 'blob', (col) => col.notNull())
     .execute();
 }

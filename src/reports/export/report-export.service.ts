@@ -1,12 +1,13 @@
 import { Readable } from 'node:stream';
 import type { Db } from '../../db/database.js';
+import { notFound } from '../../http/api-error.js';
 import type { RepositoriesOn } from '../../repositories.js';
+import type { HeavyWork } from '../heavy-work.js';
 import type { ReportRow } from '../reports.repository.js';
 import { csvDocument } from './csv-export.js';
 import type { ExportFormat } from './export-formats.js';
 import { issueBatches, primed } from './export-rows.js';
 import { sarifLog } from './sarif-export.js';
-import { analyzerHelpOf } from './sarif-rules.js';
 
 /**
  * How much text the stream holds before it stops reading from the database (its highWaterMark);
@@ -20,15 +21,20 @@ const STREAM_BUFFER_BYTES = 64 * 1024;
  * byte (the rules query, the first batch) runs before the stream is returned, so such a failure is
  * an ordinary error answer; the rest is read batch by batch as the client takes it.
  */
-export function createReportExportService(deps: { db: Db; repositories: RepositoriesOn }) {
+export function createReportExportService(deps: { db: Db; repositories: RepositoriesOn; heavyWork: HeavyWork }) {
   const rows = deps.repositories(deps.db).reportExports;
+  const reports = deps.repositories(deps.db).reports;
 
   return {
     async open(report: ReportRow, format: ExportFormat): Promise<Readable> {
       if (format === 'csv') return streamOf(csvDocument(await primed(issueBatches(rows, report.id))));
       // The rules come before the results in the log: known first, with one query.
       const analyzers = await rows.analyzersOf(report.id);
-      const help = analyzerHelpOf(report, new Set(analyzers.map((analyzer) => analyzer.analyzer_id)));
+      const results = await reports.resultsOf(report.id);
+      // Deleted since it was resolved (D11's 404).
+      if (!results) throw notFound();
+      // Read from the stored results, on a thread when they are large (D28).
+      const help = await deps.heavyWork.analyzerHelp(results, analyzers.map((analyzer) => analyzer.analyzer_id));
       const batches = await primed(issueBatches(rows, report.id));
       return streamOf(sarifLog({ report, analyzers, help }, batches));
     },

@@ -18,8 +18,9 @@ export interface AnalyzerHelp {
  * The help of each analyzer in `wanted`, from the report's stored results. The parsed
  * results are dropped on return: only these few strings are kept while the export streams.
  */
-export function analyzerHelpOf(stored: ResultsColumns, wanted: ReadonlySet<string>): Map<string, AnalyzerHelp> {
+export function analyzerHelpOf(stored: ResultsColumns, analyzerIds: readonly string[]): Map<string, AnalyzerHelp> {
   const help = new Map<string, AnalyzerHelp>();
+  const wanted = new Set(analyzerIds);
   if (wanted.size === 0) return help;
   for (const result of decodeResults(stored)) {
     if (!wanted.has(result.analyzer_id)) continue;

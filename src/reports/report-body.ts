@@ -1,0 +1,55 @@
+import { Readable } from 'node:stream';
+
+/**
+ * D28: a report's answer as stored, gzip-compressed (detail-body.ts). A large one is read from the
+ * database in pieces as the client takes them: a client that stops reading holds one piece and its
+ * socket's buffers, never the whole answer.
+ */
+export interface ReportBody {
+  /** Bytes of the compressed answer. */
+  length: number;
+  whole(): Promise<Buffer>;
+  stream(): Readable;
+}
+
+/** Bytes read from the database at a time. */
+export const BODY_PIECE_BYTES = 64 * 1024;
+
+export function bodyInMemory(gzip: Buffer): ReportBody {
+  return { length: gzip.length, whole: async () => gzip, stream: () => Readable.from([gzip], { objectMode: false }) };
+}
+
+export function storedBody(
+  stored: { id: number; length: number },
+  readPiece: (bodyId: number, offset: number, size: number) => Promise<Buffer | undefined>,
+): ReportBody {
+  const read = async (offset: number, size: number) => {
+    const piece = await readPiece(stored.id, offset, size);
+    // Deleted (or replaced, under a new id) since it was found: what was sent cannot be completed.
+    if (piece === undefined || piece.length !== size) throw new Error('The stored report answer changed while it was being read.');
+    return piece;
+  };
+  return {
+    length: stored.length,
+    whole: () => read(0, stored.length),
+    stream: () => {
+      let offset = 0;
+      return new Readable({
+        read() {
+          if (offset >= stored.length) {
+            this.push(null);
+            return;
+          }
+          const size = Math.min(BODY_PIECE_BYTES, stored.length - offset);
+          read(offset, size).then(
+            (piece) => {
+              offset += size;
+              this.push(piece);
+            },
+            (error: Error) => this.destroy(error),
+          );
+        },
+      });
+    },
+  };
+}
