@@ -122,8 +122,7 @@ export async function runHeavyReports(options: HeavyReportsOptions): Promise<Hea
           if (response.status === 200) {
             latencies.push(Date.now() - sent);
             timeline.push({ atMs: sent - started, ms: Date.now() - sent });
-          }
-          else failed++;
+          } else failed++;
         })
         .catch(() => void failed++),
     );

@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
-  CompiledQuery,
   Kysely,
   Migrator,
   PostgresDialect,

@@ -144,7 +144,6 @@ class RoutedConnection implements DatabaseConnection {
     }
   }
 
-  // biome-ignore lint/correctness/useYield: the rows come from the one query executeQuery runs.
   async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     const result = await this.executeQuery<R>(compiledQuery);
     for (const row of result.rows) yield { rows: [row] };

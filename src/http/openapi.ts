@@ -88,6 +88,8 @@ function errorResponses(route: {
 }) {
   const client = route.kind === 'client';
   const { schema, config } = route;
+  // A report upload is prepared on the heavy-work pool (D28): it may be busy, or the body too costly.
+  const upload = client && config?.clientApi?.rateGroup === 'reports';
   // Any method but GET/HEAD may carry a body, and its transport is checked before anything else (D4.6).
   const hasBody = schema.body !== undefined || !['GET', 'HEAD'].includes(route.method);
   const hasPathResource = /:[A-Za-z_]/.test(route.url);
@@ -112,7 +114,13 @@ function errorResponses(route: {
     add(400, e(example, `${description[0]!.toUpperCase()}${description.slice(1)}.`));
   }
   if (hasBody) {
-    add(413, e(payloadTooLarge(route.bodyLimit), 'The body is over the limit.'));
+    add(
+      413,
+      e(
+        payloadTooLarge(route.bodyLimit),
+        upload ? 'The body is over the limit, or its values take more memory than a report may use.' : 'The body is over the limit.',
+      ),
+    );
     add(415, e(unsupportedMediaType(), 'The body is not JSON (or uses an unsupported Content-Encoding).'));
   }
   const verify = config?.clientApi?.unauthenticatedBody !== undefined;
@@ -181,7 +189,27 @@ function errorResponses(route: {
     { ...RATE_LIMIT_HEADERS, ...RETRY_AFTER_HEADER },
   );
   add(500, e(serverError(), 'An unexpected error; never details.'), RATE_LIMIT_HEADERS_IF_COUNTED);
-  add(503, e(serviceUnavailable(), 'A dependency (the database) is down.'), RATE_LIMIT_HEADERS_IF_COUNTED);
+  if (upload) {
+    add(
+      503,
+      e(
+        serviceUnavailable(),
+        'A dependency (the database) is down; or the service is busy with other large reports (D28), and then ' +
+          '`Retry-After` and `retry_after` say when to try again.',
+        { retry_after: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds to wait before trying again.' })) },
+      ),
+      {
+        ...RATE_LIMIT_HEADERS_IF_COUNTED,
+        'Retry-After': { ...RETRY_AFTER_HEADER['Retry-After'], required: false, description: 'Seconds to wait when the service is busy.' },
+      },
+    );
+  } else {
+    add(
+      503,
+      e(serviceUnavailable(), 'A dependency (the database) is down, or the service is busy with other large reports (D28).'),
+      RATE_LIMIT_HEADERS_IF_COUNTED,
+    );
+  }
   return responses;
 }
 

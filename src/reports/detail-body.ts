@@ -29,16 +29,26 @@ export interface CompactMarks {
 
 export function compactMarks(marks: readonly IssueMark[]): CompactMarks {
   const changes = new Uint8Array(marks.length);
-  marks.forEach((mark, i) => (changes[i] = CHANGE_CODES.indexOf(mark.change)));
+  marks.forEach((mark, i) => {
+    changes[i] = CHANGE_CODES.indexOf(mark.change);
+  });
   return { fingerprints: marks.map((mark) => mark.fingerprint).join(''), changes };
 }
 
-const serializeDetail = serializerCompiler({ schema: ReportDetailResponse, method: 'GET', url: '/api/v1/reports/:report', httpStatus: '200' });
+const serializeDetail = serializerCompiler({
+  schema: ReportDetailResponse,
+  method: 'GET',
+  url: '/api/v1/reports/:report',
+  httpStatus: '200',
+});
 
 /** The gzip-compressed answer, or null when the report's issue rows are fewer than its issues (deleted meanwhile). */
 export function buildDetailBody(source: DetailSource): Buffer | null {
   const { text, compressed } = source.results;
-  const stored = { results: text, results_br: compressed === null ? null : Buffer.from(compressed.buffer, compressed.byteOffset, compressed.byteLength) };
+  const stored = {
+    results: text,
+    results_br: compressed === null ? null : Buffer.from(compressed.buffer, compressed.byteOffset, compressed.byteLength),
+  };
   const detail = toReportDetail(source.row, stored, source.marks === null ? null : expandMarks(source.marks));
   if (detail === null) return null;
   return gzipSync(serializeDetail({ data: detail }) as string);
@@ -47,7 +57,10 @@ export function buildDetailBody(source: DetailSource): Buffer | null {
 function expandMarks({ fingerprints, changes }: CompactMarks): IssueMark[] {
   const marks = new Array<IssueMark>(changes.length);
   for (let i = 0; i < changes.length; i++) {
-    marks[i] = { fingerprint: fingerprints.slice(i * FINGERPRINT_LENGTH, (i + 1) * FINGERPRINT_LENGTH), change: CHANGE_CODES[changes[i]!]! };
+    marks[i] = {
+      fingerprint: fingerprints.slice(i * FINGERPRINT_LENGTH, (i + 1) * FINGERPRINT_LENGTH),
+      change: CHANGE_CODES[changes[i]!]!,
+    };
   }
   return marks;
 }

@@ -400,7 +400,9 @@ export function createReportsRepository(db: Db) {
      * objects (an upload's comparison, D28).
      */
     async concatenatedFingerprintsOf(reportId: number): Promise<string> {
-      const concatenated = isPostgres(db) ? sql<string | null>`string_agg(fingerprint, '')` : sql<string | null>`group_concat(fingerprint, '')`;
+      const concatenated = isPostgres(db)
+        ? sql<string | null>`string_agg(fingerprint, '')`
+        : sql<string | null>`group_concat(fingerprint, '')`;
       // A part per (change rank, severity rank), each an index range of report_issues_report_idx,
       // with the event loop given back between them: one query over 75,000 rows took 35 ms.
       let all = '';
@@ -489,7 +491,11 @@ export function createReportsRepository(db: Db) {
     /** D28: the report's stored answer (gzip-compressed), by its id and size, if it has one. */
     async bodyOf(reportId: number): Promise<{ id: number; length: number } | undefined> {
       const length = isPostgres(db) ? sql<number>`octet_length(gzip)` : sql<number>`length(gzip)`;
-      return db.selectFrom('report_bodies').select(['id', length.as('length')]).where('report_id', '=', reportId).executeTakeFirst();
+      return db
+        .selectFrom('report_bodies')
+        .select(['id', length.as('length')])
+        .where('report_id', '=', reportId)
+        .executeTakeFirst();
     },
 
     /** `size` bytes of the stored answer `bodyId` from `offset` (0-based); undefined once it is gone. */
@@ -528,7 +534,10 @@ export function createReportsRepository(db: Db) {
 
     async forgetBodies(reportIds: readonly number[]): Promise<void> {
       for (let start = 0; start < reportIds.length; start += FINGERPRINTS_PER_SELECT) {
-        await db.deleteFrom('report_bodies').where('report_id', 'in', reportIds.slice(start, start + FINGERPRINTS_PER_SELECT)).execute();
+        await db
+          .deleteFrom('report_bodies')
+          .where('report_id', 'in', reportIds.slice(start, start + FINGERPRINTS_PER_SELECT))
+          .execute();
       }
     },
 

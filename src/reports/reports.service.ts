@@ -47,7 +47,12 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
    * project's latest-report pointer; the caller holds the project's lock. `gateOf` decides the
    * stored gate from the changes (E1.7, E1.8). The issues arrive prepared (upload-processing.ts).
    */
-  async function insertReport(trx: Db, report: ReportToStore, prepared: PreparedReport, gateOf: (newBySeverity: Record<Severity, number>) => GateOutcome | null) {
+  async function insertReport(
+    trx: Db,
+    report: ReportToStore,
+    prepared: PreparedReport,
+    gateOf: (newBySeverity: Record<Severity, number>) => GateOutcome | null,
+  ) {
     const repository = repositories(trx).reports;
     const baseline = await chooseBaseline(repository, report.project_id, prepared.git, { analyzed_at: report.analyzed_at, id: null });
     const comparison = await compareUploadedIssues(repository, prepared.issues, baseline);
@@ -105,7 +110,10 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
   return {
     /** The operator's (and the test factories') way to store a report, all or nothing; no gate is recorded. */
     async storeReport(report: ReportToStore, results: readonly StoredResult[] = []): Promise<number> {
-      const prepared: PreparedReport = { ...prepareResults(results), git: gitContextOf(JSON.parse(report.metadata) as Record<string, unknown>) };
+      const prepared: PreparedReport = {
+        ...prepareResults(results),
+        git: gitContextOf(JSON.parse(report.metadata) as Record<string, unknown>),
+      };
       return inTransaction(db, async (trx) => {
         await lockForUpdate(trx, 'projects', report.project_id);
         return (await insertReport(trx, report, prepared, () => null)).id;
@@ -217,7 +225,11 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
       const results = await reports.resultsOf(report.id);
       // Deleted since it was resolved (D11's 404): the row, or its issue rows (a null body).
       if (!results) throw notFound();
-      const body = await heavyWork.buildDetailBody({ row: report, results: { text: results.results, compressed: results.results_br }, marks });
+      const body = await heavyWork.buildDetailBody({
+        row: report,
+        results: { text: results.results, compressed: results.results_br },
+        marks,
+      });
       if (body === null) throw notFound();
       if (fingerprinted) await reports.storeBody(report.id, report.baseline_report_id, body);
       return bodyInMemory(body);

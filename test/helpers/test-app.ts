@@ -149,7 +149,10 @@ function factories(db: Db, clock: FakeClock) {
   const accounts = createAccountsService(services);
   const projects = createProjectsService(services);
   // Stored reports are prepared on the test's own thread; their answers are built at their first read.
-  const reports = createReportsService({ ...services, heavyWork: createHeavyWork({ workerThreads: 0, workerQueueMax: 1, workerInlineMaxBytes: 0 }) });
+  const reports = createReportsService({
+    ...services,
+    heavyWork: createHeavyWork({ workerThreads: 0, workerQueueMax: 1, workerInlineMaxBytes: 0 }),
+  });
   let sequence = 0;
 
   return {

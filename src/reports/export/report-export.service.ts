@@ -34,7 +34,10 @@ export function createReportExportService(deps: { db: Db; repositories: Reposito
       // Deleted since it was resolved (D11's 404).
       if (!results) throw notFound();
       // Read from the stored results, on a thread when they are large (D28).
-      const help = await deps.heavyWork.analyzerHelp(results, analyzers.map((analyzer) => analyzer.analyzer_id));
+      const help = await deps.heavyWork.analyzerHelp(
+        results,
+        analyzers.map((analyzer) => analyzer.analyzer_id),
+      );
       const batches = await primed(issueBatches(rows, report.id));
       return streamOf(sarifLog({ report, analyzers, help }, batches));
     },
