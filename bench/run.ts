@@ -1,8 +1,10 @@
 import autocannon from 'autocannon';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { execFileSync } from 'node:child_process';
+import { heavyReport, runHeavyReports } from './heavy-reports.js';
 import { machine, serviceEnv, startServer, type ServerProcess } from './processes.js';
 import { seed, type Seeded } from './seed.js';
 
@@ -143,19 +145,23 @@ async function main(): Promise<void> {
   memory.peakRssMiB = service.peakRss() / 2 ** 20;
   await service.stop();
 
-  const report = render(rows, memory);
+  const heavy = !args.only || 'd28 heavy reports'.includes(args.only.toLowerCase()) ? await heavyReportsBench(dataDir) : null;
+  const storage = args.only ? null : await storageBench(dataDir);
+
+  const report = render(rows, memory) + (heavy ? renderHeavy(heavy) : '') + (storage ? renderStorage(storage) : '');
   process.stdout.write(`\n${report}\n`);
   const resultsDir = join(ROOT, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, smoke ? 'smoke.md' : 'latest.md'), report);
   writeFileSync(
     join(resultsDir, smoke ? 'smoke.json' : 'latest.json'),
-    JSON.stringify({ machine: machine(), settings, rows, memory }, null, 2),
+    JSON.stringify({ machine: machine(), settings, rows, memory, heavy, storage }, null, 2),
   );
   if (!smoke) rmSync(dataDir, { recursive: true, force: true });
-  const failed = rows.filter((row) => row.errors > 0);
+  const failed = rows.filter((row) => row.errors > 0).map((row) => row.name);
+  if (heavy && heavy.result.errors.length > 0) failed.push('D28');
   if (failed.length > 0) {
-    process.stderr.write(`errors in: ${failed.map((row) => row.name).join(', ')}\n`);
+    process.stderr.write(`errors in: ${failed.join(', ')}\n`);
     process.exitCode = 1;
   }
 }
@@ -445,6 +451,151 @@ function render(
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * D28 (issue 15): a Solo-plan user uploads ~9 MiB reports (50 analyzers x 1,500 issues) and reads
+ * them back as fast as their rate limits allow (the real budgets: 60 uploads and 120 requests a
+ * minute), while connections that never read ask for the same report; another user's
+ * `GET /api/v1/tokens`, every 100 ms, must keep a p99 under 100 ms, and the server's RSS under 600 MiB.
+ */
+async function heavyReportsBench(dataDir: string) {
+  const settingsOf = smoke
+    ? { analyzers: 10, durationMs: 3_000, stalledConnections: 10 }
+    : { analyzers: 50, durationMs: 15_000, stalledConnections: 70 };
+  const env = serviceEnv(`sqlite:${join(dataDir, 'heavy.db')}`, { RATE_LIMIT_USER_BASE: '120', UPLOAD_RATE_LIMIT: '60' });
+  const cli = (...cliArgs: string[]) =>
+    execFileSync(process.execPath, [join(ROOT, 'bin/scoreboard.js'), ...cliArgs], { env, encoding: 'utf8' });
+  cli('migrate');
+  const solo = JSON.parse(cli('users:create', '--email', 'heavy@example.com', '--plan', 'solo', '--json')) as { token: string };
+  const other = JSON.parse(cli('users:create', '--email', 'light@example.com', '--plan', 'enterprise', '--json')) as { token: string };
+  const service = await startServer([join(ROOT, 'bin/scoreboard.js'), 'serve'], env, '/healthz');
+  try {
+    const created = await fetch(`${service.url}/api/v1/projects`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${solo.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Heavy', framework_version: '12' }),
+    });
+    const { api_token: apiToken } = (await created.json()) as { api_token: string };
+    const report = heavyReport(settingsOf.analyzers, 1_500);
+    log(`D28: ${(report.length / 2 ** 20).toFixed(1)} MiB reports, ${settingsOf.stalledConnections} connections that never read`);
+    const result = await runHeavyReports({
+      url: service.url,
+      pid: service.pid,
+      heavy: { token: solo.token, apiToken },
+      otherToken: other.token,
+      report,
+      durationMs: settingsOf.durationMs,
+      stalledConnections: settingsOf.stalledConnections,
+      readers: 2,
+      tokensEveryMs: 100,
+    });
+    log(`D28: tokens p99 ${result.tokens.p99} ms, peak RSS ${result.rssPeakMiB.toFixed(0)} MiB`);
+    return { reportMiB: report.length / 2 ** 20, ...settingsOf, result };
+  } finally {
+    await service.stop();
+  }
+}
+
+function renderHeavy(heavy: NonNullable<Awaited<ReturnType<typeof heavyReportsBench>>>): string {
+  const { result } = heavy;
+  const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
+  return [
+    '',
+    '## D28: heavy reports do not stall light requests',
+    '',
+    `One Solo-plan user uploads ${heavy.reportMiB.toFixed(1)} MiB reports (${heavy.analyzers} analyzers x 1,500 issues) and two readers ` +
+      `read them back (one with gzip, one without) as fast as the rate limits allow, for ${heavy.durationMs / 1000} s, while ` +
+      `${heavy.stalledConnections} connections request the report and never read. Another user asks for \`GET /api/v1/tokens\` every 100 ms.`,
+    '',
+    '| figure | value | target |',
+    '|---|---:|---|',
+    `| uploads stored (refused busy) | ${result.uploads} (${result.uploadsRefusedBusy}) | |`,
+    `| reads (MiB read; answered 429) | ${result.reads} (${result.readMiB.toFixed(0)}; ${result.rateLimited}) | |`,
+    `| other user's GET /api/v1/tokens: answers, p50 / p99 / max ms | ${result.tokens.count}: ${result.tokens.p50} / ${result.tokens.p99} / ${result.tokens.max} | p99 < 100 ms: ${verdict(result.tokens.p99 < 100)} |`,
+    `| server RSS: before / peak MiB | ${result.rssStartMiB.toFixed(0)} / ${result.rssPeakMiB.toFixed(0)} | < 600 MiB: ${verdict(result.rssPeakMiB < 600)} |`,
+    `| errors | ${result.errors.length === 0 ? 'none' : result.errors.join(', ')} | none |`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * What a stored report takes in the database, per recorded fixture: its results (compressed), its
+ * issue rows (the bytes of their values) and, since D28, its stored answer (gzip).
+ */
+async function storageBench(dataDir: string) {
+  const env = serviceEnv(`sqlite:${join(dataDir, 'storage.db')}`);
+  const cli = (...cliArgs: string[]) =>
+    execFileSync(process.execPath, [join(ROOT, 'bin/scoreboard.js'), ...cliArgs], { env, encoding: 'utf8' });
+  cli('migrate');
+  const user = JSON.parse(cli('users:create', '--email', 'storage@example.com', '--plan', 'enterprise', '--json')) as { token: string };
+  const service = await startServer([join(ROOT, 'bin/scoreboard.js'), 'serve'], env, '/healthz');
+  const rows: { fixture: string; issues: number; results: number; issueRows: number; answer: number }[] = [];
+  try {
+    for (const name of ['report-full', 'report-large']) {
+      const created = await fetch(`${service.url}/api/v1/projects`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name, framework_version: '12' }),
+      });
+      const { api_token: apiToken } = (await created.json()) as { api_token: string };
+      const recorded = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/client-wire/reports', `${name}.json`), 'utf8'));
+      const body = JSON.stringify({ ...recorded, project_id: 'unknown' });
+      const uploaded = await fetch(`${service.url}/api/reports`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiToken}`, 'content-type': 'application/json' },
+        body,
+      });
+      if (uploaded.status !== 201) throw new Error(`storage: ${name} was answered ${uploaded.status}: ${await uploaded.text()}`);
+      const { report } = (await uploaded.json()) as { report: { uuid: string; total_issues: number } };
+      // The product's own binding: the better-sqlite3 build this Node can run (db/sqlite-binding.ts).
+      const { SqliteDatabase } = (await import(pathToFileURL(join(ROOT, 'dist/db/sqlite-binding.js')).href)) as {
+        SqliteDatabase: new (file: string, options: { readonly: boolean }) => SqliteHandle;
+      };
+      const sqlite = new SqliteDatabase(join(dataDir, 'storage.db'), { readonly: true });
+      const bytes = (query: string) => Number((sqlite.prepare(query).pluck().get(report.uuid) as number | null) ?? 0);
+      rows.push({
+        fixture: name,
+        issues: report.total_issues,
+        results: bytes('select length(results) + coalesce(length(results_br), 0) from reports where uuid = ?'),
+        issueRows: bytes(`select sum(${ISSUE_VALUE_BYTES}) from report_issues where report_id = (select id from reports where uuid = ?)`),
+        answer: bytes('select length(gzip) from report_bodies where report_id = (select id from reports where uuid = ?)'),
+      });
+      sqlite.close();
+    }
+  } finally {
+    await service.stop();
+  }
+  return rows;
+}
+
+interface SqliteHandle {
+  prepare(sql: string): { pluck(): { get(...parameters: unknown[]): unknown } };
+  close(): void;
+}
+
+/** The bytes of a report_issues row's values, as SQLite stores them (integers counted as 8). */
+const ISSUE_VALUE_BYTES = ['fingerprint', 'analyzer_id', 'analyzer_name', 'category', 'severity', 'message', 'file', 'change']
+  .map((column) => `coalesce(length(${column}), 0)`)
+  .concat(['8 * 6'])
+  .join(' + ');
+
+function renderStorage(rows: Awaited<ReturnType<typeof storageBench>>): string {
+  const kib = (bytes: number) => (bytes / 1024).toFixed(0);
+  return [
+    '',
+    '## Storage per report',
+    '',
+    'Bytes of values, not counting SQLite pages and indexes. Before D28 a report was its results and its issue rows; it now also keeps its answer.',
+    '',
+    '| fixture | issues | results (Brotli) KiB | issue rows KiB | answer (gzip) KiB | before KiB | after KiB |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      (row) =>
+        `| ${row.fixture}.json | ${row.issues} | ${kib(row.results)} | ${kib(row.issueRows)} | ${kib(row.answer)} | ${kib(row.results + row.issueRows)} | ${kib(row.results + row.issueRows + row.answer)} |`,
+    ),
+    '',
+  ].join('\n');
 }
 
 function log(message: string): void {

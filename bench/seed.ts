@@ -124,8 +124,10 @@ export async function seed(options: {
       before = { fingerprints, gone: baseline.issues.filter((issue) => missing.has(issue.fingerprint)) };
     }
     const { rows, counts } = product.compareWithBaseline(payload.issues, before);
-    const newIssues = rows.filter((row) => row.change === 'new' || (counts === null && row.change === null));
-    const gate = product.applyQualityGate(gateSettings, { score: payload.summary.score, results: payload.results, newIssues });
+    const newBySeverity = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
+    for (const row of rows) if (row.change === 'new' || (counts === null && row.change === null)) newBySeverity[row.severity] += 1;
+    const { failedAnalyzers } = product.prepareResults(payload.results);
+    const gate = product.applyQualityGate(gateSettings, { score: payload.summary.score, failedAnalyzers, newBySeverity });
     return { payload, rows, counts, gate: JSON.stringify({ passed: gate.passed, reasons: gate.reasons }) };
   };
   type Stored = ReturnType<typeof storedAgainst>;
@@ -484,8 +486,11 @@ async function productUploadCode(root: string) {
   const { applyQualityGate } = (await load('reports/quality-gate.js')) as {
     applyQualityGate(
       settings: unknown,
-      report: { score: number; results: unknown[]; newIssues: readonly { severity: Severity }[] },
+      report: { score: number; failedAnalyzers: unknown[]; newBySeverity: Record<Severity, number> },
     ): { passed: boolean; reasons: string[] };
+  };
+  const { prepareResults } = (await load('reports/upload-processing.js')) as {
+    prepareResults(results: unknown[]): { failedAnalyzers: unknown[] };
   };
   const { parseStoredSettings } = (await load('projects/settings.js')) as { parseStoredSettings(json: string): unknown };
   const { encodeResults } = (await load('reports/stored-results.js')) as {
@@ -499,6 +504,7 @@ async function productUploadCode(root: string) {
     compareWithBaseline: changes.compareWithBaseline,
     gitContextOf,
     applyQualityGate,
+    prepareResults,
     parseStoredSettings,
     encodeResults,
   };

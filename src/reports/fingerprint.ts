@@ -46,6 +46,9 @@ export function fingerprintIssues(issues: readonly FingerprintSource[]): string[
 
 const FINGERPRINT_VERSION = 'scoreboard/v1';
 
+/** Hex digits in a fingerprint. */
+export const FINGERPRINT_LENGTH = 32;
+
 const lineOrder = (line: number | null) => (line === null ? Number.MAX_SAFE_INTEGER : line);
 
 /**
@@ -58,7 +61,7 @@ const sha256Hex: (text: string) => string =
     ? (text) => crypto.hash('sha256', text, 'hex')
     : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 
-const digest = (text: string) => sha256Hex(text).slice(0, 32);
+const digest = (text: string) => sha256Hex(text).slice(0, FINGERPRINT_LENGTH);
 
 /** The trimmed text of a code snippet's target line, or null (E1.2). */
 export function targetLineText(snippet: { target_line: number | null; lines: Record<string, string> } | undefined): string | null {

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Config } from '../config.js';
 import { ApiError, WorkQueueFull } from '../http/api-error.js';
-import { buildDetailBody, type DetailSource } from './detail-body.js';
+import { assembleDetailBody, buildDetailBody, type DetailSource, type DetailTemplate } from './detail-body.js';
+import type { ReportRow } from './reports.repository.js';
 import { analyzerHelpOf, type AnalyzerHelp } from './export/sarif-rules.js';
 import type { ResultsColumns } from './stored-results.js';
 import { processUploadBytes, type UploadOutcome } from './upload-processing.js';
@@ -18,6 +19,8 @@ import { processUploadBytes, type UploadOutcome } from './upload-processing.js';
 export interface HeavyWork {
   processUpload(body: Buffer): Promise<UploadOutcome>;
   buildDetailBody(source: DetailSource): Promise<Buffer | null>;
+  /** An uploaded report's answer from its template (detail-body.ts). */
+  assembleDetailBody(input: { row: ReportRow; template: DetailTemplate; changes: Uint8Array }): Promise<Buffer>;
   /** SARIF's help text of each analyzer, from a report's stored results (export/sarif-rules.ts). */
   analyzerHelp(stored: ResultsColumns, analyzerIds: string[]): Promise<Map<string, AnalyzerHelp>>;
   close(): Promise<void>;
@@ -39,8 +42,9 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
       maxQueue: config.workerQueueMax,
       // A thread that waited this long for work ends; the next heavy task starts one again.
       idleTimeout: 60_000,
-      // A thread's heap is bounded: the largest upload (10 MiB, 75,000 issues) needs some 140 MiB
-      // at its peak, and V8 collects sooner under a limit than it would under the process's own.
+      // A thread's heap is bounded (D28's memory bound): the heaviest upload there can be (10 MiB,
+      // 75,000 issues) retains under 100 MiB at a time, and V8 collects sooner under a limit than
+      // under the process's own.
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MIB },
     }));
   const onThread = config.workerThreads > 0;
@@ -72,7 +76,11 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
     async buildDetailBody(source) {
       if (inline(estimatedTextBytes(source.results.text, source.results.compressed))) return buildDetailBody(source);
       const body = await run<Uint8Array | null>('buildDetailBody', source);
-      return body === null ? null : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+      return body === null ? null : asBuffer(body);
+    },
+    async assembleDetailBody(input) {
+      if (inline(input.template.resultsText.length)) return assembleDetailBody(input);
+      return asBuffer(await run<Uint8Array>('assembleDetailBody', input));
     },
     async analyzerHelp(stored, analyzerIds) {
       if (inline(estimatedTextBytes(stored.results, stored.results_br))) return analyzerHelpOf(stored, analyzerIds);
@@ -84,6 +92,9 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
     },
   };
 }
+
+/** A Buffer that crossed threads arrives as a plain Uint8Array. */
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /**
  * How much text a report's stored results hold: what reading them costs grows with it. Brotli at

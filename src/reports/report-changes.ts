@@ -11,8 +11,9 @@ import {
 import { gitContextOf, isPullRequest, type GitContext } from './git-context.js';
 import type { StoredResult } from './report-results.js';
 import type { BaselineCandidate, ReportsRepository } from './reports.repository.js';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { FINGERPRINT_LENGTH, fingerprintAt, type PreparedIssues } from './upload-processing.js';
+import { timeSlices } from './time-slices.js';
+import { FINGERPRINT_LENGTH } from './fingerprint.js';
+import { fingerprintAt, type PreparedIssues } from './upload-processing.js';
 import { SEVERITIES, type Severity } from './vocabulary.js';
 
 /** What E1 records about a report: its git context, its baseline, its issue rows and the counts. */
@@ -135,13 +136,14 @@ export async function compareUploadedIssues(
   };
 }
 
-/** Issues per turn of the event loop in a pass over a large report (about 5 ms of work). */
-const SLICE = 10_000;
+/** Steps between two looks at the clock in a pass over a large report's issues. */
+const STEP = 2_000;
 
-/** `work(i)` for i from 0 to count - 1, giving the event loop back between slices. */
+/** `work(i)` for i from 0 to count - 1, giving the event loop back when a slice's time is used (time-slices.ts). */
 async function inSlices(count: number, work: (i: number) => void): Promise<void> {
-  for (let start = 0; start < count; start += SLICE) {
-    if (start > 0) await yieldToEventLoop();
-    for (let i = start; i < Math.min(count, start + SLICE); i++) work(i);
+  const pause = timeSlices();
+  for (let start = 0; start < count; start += STEP) {
+    await pause();
+    for (let i = start; i < Math.min(count, start + STEP); i++) work(i);
   }
 }

@@ -1,6 +1,6 @@
 import { describeAnalyzer } from './analyzer-catalogue.js';
 import { fingerprintResults, type IssueMark } from './changes.js';
-import type { StoredIssue } from './report-results.js';
+import type { StoredIssue, StoredResult } from './report-results.js';
 import { decodeResults, type ResultsColumns } from './stored-results.js';
 import { toReportListItem, type ReportRow } from './reports.repository.js';
 import type { ReportDetail } from './reports.schemas.js';
@@ -18,7 +18,24 @@ export function toReportDetail(row: ReportRow, stored: ResultsColumns, marks: re
   const results = decodeResults(stored);
   const issueMarks = marks ?? fingerprintResults(results).map((issue) => ({ fingerprint: issue.fingerprint, change: null }));
   if (issueMarks.length < results.reduce((count, result) => count + result.issues.length, 0)) return null;
-  let next = 0;
+  return { ...detailHead(row, suppressedCounts(results)), results: detailResults(results, issueMarks) };
+}
+
+export type SuppressedCounts = ReportDetail['suppressed_issues'];
+
+/** The detail but its results: the row's fields and the suppressed issues' counts. */
+export function detailHead(row: ReportRow, suppressed: SuppressedCounts): Omit<ReportDetail, 'results'> {
+  return {
+    ...toReportListItem(row),
+    project_id: row.project_id,
+    pro_package_version: row.pro_package_version,
+    suppressed_issues: suppressed,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    configuration: row.configuration === null ? {} : (JSON.parse(row.configuration) as Record<string, unknown>),
+  };
+}
+
+export function suppressedCounts(results: readonly StoredResult[]): SuppressedCounts {
   const suppressed = { inline: 0, config: 0, baseline: 0, total: 0 };
   for (const result of results) {
     for (const issue of result.suppressed_issues) {
@@ -27,27 +44,31 @@ export function toReportDetail(row: ReportRow, stored: ResultsColumns, marks: re
       suppressed.total += 1;
     }
   }
-  return {
-    ...toReportListItem(row),
-    project_id: row.project_id,
-    pro_package_version: row.pro_package_version,
-    suppressed_issues: suppressed,
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-    configuration: row.configuration === null ? {} : (JSON.parse(row.configuration) as Record<string, unknown>),
-    results: results.map((result) => {
-      const analyzer = describeAnalyzer(result);
-      return {
-        analyzer_id: result.analyzer_id,
-        analyzer_name: analyzer.name,
-        category: analyzer.category,
-        status: result.status,
-        message: result.message,
-        execution_time: result.execution_time,
-        issues: result.issues.map((issue) => ({ ...toIssue(issue), ...issueMarks[next++]! })),
-        suppressed_issues: result.suppressed_issues.map((issue) => ({ ...toIssue(issue), suppression: issue.suppression })),
-      };
-    }),
-  };
+  return suppressed;
+}
+
+/**
+ * The detail's results, each issue with its mark. A mark's change may be any text here: the answer
+ * stored at upload is serialised with a placeholder first, its changes known only later (detail-body.ts).
+ */
+export function detailResults(
+  results: readonly StoredResult[],
+  marks: readonly { fingerprint: string; change: string | null }[],
+): ReportDetail['results'] {
+  let next = 0;
+  return results.map((result) => {
+    const analyzer = describeAnalyzer(result);
+    return {
+      analyzer_id: result.analyzer_id,
+      analyzer_name: analyzer.name,
+      category: analyzer.category,
+      status: result.status,
+      message: result.message,
+      execution_time: result.execution_time,
+      issues: result.issues.map((issue) => ({ ...toIssue(issue), ...(marks[next++]! as IssueMark) })),
+      suppressed_issues: result.suppressed_issues.map((issue) => ({ ...toIssue(issue), suppression: issue.suppression })),
+    };
+  });
 }
 
 function toIssue(issue: StoredIssue) {

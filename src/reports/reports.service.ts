@@ -12,7 +12,7 @@ import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../http/pagination.js
 import { mayPerform, UUID_PATTERN, type ProjectAction } from '../projects/permissions.js';
 import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import { parseStoredSettings } from '../projects/settings.js';
-import { compactMarks, type DetailSource } from './detail-body.js';
+import { compactMarks } from './detail-body.js';
 import { gitContextOf } from './git-context.js';
 import type { HeavyWork } from './heavy-work.js';
 import { bodyInMemory, storedBody, type ReportBody } from './report-body.js';
@@ -87,20 +87,22 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
   async function storeBody(stored: Awaited<ReturnType<typeof insertReport>>, prepared: PreparedReport): Promise<void> {
     const { row, id, baseline, changes } = stored;
     const { results: _text, results_br: _bytes, ...columns } = row;
-    const source: DetailSource = {
-      row: {
-        ...columns,
-        id,
-        baseline_uuid: baseline?.uuid ?? null,
-        baseline_analyzed_at: baseline?.analyzed_at ?? null,
-        baseline_branch: baseline?.git_branch ?? null,
-        baseline_commit: baseline?.git_commit ?? null,
-      },
-      results: { text: '', compressed: prepared.resultsBr },
-      marks: { fingerprints: prepared.issues.fingerprints, changes },
+    const reportRow: ReportRow = {
+      ...columns,
+      id,
+      baseline_uuid: baseline?.uuid ?? null,
+      baseline_analyzed_at: baseline?.analyzed_at ?? null,
+      baseline_branch: baseline?.git_branch ?? null,
+      baseline_commit: baseline?.git_commit ?? null,
     };
     try {
-      const body = await heavyWork.buildDetailBody(source);
+      const body = prepared.detail
+        ? await heavyWork.assembleDetailBody({ row: reportRow, template: prepared.detail, changes })
+        : await heavyWork.buildDetailBody({
+            row: reportRow,
+            results: { text: '', compressed: prepared.resultsBr },
+            marks: { fingerprints: prepared.issues.fingerprints, changes },
+          });
       if (body !== null) await reports.storeBody(id, baseline?.id ?? null, body);
     } catch {
       // Only a cache of what the report's rows say: the next read builds it again.
@@ -292,4 +294,4 @@ type RecordedColumns =
 export type ReportToStore = Omit<NewReport, RecordedColumns | keyof ResultsColumns>;
 
 /** What storing a report needs besides its columns, prepared from its results (upload-processing.ts). */
-type PreparedReport = Pick<ProcessedUpload, 'git' | 'failedAnalyzers' | 'resultsBr' | 'issues'>;
+type PreparedReport = Pick<ProcessedUpload, 'git' | 'failedAnalyzers' | 'resultsBr' | 'issues' | 'detail'>;

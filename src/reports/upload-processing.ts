@@ -4,6 +4,8 @@ import { isNestedDeeperThan, MAX_JSON_DEPTH, parseJsonBody } from '../http/json-
 import { asObject, withStorableText } from '../http/json-values.js';
 import { toFieldErrors, validatorCompiler } from '../http/validation.js';
 import { fingerprintResults, type IssueRecord } from './changes.js';
+import { FINGERPRINT_LENGTH } from './fingerprint.js';
+import { detailTemplate, type DetailTemplate } from './detail-body.js';
 import { gitContextOf, type GitContext } from './git-context.js';
 import { normalizeConfiguration, normalizeResults } from './normalize-upload.js';
 import type { StoredResult } from './report-results.js';
@@ -49,6 +51,8 @@ export interface ProcessedUpload {
   /** The results' JSON, Brotli-compressed (stored-results.ts). */
   resultsBr: Uint8Array;
   issues: PreparedIssues;
+  /** The bulk of the report's answer, serialised while the results are at hand (detail-body.ts). */
+  detail: DetailTemplate | null;
 }
 
 export interface FailedAnalyzer {
@@ -70,8 +74,6 @@ export interface PreparedIssues {
 
 /** Rows per insert statement and per JSON batch; small enough that one batch never holds the event loop long. */
 export const ISSUE_ROWS_PER_BATCH = 500;
-
-export const FINGERPRINT_LENGTH = 32;
 
 const validateUpload = validatorCompiler({ schema: ReportUpload, httpPart: 'body', method: 'POST', url: '/api/reports' }) as ((
   data: unknown,
@@ -102,6 +104,9 @@ export function processUploadBytes(bytes: Uint8Array): UploadOutcome {
  */
 export function processUpload(upload: ReportUploadInput): ProcessedUpload {
   const results = normalizeResults(upload.results);
+  // The parsed results are garbage from here on (a 75,000-issue upload's are some 100 MB): the
+  // thread's bounded heap (heavy-work.ts) may reclaim them while the rest is prepared.
+  upload.results = [];
   const metadata = asObject(upload.metadata);
   return {
     projectId: upload.project_id,
@@ -123,11 +128,13 @@ export function processUpload(upload: ReportUploadInput): ProcessedUpload {
 
 /** What storing `results` needs, whoever sent them (an upload, the operator, a test's factory). */
 export function prepareResults(results: readonly StoredResult[]) {
+  const issues = prepareIssues(fingerprintResults(results));
   return {
     counts: summarizeResults(results),
     failedAnalyzers: failedAnalyzersOf(results),
     resultsBr: encodeResults(results).results_br!,
-    issues: prepareIssues(fingerprintResults(results)),
+    issues,
+    detail: detailTemplate(results, issues.fingerprints),
   };
 }
 

@@ -54,13 +54,18 @@ describe('report answers stored compressed, uploads off the event loop (D28)', (
       expect((await read(report.uuid, { 'accept-encoding': '*' })).headers['content-encoding']).toBe('gzip');
     });
 
-    it('stores the answer at upload; a report without one (stored before D28) gets it at its first read', async () => {
-      const { report } = await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'failed', ['high'])]));
-      expect(await storedBodies()).toBe(1);
-      const before = (await read(report.uuid)).body;
+    it('stores the answer at upload, the same text a read builds for a report that has none (stored before D28)', async () => {
+      // Every recorded fixture, each twice: the second run has a baseline, its issues new or unchanged.
+      const uuids: string[] = [];
+      for (const name of ['report-small', 'report-php-quirks', 'report-full', 'report-large', 'report-large']) {
+        uuids.push((await uploadOk(ctx, apiToken, fixture(name, projectId))).report.uuid);
+      }
+      expect(await storedBodies()).toBe(uuids.length);
+      const atUpload = await Promise.all(uuids.map(async (uuid) => (await read(uuid)).body));
+      expect(JSON.parse(atUpload[4]!).data.changes.unchanged).toBeGreaterThan(3000);
       await ctx.db.deleteFrom('report_bodies').execute();
-      expect((await read(report.uuid)).body).toBe(before);
-      expect(await storedBodies()).toBe(1);
+      for (const [i, uuid] of uuids.entries()) expect((await read(uuid)).body).toBe(atUpload[i]);
+      expect(await storedBodies()).toBe(uuids.length);
     });
 
     it('shows no baseline once the baseline is deleted: the stored answer that showed it is forgotten', async () => {
