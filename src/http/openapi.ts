@@ -194,7 +194,7 @@ function errorResponses(route: {
       503,
       e(
         serviceUnavailable(),
-        'A dependency (the database) is down; or the service is busy with other large reports (D28), and then ' +
+        'A dependency (the database) is down; or the service is busy with other large reports, and then ' +
           '`Retry-After` and `retry_after` say when to try again.',
         { retry_after: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds to wait before trying again.' })) },
       ),
@@ -206,7 +206,7 @@ function errorResponses(route: {
   } else {
     add(
       503,
-      e(serviceUnavailable(), 'A dependency (the database) is down, or the service is busy with other large reports (D28).'),
+      e(serviceUnavailable(), 'A dependency (the database) is down, or the service is busy with other large reports.'),
       RATE_LIMIT_HEADERS_IF_COUNTED,
     );
   }

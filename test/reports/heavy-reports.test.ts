@@ -53,9 +53,10 @@ describe('D28: heavy reports do not stall light requests', () => {
     expect(result.reads).toBeGreaterThanOrEqual(2);
     expect(result.tokens.failed).toBe(0);
     expect(result.tokens.count).toBeGreaterThanOrEqual(50);
-    // D28 asks for a p99 under 100 ms on an idle machine (the benchmark measures it); here other
-    // test files share the two cores.
-    expect(result.tokens.p99).toBeLessThan(400);
+    // D28 asks for a p99 under 100 ms on an idle machine (the benchmark measures it: some 40 to
+    // 70 ms); here other test files, and on PostgreSQL its server, share the two cores (up to
+    // ~500 ms seen). Before D28 the same run's p99 was seconds.
+    expect(result.tokens.p99).toBeLessThan(1_000);
     expect(result.rssPeakMiB).toBeLessThan(600);
     expect(server.alive()).toBe(true);
   }, 60_000);
