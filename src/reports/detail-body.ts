@@ -76,10 +76,14 @@ export function buildDetailBody(source: DetailSource): Buffer | null {
   return gzipSync(serializeDetail({ data: detail }), { level: GZIP_LEVEL });
 }
 
-/** An upload's results serialised as the answer has them, with a placeholder where each issue's change goes. */
+/**
+ * An upload's results serialised as the answer has them (UTF-8), with a placeholder where each
+ * issue's change goes. Bytes rather than a string: they cross between threads by transfer, not by
+ * copy, and never sit on the event loop's heap (a 75,000-issue upload's are 17 MB).
+ */
 export interface DetailTemplate {
-  resultsText: string;
-  /** Where each issue's placeholder starts in `resultsText`, in upload order. */
+  resultsBytes: Uint8Array;
+  /** Where each issue's placeholder starts in `resultsBytes`, in upload order. */
   changeAt: Int32Array;
   placeholderLength: number;
   suppressed: SuppressedCounts;
@@ -100,17 +104,18 @@ export function detailTemplate(results: readonly StoredResult[], fingerprints: s
   // answer objects exist at a time.
   const resultsText = `[${results.map((result) => serializeResult(detailResults([result], marksOf(result))[0])).join(',')}]`;
   if (next !== count) return null;
-  const quoted = `"${placeholder}"`;
+  const resultsBytes = Buffer.from(resultsText, 'utf8');
+  const quoted = Buffer.from(`"${placeholder}"`, 'latin1');
   const changeAt = new Int32Array(count);
   let from = 0;
   for (let i = 0; i < count; i++) {
-    const at = resultsText.indexOf(quoted, from);
+    const at = resultsBytes.indexOf(quoted, from);
     if (at < 0) return null;
     changeAt[i] = at;
     from = at + quoted.length;
   }
-  if (resultsText.includes(quoted, from)) return null;
-  return { resultsText, changeAt, placeholderLength: quoted.length, suppressed: suppressedCounts(results) };
+  if (resultsBytes.includes(quoted, from)) return null;
+  return { resultsBytes, changeAt, placeholderLength: quoted.length, suppressed: suppressedCounts(results) };
 }
 
 /** The answer from an upload's template once its changes are known (CHANGE_CODES of `changes`, in upload order). */
@@ -119,16 +124,20 @@ export function assembleDetailBody({ row, template, changes }: { row: ReportRow;
   // of the head with empty results ends in `[]}}`, where the results' text goes.
   const head = serializeDetail({ data: { ...detailHead(row, template.suppressed), results: [] } });
   if (!head.endsWith('"results":[]}}')) throw new Error('The report answer no longer ends with its results.');
-  const { resultsText, changeAt, placeholderLength } = template;
-  const parts: string[] = [head.slice(0, -'[]}}'.length)];
+  const { resultsBytes, changeAt, placeholderLength } = template;
+  const bytes = Buffer.from(resultsBytes.buffer, resultsBytes.byteOffset, resultsBytes.byteLength);
+  const parts: Buffer[] = [Buffer.from(head.slice(0, -'[]}}'.length), 'utf8')];
   let from = 0;
   for (let i = 0; i < changeAt.length; i++) {
-    parts.push(resultsText.slice(from, changeAt[i]), JSON.stringify(CHANGE_CODES[changes[i]!]!));
+    parts.push(bytes.subarray(from, changeAt[i]), CHANGE_JSON[changes[i]!]!);
     from = changeAt[i]! + placeholderLength;
   }
-  parts.push(resultsText.slice(from), '}}');
-  return gzipSync(parts.join(''), { level: GZIP_LEVEL });
+  parts.push(bytes.subarray(from), Buffer.from('}}'));
+  return gzipSync(Buffer.concat(parts), { level: GZIP_LEVEL });
 }
+
+/** Each change's JSON, by its code. */
+const CHANGE_JSON = CHANGE_CODES.map((change) => Buffer.from(JSON.stringify(change)));
 
 function expandMarks({ fingerprints, changes }: CompactMarks): IssueMark[] {
   const marks = new Array<IssueMark>(changes.length);

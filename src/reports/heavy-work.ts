@@ -42,6 +42,9 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
       maxQueue: config.workerQueueMax,
       // A thread that waited this long for work ends; the next heavy task starts one again.
       idleTimeout: 60_000,
+      // Below the event loop's priority (Linux, through piscina's optional @napi-rs/nice): when the
+      // cores are busy, answering requests comes before preparing large reports.
+      niceIncrement: 10,
       // A thread's heap is bounded (D28's memory bound): the heaviest upload there can be (10 MiB,
       // 75,000 issues) retains under 100 MiB at a time, and V8 collects sooner under a limit than
       // under the process's own.
@@ -69,8 +72,7 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
     async processUpload(body) {
       if (inline(body.byteLength)) return processUploadBytes(body);
       // Moved rather than copied when the body has its memory to itself (large bodies always do).
-      const owned = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
-      const bytes = owned ? body : Buffer.from(body);
+      const bytes = ownedBuffers([body]).length > 0 ? body : Buffer.from(body);
       return run<UploadOutcome>('processUploadBytes', bytes, [bytes.buffer as ArrayBuffer]);
     },
     async buildDetailBody(source) {
@@ -79,8 +81,10 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
       return body === null ? null : asBuffer(body);
     },
     async assembleDetailBody(input) {
-      if (inline(input.template.resultsText.length)) return assembleDetailBody(input);
-      return asBuffer(await run<Uint8Array>('assembleDetailBody', input));
+      const { resultsBytes } = input.template;
+      if (inline(resultsBytes.byteLength)) return assembleDetailBody(input);
+      // The template is not needed here afterwards: its bytes are moved, not copied.
+      return asBuffer(await run<Uint8Array>('assembleDetailBody', input, ownedBuffers([resultsBytes])));
     },
     async analyzerHelp(stored, analyzerIds) {
       if (inline(estimatedTextBytes(stored.results, stored.results_br))) return analyzerHelpOf(stored, analyzerIds);
@@ -91,6 +95,16 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
       pool = null;
     },
   };
+}
+
+/**
+ * The memory of those of `views` that have it to themselves, which may be moved to another thread.
+ * A small Buffer is often a slice of a shared pool: moving that would take the pool away.
+ */
+export function ownedBuffers(views: readonly ArrayBufferView[]): ArrayBuffer[] {
+  return views
+    .filter((view) => view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && !(view.buffer instanceof SharedArrayBuffer))
+    .map((view) => view.buffer as ArrayBuffer);
 }
 
 /** A Buffer that crossed threads arrives as a plain Uint8Array. */

@@ -2,8 +2,30 @@
  * The entry point of a heavy-work thread (reports/heavy-work.ts): each export is a task, run by name.
  * Plain functions of their input: no database, no clock, no state between tasks.
  */
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { processUploadBytes as process } from './upload-processing.js';
+import { ownedBuffers } from './heavy-work.js';
+
 export { assembleDetailBody, buildDetailBody } from './detail-body.js';
-export { processUploadBytes } from './upload-processing.js';
+
+/**
+ * upload-processing.ts's outcome, its large byte arrays moved to the event loop's thread rather
+ * than copied (piscina's Transferable).
+ */
+export function processUploadBytes(bytes: Uint8Array) {
+  const outcome = process(bytes);
+  if (outcome.kind !== 'processed') return outcome;
+  const { resultsBr, issues, detail } = outcome.upload;
+  const moved = ownedBuffers([resultsBr, issues.severityRanks, ...(detail ? [detail.resultsBytes, detail.changeAt] : [])]);
+  return move({
+    get [transferableSymbol]() {
+      return moved;
+    },
+    get [valueSymbol]() {
+      return outcome;
+    },
+  });
+}
 
 import type { ResultsColumns } from './stored-results.js';
 import { analyzerHelpOf } from './export/sarif-rules.js';
