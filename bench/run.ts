@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { heavyReport, runHeavyReports } from './heavy-reports.js';
-import { machine, serviceEnv, startServer, type ServerProcess } from './processes.js';
+import { machine, SERVICE_NODE_FLAGS, serviceEnv, startServer, type ServerProcess } from './processes.js';
 import { seed, type Seeded } from './seed.js';
 
 /**
@@ -103,7 +103,11 @@ async function main(): Promise<void> {
   let scenarios = buildScenarios(seeded).filter((s) => !args.only || s.name.includes(args.only));
 
   // Cost per request: the service with X-SQL-Statements on, one request of each step.
-  const counting = await startServer([join(ROOT, 'bin/scoreboard.js'), 'serve'], { ...env, SQL_STATEMENT_HEADER: 'true' }, '/healthz');
+  const counting = await startServer(
+    [...SERVICE_NODE_FLAGS, join(ROOT, 'bin/scoreboard.js'), 'serve'],
+    { ...env, SQL_STATEMENT_HEADER: 'true' },
+    '/healthz',
+  );
   const paths = await documentedPaths(counting.url);
   scenarios = scenarios.filter((scenario) => {
     if (!scenario.requiresPath || paths.has(scenario.requiresPath)) return true;
@@ -119,7 +123,7 @@ async function main(): Promise<void> {
   await ceilingServer.stop();
   log(`ceiling: ${ceiling.requestsPerSecond.toFixed(0)} req/s`);
 
-  const service = await startServer([join(ROOT, 'bin/scoreboard.js'), 'serve'], env, '/healthz');
+  const service = await startServer([...SERVICE_NODE_FLAGS, join(ROOT, 'bin/scoreboard.js'), 'serve'], env, '/healthz');
   const rows: Measured[] = [{ name: 'ceiling: bare Fastify GET /hello', ...ceiling, ratio: 1, statements: '-' }];
   for (const scenario of scenarios) {
     const result = await load(service.url, withAuth(scenario.requests, seeded), {
@@ -469,7 +473,7 @@ async function heavyReportsBench(dataDir: string) {
   cli('migrate');
   const solo = JSON.parse(cli('users:create', '--email', 'heavy@example.com', '--plan', 'solo', '--json')) as { token: string };
   const other = JSON.parse(cli('users:create', '--email', 'light@example.com', '--plan', 'enterprise', '--json')) as { token: string };
-  const service = await startServer([join(ROOT, 'bin/scoreboard.js'), 'serve'], env, '/healthz');
+  const service = await startServer([...SERVICE_NODE_FLAGS, join(ROOT, 'bin/scoreboard.js'), 'serve'], env, '/healthz');
   try {
     const created = await fetch(`${service.url}/api/v1/projects`, {
       method: 'POST',
@@ -529,7 +533,7 @@ async function storageBench(dataDir: string) {
     execFileSync(process.execPath, [join(ROOT, 'bin/scoreboard.js'), ...cliArgs], { env, encoding: 'utf8' });
   cli('migrate');
   const user = JSON.parse(cli('users:create', '--email', 'storage@example.com', '--plan', 'enterprise', '--json')) as { token: string };
-  const service = await startServer([join(ROOT, 'bin/scoreboard.js'), 'serve'], env, '/healthz');
+  const service = await startServer([...SERVICE_NODE_FLAGS, join(ROOT, 'bin/scoreboard.js'), 'serve'], env, '/healthz');
   const rows: { fixture: string; issues: number; results: number; issueRows: number; answer: number }[] = [];
   try {
     for (const name of ['report-full', 'report-large']) {

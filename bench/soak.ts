@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { machine, serviceEnv, startServer, type ServerProcess } from './processes.js';
+import { machine, SERVICE_NODE_FLAGS, serviceEnv, startServer, type ServerProcess } from './processes.js';
 import { seed, type Seeded } from './seed.js';
 
 /**
@@ -385,7 +385,7 @@ async function main(): Promise<void> {
       if (logLines.length < 5) logLines.push(line.slice(0, 500));
     };
     for (let i = 0; i < settings.instances; i++) {
-      services.push(await startServer([join(ROOT, 'bin/scoreboard.js'), 'serve'], store.env, '/healthz', { onLog }));
+      services.push(await startServer([...SERVICE_NODE_FLAGS, join(ROOT, 'bin/scoreboard.js'), 'serve'], store.env, '/healthz', { onLog }));
     }
     const recorder = new Recorder();
     const flows = buildFlows(seeded, recorder);

@@ -61,7 +61,8 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return badRequest('The Content-Length header does not match the request body.');
   }
-  if (error.code?.startsWith('Z_')) {
+  // Not every error's `code` is a string (a DOMException's is a number).
+  if (typeof error.code === 'string' && error.code.startsWith('Z_')) {
     return badRequest('The request body could not be decompressed: it is not valid gzip data.');
   }
   if (error.name === 'SyntaxError' || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
@@ -90,7 +91,7 @@ function isClientGone(error: { code?: string }, request: FastifyRequest): boolea
 
 /** A database that cannot be reached or opened is a 503 (D3), not the caller's fault nor a bug. */
 function isDatabaseUnavailable(error: { code?: string; message?: string }): boolean {
-  const code = error.code ?? '';
+  const code = typeof error.code === 'string' ? error.code : '';
   return (
     ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', '57P01', '57P03', '08006', '08001'].includes(code) ||
     ['SQLITE_BUSY', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_FULL'].some((c) => code.startsWith(c)) ||

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import * as workerThreads from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Config } from '../config.js';
@@ -26,8 +27,14 @@ export interface HeavyWork {
   close(): Promise<void>;
 }
 
-/** The old-generation heap of a heavy-work thread, in MiB. */
-export const WORKER_HEAP_MIB = 192;
+/**
+ * The young generation of a heavy-work thread, in MiB. Without a limit V8 sizes it from the
+ * machine's memory, and Node 24's V8 makes it several times larger than Node 20's (measured: some
+ * 100 MiB more RSS under D28's load). The old generation is not capped: on Node 24 a thread that
+ * reaches such a cap in the middle of a parse takes the whole process down (a fatal "heap limit"
+ * error, not the thread's ERR_WORKER_OUT_OF_MEMORY), and a hostile body could aim for it.
+ */
+export const WORKER_YOUNG_HEAP_MIB = 32;
 
 const tooCostly = () => new ApiError(413, 'Payload Too Large', 'The request body takes more memory to process than a report may use.');
 
@@ -45,10 +52,7 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
       // Below the event loop's priority (Linux, through piscina's optional @napi-rs/nice): when the
       // cores are busy, answering requests comes before preparing large reports.
       niceIncrement: 10,
-      // A thread's heap is bounded (D28's memory bound): the heaviest upload there can be (10 MiB,
-      // 75,000 issues) retains under 100 MiB at a time, and V8 collects sooner under a limit than
-      // under the process's own.
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MIB },
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_HEAP_MIB },
     }));
   const onThread = config.workerThreads > 0;
   const inline = (size: number) => !onThread || size < config.workerInlineMaxBytes;
@@ -61,8 +65,7 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
     } catch (error) {
       // Another task took the last place between the check and the run.
       if (error instanceof Error && error.message === 'Task queue is at limit') throw new WorkQueueFull();
-      // A body within the size limit whose values take more memory than any report needs (millions
-      // of tiny objects): the thread is replaced, the request refused.
+      // A thread that ran out of memory (the process's own limit) is replaced, the request refused.
       if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw tooCostly();
       throw error;
     }
@@ -71,9 +74,8 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
   return {
     async processUpload(body) {
       if (inline(body.byteLength)) return processUploadBytes(body);
-      // Moved rather than copied when the body has its memory to itself (large bodies always do).
-      const bytes = ownedBuffers([body]).length > 0 ? body : Buffer.from(body);
-      return run<UploadOutcome>('processUploadBytes', bytes, [bytes.buffer as ArrayBuffer]);
+      // Moved rather than copied when the body has its memory to itself (large bodies do).
+      return run<UploadOutcome>('processUploadBytes', body, ownedBuffers([body]));
     },
     async buildDetailBody(source) {
       if (inline(estimatedTextBytes(source.results.text, source.results.compressed))) return buildDetailBody(source);
@@ -103,9 +105,22 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
  */
 export function ownedBuffers(views: readonly ArrayBufferView[]): ArrayBuffer[] {
   return views
-    .filter((view) => view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && !(view.buffer instanceof SharedArrayBuffer))
+    .filter(
+      (view) =>
+        view.byteOffset === 0 &&
+        view.byteLength === view.buffer.byteLength &&
+        !(view.buffer instanceof SharedArrayBuffer) &&
+        !isMarkedAsUntransferable(view.buffer),
+    )
     .map((view) => view.buffer as ArrayBuffer);
 }
+
+/**
+ * Memory Node marks as not movable (its Buffer pool, from Node 21 on); Node 20 cannot say, and its
+ * pool slices are excluded by the checks above.
+ */
+const isMarkedAsUntransferable: (buffer: ArrayBufferLike) => boolean =
+  (workerThreads as { isMarkedAsUntransferable?: (buffer: ArrayBufferLike) => boolean }).isMarkedAsUntransferable ?? (() => false);
 
 /** A Buffer that crossed threads arrives as a plain Uint8Array. */
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

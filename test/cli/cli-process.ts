@@ -15,6 +15,8 @@ import { createTestStore, type TestStore } from '../helpers/test-backend.js';
  */
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const BIN = join(ROOT, 'bin', 'scoreboard.js');
+/** How `npm start`, the container and the bin's shebang start the service (README, "Large reports"). */
+export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=8'];
 
 const RUN_TIMEOUT_MS = 30_000;
 
@@ -131,7 +133,7 @@ export interface RunningServer {
 
 /** Starts `scoreboard serve` on a free port and waits for its "listening" log line. */
 export function startServer(sandbox: Sandbox, extraEnv: Record<string, string> = {}): Promise<RunningServer> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve'], {
+  const child: ChildProcess = spawn(process.execPath, [...SERVICE_NODE_FLAGS, BIN, 'serve'], {
     cwd: sandbox.dir,
     env: { ...sandbox.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { BIN, type Sandbox } from '../cli/cli-process.js';
+import { BIN, SERVICE_NODE_FLAGS, type Sandbox } from '../cli/cli-process.js';
 
 /**
  * A real `scoreboard serve` (bin/scoreboard.js -> dist/: run `npm run build` first) as a child
@@ -27,7 +27,7 @@ export interface ServerProcess {
 const START_TIMEOUT_MS = 30_000;
 
 export async function startServerProcess(sandbox: Sandbox, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, BIN, 'serve'], {
     cwd: sandbox.dir,
     env: { ...sandbox.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
