@@ -63,8 +63,9 @@ function normalizeSuppressedIssue(issue: SuppressedIssueInput): StoredSuppressed
 function normalizeLocation(location: IssueInput['location']): StoredIssue['location'] {
   if (!location) return null;
   const normalized: NonNullable<StoredIssue['location']> = { file: location.file };
-  if (typeof location.line === 'number' && location.line >= 1) normalized.line = location.line;
-  if (typeof location.column === 'number' && location.column >= 1) normalized.column = location.column;
+  // Finite too: JSON reads `1e309` as Infinity, which no stored text can hold (it would read back null).
+  if (typeof location.line === 'number' && Number.isFinite(location.line) && location.line >= 1) normalized.line = location.line;
+  if (typeof location.column === 'number' && Number.isFinite(location.column) && location.column >= 1) normalized.column = location.column;
   return normalized;
 }
 

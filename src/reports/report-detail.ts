@@ -71,11 +71,21 @@ export function detailResults(
   });
 }
 
+/**
+ * A location as the answer's schema has it. Reports stored before uploads dropped an infinite line
+ * or column (`1e309`) hold it as null, which the schema does not allow: it is left out, as at upload.
+ */
+function readableLocation(location: StoredIssue['location']): StoredIssue['location'] {
+  if (location === null || ((location.line as unknown) !== null && (location.column as unknown) !== null)) return location;
+  const { line, column, ...rest } = location;
+  return { ...rest, ...(line != null && { line }), ...(column != null && { column }) };
+}
+
 function toIssue(issue: StoredIssue) {
   return {
     message: issue.message,
     severity: issue.severity,
-    location: issue.location,
+    location: readableLocation(issue.location),
     recommendation: issue.recommendation,
     ...(issue.code_snippet && { code_snippet: issue.code_snippet }),
     ...(issue.metadata && { metadata: issue.metadata }),

@@ -13,7 +13,11 @@ export interface ResultsColumns {
 }
 
 export function encodeResults(results: readonly StoredResult[]): ResultsColumns {
-  const json = JSON.stringify(results);
+  return encodeResultsJson(JSON.stringify(results));
+}
+
+/** `encodeResults` of results already serialised (`JSON.stringify`). */
+export function encodeResultsJson(json: string): ResultsColumns {
   return {
     results: '',
     results_br: brotliCompressSync(json, {

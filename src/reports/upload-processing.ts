@@ -9,7 +9,7 @@ import { detailTemplate, type DetailTemplate } from './detail-body.js';
 import { gitContextOf, type GitContext } from './git-context.js';
 import { normalizeConfiguration, normalizeResults } from './normalize-upload.js';
 import type { StoredResult } from './report-results.js';
-import { encodeResults } from './stored-results.js';
+import { encodeResultsJson } from './stored-results.js';
 import { summarizeResults, type ReportCounts } from './summarize.js';
 import { ReportUpload, type ReportUploadInput } from './upload.schemas.js';
 import { SEVERITIES, type Severity } from './vocabulary.js';
@@ -129,12 +129,15 @@ export function processUpload(upload: ReportUploadInput): ProcessedUpload {
 /** What storing `results` needs, whoever sent them (an upload, the operator, a test's factory). */
 export function prepareResults(results: readonly StoredResult[]) {
   const issues = prepareIssues(fingerprintResults(results));
+  const json = JSON.stringify(results);
   return {
     counts: summarizeResults(results),
     failedAnalyzers: failedAnalyzersOf(results),
-    resultsBr: encodeResults(results).results_br!,
+    resultsBr: encodeResultsJson(json).results_br!,
     issues,
-    detail: detailTemplate(results, issues.fingerprints),
+    // From the results as stored, as a read decodes them: JSON has no Infinity (a client's
+    // `"line": 1e309`), which the stored text keeps as null and the answer's schema refuses.
+    detail: detailTemplate(JSON.parse(json) as StoredResult[], issues.fingerprints),
   };
 }
 

@@ -48,6 +48,23 @@ describe('report answers stored compressed, uploads off the event loop (D28)', (
       }
     });
 
+    it("stores and answers a client's 1e309 (Infinity in JSON) in a line, a column or an execution time", async () => {
+      // Found by the fuzz campaign: the stored text keeps Infinity as null, which the answer's schema
+      // refuses; a line or column must be a finite number to be kept at all.
+      const payload =
+        '{"total_execution_time":1e309,"results":[{"analyzer_id":"a","status":"failed","execution_time":1e309,' +
+        '"issues":[{"message":"x","severity":"critical","location":{"file":"a.php","line":1e309,"column":1e309}}]}]}';
+      const uploaded = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/reports',
+        headers: { authorization: `Bearer ${apiToken}`, 'content-type': 'application/json' },
+        payload,
+      });
+      expect(uploaded.statusCode).toBe(201);
+      const detail = (await read(uploaded.json().report.uuid)).json().data;
+      expect(detail.results[0].issues[0].location).toEqual({ file: 'a.php' });
+    });
+
     it('honours a refusal of gzip (q=0) and a wildcard', async () => {
       const { report } = await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'failed', ['high'])]));
       expect((await read(report.uuid, { 'accept-encoding': 'gzip;q=0, identity' })).headers['content-encoding']).toBeUndefined();
