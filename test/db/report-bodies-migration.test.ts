@@ -1,0 +1,54 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMigrator, migrateToLatest } from '../../src/db/database.js';
+import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
+
+/**
+ * Migration 0008 (D28's stored answers) on a live database: what the previous release wrote (a
+ * database at 0007, without `report_bodies`) reads the same after `scoreboard migrate`: tokens,
+ * projects with their settings and latest report, report lists, each report's detail and changes.
+ */
+describe('migration 0008 on a database written by the release before it', () => {
+  let ctx: TestContext;
+  beforeEach(async () => {
+    ctx = await buildTestApp();
+  });
+  afterEach(async () => ctx.close());
+
+  it('reads tokens, projects, settings and reports the same after the upgrade', async () => {
+    const { user, projectId, apiToken } = await givenUploader(ctx);
+    const settings = await ctx.request({
+      method: 'PUT',
+      url: `/api/v1/projects/${projectId}`,
+      token: user.token,
+      body: { name: 'Shop', framework_version: '12', settings: { fail_on: 'high', fail_threshold: 70 } },
+    });
+    expect(settings.statusCode, settings.body).toBe(200);
+    const uuids: string[] = [];
+    for (const name of ['report-small', 'report-large', 'report-large']) {
+      uuids.push((await uploadOk(ctx, apiToken, fixture(name, projectId))).report.uuid);
+    }
+    const reads = [
+      '/api/v1/tokens',
+      `/api/v1/projects/${projectId}`,
+      '/api/v1/projects',
+      `/api/v1/projects/${projectId}/reports`,
+      ...uuids.flatMap((uuid) => [`/api/v1/reports/${uuid}`, `/api/v1/reports/${uuid}/changes`]),
+    ];
+    const readAll = async () => Promise.all(reads.map(async (url) => (await ctx.request({ method: 'GET', url, token: user.token })).body));
+    const before = await readAll();
+
+    // Back to the previous release's schema: its database has no stored answers at all.
+    const { error } = await (await createMigrator(ctx.db)).migrateTo('0007-teams-and-audit');
+    expect(error).toBeUndefined();
+    await migrateToLatest(ctx.db);
+    expect(await ctx.db.selectFrom('report_bodies').select('id').execute()).toEqual([]);
+
+    expect(await readAll()).toEqual(before);
+    // The answers are stored again as they are read.
+    expect(await ctx.db.selectFrom('report_bodies').select('id').execute()).toHaveLength(uuids.length);
+    // The client package's token still names its project.
+    const verified = await ctx.request({ method: 'GET', url: '/api/token/verify', token: apiToken });
+    expect(verified.json()).toMatchObject({ success: true, valid: true, project: { id: projectId } });
+  });
+});
