@@ -44,6 +44,11 @@ const EnvSchema = Type.Object({
   UPLOAD_RATE_LIMIT: Type.Integer({ minimum: 1, default: 60 }),
   // E5: audit events older than this many days are deleted by a periodic job.
   AUDIT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 365 }),
+  // Reports stored more than this many days ago, and a project's reports beyond its this-many
+  // newest, are deleted by a periodic job; never a project's latest report or that report's
+  // baseline. Unset (the default): reports are kept until deleted.
+  REPORT_RETENTION_DAYS: Type.Optional(Type.Integer({ minimum: 1, maximum: 36_500 })),
+  REPORT_RETENTION_KEEP: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
   // D28: threads that parse large uploads and build report answers off the event loop. Unset: one
   // less than the cores (at least 1); 0 does everything on the event loop.
   WORKER_THREADS: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
@@ -86,6 +91,8 @@ export interface Config {
   readonly uploadRateLimit: number;
   /** E5: how long audit events are kept. */
   readonly auditRetentionDays: number;
+  /** Issue 15: which reports the retention job deletes (reports/report-retention.ts); both unset by default. */
+  readonly reportRetention: { readonly days?: number; readonly keep?: number };
   /** D28: the heavy-work threads (reports/heavy-work.ts). */
   readonly workerThreads: number;
   readonly workerQueueMax: number;
@@ -135,6 +142,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitUserBase: parsed.RATE_LIMIT_USER_BASE,
     sqlStatementHeader: parsed.SQL_STATEMENT_HEADER,
     auditRetentionDays: parsed.AUDIT_RETENTION_DAYS,
+    reportRetention: Object.freeze({ days: parsed.REPORT_RETENTION_DAYS, keep: parsed.REPORT_RETENTION_KEEP }),
     workerThreads: parsed.WORKER_THREADS ?? Math.max(1, availableParallelism() - 1),
     workerQueueMax: parsed.WORKER_QUEUE_MAX,
     workerInlineMaxBytes: parsed.WORKER_INLINE_MAX_BYTES,

@@ -2,6 +2,7 @@ import { OperatorError } from './accounts/accounts.service.js';
 import { createApp } from './app.js';
 import { startAuditRetention } from './audit/audit-retention.js';
 import { systemClock } from './clock.js';
+import { startReportRetention } from './reports/report-retention.js';
 import type { Config } from './config.js';
 import { openDatabase, migrateToLatest } from './db/database.js';
 import { createStatementCounter } from './http/sql-statement-count.js';
@@ -20,6 +21,9 @@ export async function serve(config: Config): Promise<void> {
   // Stopped before the database closes (onClose hooks run in the order they were added).
   const stopRetention = startAuditRetention({ db, clock: systemClock, retentionDays: config.auditRetentionDays, logger: app.log });
   app.addHook('onClose', async () => stopRetention());
+  // Issue 15: the same for reports, when a retention is configured; each batch locks its project.
+  const stopReportRetention = startReportRetention({ db, clock: systemClock, retention: config.reportRetention, logger: app.log });
+  app.addHook('onClose', async () => stopReportRetention());
   app.addHook('onClose', async () => db.destroy());
 
   let closing = false;

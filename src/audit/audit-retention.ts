@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
+import { startPeriodicJob } from '../jobs/periodic-job.js';
 import { createAuditRepository } from './audit.repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -24,11 +25,7 @@ export async function pruneAuditEvents(deps: { db: Db; clock: Clock; retentionDa
   }
 }
 
-/**
- * Runs `pruneAuditEvents` shortly after start, then every hour, until the returned function is
- * called. The timer never keeps the process alive, and a failed run is logged and tried again at
- * the next one (a database that is down now may be up in an hour).
- */
+/** Runs `pruneAuditEvents` shortly after start, then every hour (jobs/periodic-job.ts), until the returned function is called. */
 export function startAuditRetention(deps: {
   db: Db;
   clock: Clock;
@@ -36,20 +33,13 @@ export function startAuditRetention(deps: {
   logger: FastifyBaseLogger;
   intervalMs?: number;
 }): () => void {
-  const run = () => {
-    pruneAuditEvents(deps).then(
-      (deleted) => {
-        if (deleted > 0) deps.logger.info({ deleted, retentionDays: deps.retentionDays }, 'deleted audit events past their retention');
-      },
-      (error: unknown) => deps.logger.warn({ err: error }, 'audit retention run failed; trying again at the next interval'),
-    );
-  };
-  const first = setTimeout(run, 1_000);
-  const every = setInterval(run, deps.intervalMs ?? AUDIT_RETENTION_INTERVAL_MS);
-  first.unref();
-  every.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(every);
-  };
+  return startPeriodicJob({
+    name: 'audit retention run',
+    intervalMs: deps.intervalMs ?? AUDIT_RETENTION_INTERVAL_MS,
+    logger: deps.logger,
+    work: async () => {
+      const deleted = await pruneAuditEvents(deps);
+      if (deleted > 0) deps.logger.info({ deleted, retentionDays: deps.retentionDays }, 'deleted audit events past their retention');
+    },
+  });
 }

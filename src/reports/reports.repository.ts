@@ -11,6 +11,12 @@ import { timeSlices } from './time-slices.js';
 
 export type NewReport = Omit<Selectable<ReportsTable>, 'id'>;
 
+/** What retention deletes (report-retention.ts): reports stored before `cutoff`, and beyond a project's `keep` newest. */
+export interface RetentionRule {
+  readonly cutoff?: string;
+  readonly keep?: number;
+}
+
 /** The summary columns, for `latest_report` and report lists; never the full results. */
 export const reportSummaryColumns = [
   'id',
@@ -597,6 +603,88 @@ export function createReportsRepository(db: Db) {
     async delete(id: number): Promise<boolean> {
       const result = await db.deleteFrom('reports').where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
+    },
+
+    /** Retention (report-retention.ts): the projects with a report stored before `cutoff`, found through reports_created_idx. */
+    async projectsStoredBefore(cutoff: string): Promise<string[]> {
+      const rows = await db.selectFrom('reports').select('project_id').distinct().where('created_at', '<', cutoff).execute();
+      return rows.map((row) => row.project_id);
+    },
+
+    /** Retention: the projects with more than `keep` reports. */
+    async projectsWithMoreReportsThan(keep: number): Promise<string[]> {
+      const rows = await db.selectFrom('reports').select('project_id').groupBy('project_id').having(countAll, '>', keep).execute();
+      return rows.map((row) => row.project_id);
+    },
+
+    /**
+     * Retention: up to `limit` of the project's reports past it (stored before `cutoff`, or older in
+     * D19's order than its `keep` newest), oldest first, never one of `kept`.
+     */
+    async pastRetention(projectId: string, rule: RetentionRule, kept: readonly number[], limit: number): Promise<number[]> {
+      // The `keep`-th newest report: every report after it in D19's order is past the count.
+      const last =
+        rule.keep === undefined
+          ? undefined
+          : await db
+              .selectFrom('reports')
+              .select(['analyzed_at', 'id'])
+              .where('project_id', '=', projectId)
+              .orderBy('analyzed_at', 'desc')
+              .orderBy('id', 'desc')
+              .limit(1)
+              .offset(rule.keep - 1)
+              .executeTakeFirst();
+      if (rule.cutoff === undefined && last === undefined) return [];
+      const rows = await db
+        .selectFrom('reports')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .where((eb) => {
+          const past = [];
+          if (rule.cutoff !== undefined) past.push(eb('created_at', '<', rule.cutoff));
+          if (last !== undefined)
+            past.push(
+              eb.or([eb('analyzed_at', '<', last.analyzed_at), eb.and([eb('analyzed_at', '=', last.analyzed_at), eb('id', '<', last.id)])]),
+            );
+          return eb.or(past);
+        })
+        .$if(kept.length > 0, (query) => query.where('id', 'not in', kept))
+        .orderBy('analyzed_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => row.id);
+    },
+
+    /**
+     * Retention never deletes the project's latest report (D19), nor that report's baseline, whose
+     * issues its changes list still shows as fixed (E1.6). Undefined when the project is gone.
+     */
+    async keptByRetention(projectId: string): Promise<number[] | undefined> {
+      const row = await db
+        .selectFrom('projects as p')
+        .leftJoin('reports as r', 'r.id', 'p.latest_report_id')
+        .select(['p.latest_report_id', 'r.baseline_report_id'])
+        .where('p.id', '=', projectId)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      return [row.latest_report_id, row.baseline_report_id].filter((id): id is number => id !== null);
+    },
+
+    /** The reports whose baseline is one of `reportIds` (locked, on PostgreSQL): their bodies change when it is deleted. */
+    async dependentsOfAny(reportIds: readonly number[]): Promise<number[]> {
+      if (reportIds.length === 0) return [];
+      const query = db.selectFrom('reports').select('id').where('baseline_report_id', 'in', reportIds);
+      const rows = await (isPostgres(db) ? query.forUpdate() : query).execute();
+      return rows.map((row) => row.id);
+    },
+
+    /** How many of `ids` there were to delete. */
+    async deleteMany(ids: readonly number[]): Promise<number> {
+      if (ids.length === 0) return 0;
+      const result = await db.deleteFrom('reports').where('id', 'in', ids).executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
 
     async deleteForProject(projectId: string): Promise<void> {

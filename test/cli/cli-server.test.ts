@@ -270,3 +270,42 @@ describe('scoreboard serve on a port something else listens on', { timeout: 60_0
     }
   });
 });
+
+describe('scoreboard serve with a report retention', { timeout: 90_000 }, () => {
+  let sandbox: Sandbox;
+  let server: RunningServer | undefined;
+  beforeAll(async () => {
+    sandbox = await createSandbox();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    await sandbox?.cleanup();
+  });
+
+  it('REPORT_RETENTION_KEEP is applied by the serving process soon after it starts', async () => {
+    server = await startServer(sandbox);
+    const owner = await okJson<CreatedUser>(sandbox, 'users:create', '--email', 'retention@example.com', '--plan', 'business');
+    const created = await api(server, 'POST', '/api/v1/projects', owner.token, NEW_PROJECT);
+    expect(created.status).toBe(201);
+    const projectId = created.body.project.id as string;
+    const uploaded: string[] = [];
+    for (let minutesAgo = 3; minutesAgo >= 1; minutesAgo--) {
+      const analyzedAt = new Date(Date.now() - minutesAgo * 60_000).toISOString();
+      const upload = await api(server, 'POST', '/api/reports', created.body.api_token, {
+        analyzed_at: analyzedAt,
+        results: [{ analyzer_id: 'csrf-protection', status: 'passed', message: 'ok', issues: [] }],
+      });
+      expect(upload.status, JSON.stringify(upload.body)).toBe(201);
+      uploaded.push(upload.body.report.uuid);
+    }
+    await server.stop();
+
+    server = await startServer(sandbox, { REPORT_RETENTION_KEEP: '2' });
+    const listed = async () =>
+      (await api(server!, 'GET', `/api/v1/projects/${projectId}/reports`, owner.token)).body.data.map((r: { uuid: string }) => r.uuid);
+    // The first run is a second after the start.
+    for (let i = 0; i < 100 && (await listed()).length > 2; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await listed()).toEqual([uploaded[2], uploaded[1]]);
+    expect(server.output()).toContain('deleted reports past their retention');
+  });
+});

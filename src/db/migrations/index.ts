@@ -8,6 +8,7 @@ import * as badgeKeys from './0005-badge-keys.js';
 import * as compressedResults from './0006-compressed-results.js';
 import * as teamsAndAudit from './0007-teams-and-audit.js';
 import * as reportBodies from './0008-report-bodies.js';
+import * as reportRetention from './0009-report-retention.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -23,6 +24,7 @@ export const migrations: Record<string, Migration> = {
   '0006-compressed-results': compressedResults,
   '0007-teams-and-audit': teamsAndAudit,
   '0008-report-bodies': reportBodies,
+  '0009-report-retention': reportRetention,
 };
 
 /**
