@@ -33,6 +33,9 @@ import { API_SECURITY_HEADERS, registerSecurityHeaders } from './http/security-h
 import { serializerCompiler } from './http/serialization.js';
 import { validatorCompiler } from './http/validation.js';
 import { badgesRoutes } from './badges/badges.routes.js';
+import { registerDeliveryMetrics } from './webhooks/delivery-metrics.js';
+import { webhooksRoutes } from './webhooks/webhooks.routes.js';
+import { createWebhooksService } from './webhooks/webhooks.service.js';
 import { createBadgesService } from './badges/badges.service.js';
 import { publicBadgeRoutes } from './badges/public-badges.routes.js';
 import { clientApiRoutes } from './client-api/client-api.routes.js';
@@ -215,7 +218,9 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
 
   // Registered before every route: the OpenAPI document is collected from the routes as they are added.
   await registerOpenApi(app, config);
-  registerOperationalRoutes(app, { db, rateLimitState });
+  const metricsRegistry = registerOperationalRoutes(app, { db, rateLimitState });
+  // E6: the delivery worker (started by `serve`, main.ts) counts its attempts here.
+  app.decorate('webhookMetrics', registerDeliveryMetrics(metricsRegistry, { db, clock }));
 
   const services = { db, clock, repositories: repositoriesOn };
   const tokensService = createTokensService(services);
@@ -229,6 +234,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   const badgesService = createBadgesService(services);
   const teamsService = createTeamsService(services);
   const auditService = createAuditService(services);
+  const webhooksService = createWebhooksService(services);
   await app.register(
     async (v1: App) => {
       v1.decorateRequest('project', null);
@@ -256,6 +262,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
       await v1.register(badgesRoutes, { badgesService, projectsService, config });
       await v1.register(teamsRoutes, { teamsService, config });
       await v1.register(auditRoutes, { auditService, teamsService, config });
+      await v1.register(webhooksRoutes, { webhooksService, projectsService, config });
     },
     { prefix: '/api/v1' },
   );

@@ -49,6 +49,10 @@ const EnvSchema = Type.Object({
   // baseline. Unset (the default): reports are kept until deleted.
   REPORT_RETENTION_DAYS: Type.Optional(Type.Integer({ minimum: 1, maximum: 36_500 })),
   REPORT_RETENTION_KEEP: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  // E6: webhook deliveries to private, loopback or link-local addresses are refused unless this is
+  // true (self-hosted receivers, tests); and how many attempts one instance makes at once.
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false }),
+  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 8 }),
   // D28: threads that parse large uploads and build report answers off the event loop. Unset: one
   // less than the cores (at least 1); 0 does everything on the event loop.
   WORKER_THREADS: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
@@ -93,6 +97,9 @@ export interface Config {
   readonly auditRetentionDays: number;
   /** Issue 15: which reports the retention job deletes (reports/report-retention.ts); both unset by default. */
   readonly reportRetention: { readonly days?: number; readonly keep?: number };
+  /** E6: the delivery worker (webhooks/delivery-worker.ts). */
+  readonly webhookAllowPrivateNetworks: boolean;
+  readonly webhookConcurrency: number;
   /** D28: the heavy-work threads (reports/heavy-work.ts). */
   readonly workerThreads: number;
   readonly workerQueueMax: number;
@@ -143,6 +150,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sqlStatementHeader: parsed.SQL_STATEMENT_HEADER,
     auditRetentionDays: parsed.AUDIT_RETENTION_DAYS,
     reportRetention: Object.freeze({ days: parsed.REPORT_RETENTION_DAYS, keep: parsed.REPORT_RETENTION_KEEP }),
+    webhookAllowPrivateNetworks: parsed.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    webhookConcurrency: parsed.WEBHOOK_CONCURRENCY,
     workerThreads: parsed.WORKER_THREADS ?? Math.max(1, availableParallelism() - 1),
     workerQueueMax: parsed.WORKER_QUEUE_MAX,
     workerInlineMaxBytes: parsed.WORKER_INLINE_MAX_BYTES,

@@ -3,6 +3,8 @@ import { createApp } from './app.js';
 import { startAuditRetention } from './audit/audit-retention.js';
 import { systemClock } from './clock.js';
 import { startReportRetention } from './reports/report-retention.js';
+import { createDeliveryWorker } from './webhooks/delivery-worker.js';
+import { createWebhookSender } from './webhooks/outbound-http.js';
 import type { Config } from './config.js';
 import { openDatabase, migrateToLatest } from './db/database.js';
 import { createStatementCounter } from './http/sql-statement-count.js';
@@ -24,6 +26,22 @@ export async function serve(config: Config): Promise<void> {
   // Issue 15: the same for reports, when a retention is configured; each batch locks its project.
   const stopReportRetention = startReportRetention({ db, clock: systemClock, retention: config.reportRetention, logger: app.log });
   app.addHook('onClose', async () => stopReportRetention());
+  // E6: every instance delivers webhooks; claims keep each attempt to one instance (delivery-queue.ts).
+  // Stopped before the database closes: the attempts in flight finish and are recorded.
+  const sender = createWebhookSender({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
+  const deliveries = createDeliveryWorker({
+    db,
+    clock: systemClock,
+    sender,
+    logger: app.log,
+    concurrency: config.webhookConcurrency,
+    onAttempt: app.webhookMetrics.onAttempt,
+  });
+  app.addHook('onReady', async () => deliveries.start());
+  app.addHook('onClose', async () => {
+    await deliveries.stop();
+    await sender.close();
+  });
   app.addHook('onClose', async () => db.destroy());
 
   let closing = false;

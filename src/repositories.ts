@@ -8,6 +8,7 @@ import { createReportsRepository } from './reports/reports.repository.js';
 import { createTeamsRepository } from './teams/teams.repository.js';
 import { createTokensRepository } from './tokens/tokens.repository.js';
 import { createAuditRepository } from './audit/audit.repository.js';
+import { createWebhooksRepository } from './webhooks/webhooks.repository.js';
 
 /**
  * Every feature's repository on one connection: the database, or a transaction. Services receive
@@ -25,6 +26,7 @@ export function repositoriesOn(db: Db) {
     reportExports: createExportRowsRepository(db),
     failures: createFailuresRepository(db),
     badges: createBadgesRepository(db),
+    webhooks: createWebhooksRepository(db),
   };
 }
 

@@ -18,6 +18,8 @@ export interface Database {
   report_bodies: ReportBodiesTable;
   team_invitations: TeamInvitationsTable;
   audit_events: AuditEventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export interface UsersTable {
@@ -222,4 +224,39 @@ export interface RunFailuresTable {
   /** JSON object: run context sent by the client. */
   metadata: string;
   created_at: string;
+}
+
+/** E6: a project's webhook (migration 0010). */
+export interface WebhooksTable {
+  id: string;
+  project_id: string;
+  url: string;
+  /** JSON array of event names. */
+  events: string;
+  description: string | null;
+  /** 1 or 0. */
+  active: number;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+/** E6: one event for one webhook, and its attempts so far; the outbox the delivery worker reads. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event: string;
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  response_status: number | null;
+  error: string | null;
+  next_attempt_at: string | null;
+  claimed_until: string | null;
+  created_at: string;
+  delivered_at: string | null;
 }

@@ -1,4 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
+import { recordEvent } from '../webhooks/webhook-events.js';
 import { asObject, pastTimestamp } from '../http/json-values.js';
 import type { Clock } from '../clock.js';
 import type { RepositoriesOn } from '../repositories.js';
@@ -31,11 +32,13 @@ export function createFailuresService(deps: { db: Db; clock: Clock; repositories
         metadata: JSON.stringify(asObject(input.metadata)),
         created_at: receivedAt,
       };
-      const id = await inTransaction(deps.db, async (trx) => {
+      return inTransaction(deps.db, async (trx) => {
         await credential.recheck(trx);
-        return repositories(trx).failures.insert(row);
+        const failure = toRunFailure({ ...row, id: await repositories(trx).failures.insert(row) });
+        // E6, in the same transaction (the outbox).
+        await recordEvent(trx, deps.clock, projectId, 'run.failed', { failure });
+        return failure;
       });
-      return toRunFailure({ ...row, id });
     },
 
     async listFailures(projectId: string, page: number, path: string) {

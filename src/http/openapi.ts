@@ -257,6 +257,10 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
         { name: 'audit', description: 'Audit events: who changed what, and when' },
         { name: 'client package', description: 'What the analysis client package calls (project API token)' },
         { name: 'badges', description: "Public badges for READMEs (no token: the project's badge key is in the URL), and their URLs" },
+        {
+          name: 'webhooks',
+          description: "A project's webhooks: events sent, signed, to a URL of its owners' choice, and each delivery's attempts",
+        },
         { name: 'operations', description: 'Health and readiness; no token' },
       ],
     },

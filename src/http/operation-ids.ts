@@ -36,6 +36,16 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /badges/:key/score.svg': 'getScoreBadge',
   'GET /badges/:key/gate.svg': 'getGateBadge',
   'GET /badges/:key/score.json': 'getScoreBadgeEndpoint',
+  // Webhooks (E6)
+  'GET /api/v1/projects/:project/webhooks': 'listWebhooks',
+  'POST /api/v1/projects/:project/webhooks': 'createWebhook',
+  'GET /api/v1/projects/:project/webhooks/:webhook': 'getWebhook',
+  'PUT /api/v1/projects/:project/webhooks/:webhook': 'updateWebhook',
+  'DELETE /api/v1/projects/:project/webhooks/:webhook': 'deleteWebhook',
+  'POST /api/v1/projects/:project/webhooks/:webhook/rotate-secret': 'rotateWebhookSecret',
+  'POST /api/v1/projects/:project/webhooks/:webhook/ping': 'pingWebhook',
+  'GET /api/v1/projects/:project/webhooks/:webhook/deliveries': 'listWebhookDeliveries',
+  'POST /api/v1/projects/:project/webhooks/:webhook/deliveries/:delivery/redeliver': 'redeliverWebhookDelivery',
   // The caller
   'GET /api/v1/user': 'getUser',
   'PUT /api/v1/user': 'updateUser',

@@ -21,7 +21,7 @@ const Readiness = Type.Object({
  * D1: operational endpoints; no token, no rate limit. Called on the root instance (not registered as
  * an encapsulated plugin) so the metrics hook sees every request of the application.
  */
-export function registerOperationalRoutes(app: App, { db, rateLimitState }: { db: Db; rateLimitState: RateLimitBackendState }): void {
+export function registerOperationalRoutes(app: App, { db, rateLimitState }: { db: Db; rateLimitState: RateLimitBackendState }): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -84,4 +84,5 @@ export function registerOperationalRoutes(app: App, { db, rateLimitState }: { db
     schema: { tags: ['operations'], summary: 'Prometheus metrics', hide: true },
     handler: async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()),
   });
+  return registry;
 }

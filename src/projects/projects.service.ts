@@ -1,4 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
+import { recordEvent } from '../webhooks/webhook-events.js';
 import type { Caller } from '../auth/caller.js';
 import type { AuditActor } from '../audit/audit-actor.js';
 import { changedFields, recordAudit, type AuditEntry } from '../audit/audit-log.js';
@@ -172,6 +173,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
         await repositories(trx).projects.update(project.id, { api_token_hash: token.hash, updated_at: now() });
         // Never the token (E5): the event says only that it changed.
         await audit(trx, actor, project, 'project.token_regenerated');
+        await recordEvent(trx, deps.clock, project.id, 'project.token_regenerated', {});
       });
       return token.plainText;
     },
@@ -185,6 +187,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
         if (archived_at !== project.archived_at) {
           await repositories(trx).projects.update(project.id, { archived_at, updated_at: now() });
           await audit(trx, actor, project, archived ? 'project.archived' : 'project.unarchived');
+          if (archived) await recordEvent(trx, deps.clock, project.id, 'project.archived', {});
         }
         return toProject({ ...project, archived_at });
       });

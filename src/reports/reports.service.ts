@@ -1,4 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
+import { recordEvent } from '../webhooks/webhook-events.js';
 import type { Caller } from '../auth/caller.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
@@ -85,16 +86,8 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
    * be stored now (the pool is full, the report was deleted), the first read builds it instead.
    */
   async function storeBody(stored: Awaited<ReturnType<typeof insertReport>>, prepared: PreparedReport): Promise<void> {
-    const { row, id, baseline, changes } = stored;
-    const { results: _text, results_br: _bytes, ...columns } = row;
-    const reportRow: ReportRow = {
-      ...columns,
-      id,
-      baseline_uuid: baseline?.uuid ?? null,
-      baseline_analyzed_at: baseline?.analyzed_at ?? null,
-      baseline_branch: baseline?.git_branch ?? null,
-      baseline_commit: baseline?.git_commit ?? null,
-    };
+    const { id, baseline, changes } = stored;
+    const reportRow = rowOf(stored);
     try {
       const body = prepared.detail
         ? await heavyWork.assembleDetailBody({ row: reportRow, template: prepared.detail, changes })
@@ -166,9 +159,14 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
       // transaction; the gate applies the settings of that same moment.
       const stored = await inTransaction(db, async (trx) => {
         const settings = parseStoredSettings((await credential.recheck(trx)).settings);
-        return insertReport(trx, report, upload, (newBySeverity) =>
+        const inserted = await insertReport(trx, report, upload, (newBySeverity) =>
           applyQualityGate(settings, { score: counts.score, failedAnalyzers: upload.failedAnalyzers, newBySeverity }),
         );
+        // E6: the events, in the upload's transaction (the outbox); `report` in the list-item shape.
+        const data = { report: toReportListItem(rowOf(inserted)) };
+        await recordEvent(trx, deps.clock, projectId, 'report.created', data);
+        if (inserted.gate?.passed === false) await recordEvent(trx, deps.clock, projectId, 'report.gate_failed', data);
+        return inserted;
       });
       await storeBody(stored, upload);
       return { report: toReportSummary({ ...stored.row, id: stored.id }), gate: stored.gate! };
@@ -295,3 +293,20 @@ export type ReportToStore = Omit<NewReport, RecordedColumns | keyof ResultsColum
 
 /** What storing a report needs besides its columns, prepared from its results (upload-processing.ts). */
 type PreparedReport = Pick<ProcessedUpload, 'git' | 'failedAnalyzers' | 'resultsBr' | 'issues' | 'detail'>;
+
+/** A report just stored, as a read finds it (its columns but the results, and its baseline's). */
+function rowOf(stored: {
+  row: NewReport;
+  id: number;
+  baseline: { uuid: string; analyzed_at: string; git_branch: string | null; git_commit: string | null } | null;
+}): ReportRow {
+  const { results: _text, results_br: _bytes, ...columns } = stored.row;
+  return {
+    ...columns,
+    id: stored.id,
+    baseline_uuid: stored.baseline?.uuid ?? null,
+    baseline_analyzed_at: stored.baseline?.analyzed_at ?? null,
+    baseline_branch: stored.baseline?.git_branch ?? null,
+    baseline_commit: stored.baseline?.git_commit ?? null,
+  };
+}

@@ -9,6 +9,7 @@ import * as compressedResults from './0006-compressed-results.js';
 import * as teamsAndAudit from './0007-teams-and-audit.js';
 import * as reportBodies from './0008-report-bodies.js';
 import * as reportRetention from './0009-report-retention.js';
+import * as webhooks from './0010-webhooks.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '0007-teams-and-audit': teamsAndAudit,
   '0008-report-bodies': reportBodies,
   '0009-report-retention': reportRetention,
+  '0010-webhooks': webhooks,
 };
 
 /**

@@ -1,0 +1,216 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/database.js';
+import { createDeliveryQueue, type ClaimedDelivery } from './delivery-queue.js';
+import type { SendOutcome, WebhookSender } from './outbound-http.js';
+import { webhookSignature } from './signature.js';
+
+/**
+ * E6: when the attempts after the first are due, counted from the first: about 1 min, 5 min,
+ * 30 min, 2 h, 8 h and 24 h. After the last, the delivery is failed.
+ */
+export const RETRY_SCHEDULE_MS = [60_000, 300_000, 1_800_000, 7_200_000, 28_800_000, 86_400_000] as const;
+/** Each retry lands within this share of its time either way, so receivers that failed together are not retried together. */
+const JITTER = 0.1;
+/**
+ * How long a claimed attempt is held: past the sender's 10 s deadline with room to record the
+ * outcome; an attempt whose instance died is made again after it.
+ */
+export const CLAIM_MS = 60_000;
+/** How long a stopping worker waits for its attempts in flight (SHUTDOWN_TIMEOUT_MS is 10 s by default). */
+const STOP_GRACE_MS = 5_000;
+/** How often an idle worker looks for due deliveries. */
+export const POLL_MS = 1_000;
+
+export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed';
+
+export interface DeliveryWorkerOptions {
+  db: Db;
+  clock: Clock;
+  sender: WebhookSender;
+  logger: FastifyBaseLogger;
+  /** Attempts in flight on this instance at most (WEBHOOK_CONCURRENCY). */
+  concurrency: number;
+  /** Attempts in flight to one webhook on this instance at most: a slow receiver holds no more. */
+  perWebhook?: number;
+  schedule?: readonly number[];
+  /** Math.random by default; tests make the jitter predictable. */
+  random?: () => number;
+  claimMs?: number;
+  pollMs?: number;
+  /** Called with each attempt's event and outcome (the /metrics counter). */
+  onAttempt?: (event: string, outcome: DeliveryOutcome) => void;
+}
+
+/**
+ * Sends what the outbox holds (delivery-queue.ts): claims due deliveries up to its concurrency,
+ * sends each signed (E6), and records the outcome: succeeded on a 2xx, else due again on the
+ * schedule, or failed after its last attempt. `runOnce` is one round (tests drive it with a fake
+ * clock); `start` polls until `stop`, which waits for the attempts in flight.
+ */
+export function createDeliveryWorker(options: DeliveryWorkerOptions) {
+  const queue = createDeliveryQueue(options.db);
+  const schedule = options.schedule ?? RETRY_SCHEDULE_MS;
+  const random = options.random ?? Math.random;
+  const perWebhook = options.perWebhook ?? 2;
+  const inFlight = new Map<string, Promise<void>>();
+  const perHook = new Map<string, number>();
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = true;
+  let round: Promise<number> | undefined;
+
+  /**
+   * Claims what is due within the bounds and starts each attempt. One claim may take more of a
+   * webhook's deliveries than its bound allows: those are given back, untried, for a later round.
+   */
+  async function claimAndStart(): Promise<ClaimedDelivery[]> {
+    const free = options.concurrency - inFlight.size;
+    if (free <= 0) return [];
+    const now = options.clock.now();
+    const busy = [...perHook].filter(([, count]) => count >= perWebhook).map(([id]) => id);
+    const claimed = await queue.claimDue(
+      now.toISOString(),
+      new Date(now.getTime() + (options.claimMs ?? CLAIM_MS)).toISOString(),
+      free,
+      busy,
+    );
+    const started: ClaimedDelivery[] = [];
+    for (const delivery of claimed) {
+      if ((perHook.get(delivery.webhook_id) ?? 0) >= perWebhook) {
+        await queue.release(delivery);
+        continue;
+      }
+      track(delivery);
+      started.push(delivery);
+    }
+    return started;
+  }
+
+  /** One round, waiting for its attempts. */
+  async function claimAndSend(): Promise<number> {
+    const started = await claimAndStart();
+    await Promise.allSettled(started.map((delivery) => inFlight.get(delivery.id)));
+    return started.length;
+  }
+
+  async function attemptOne(delivery: ClaimedDelivery): Promise<void> {
+    const sentAt = options.clock.now();
+    let outcome: SendOutcome;
+    try {
+      outcome = await options.sender.send(delivery.url, { headers: headersFor(delivery, sentAt), body: delivery.payload });
+    } catch (error) {
+      // The sender answers problems as outcomes; anything else is a bug, recorded as the attempt's error.
+      outcome = { status: null, error: `internal error: ${(error as Error).message}` };
+    }
+    const at = options.clock.now();
+    const succeeded = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+    const error = succeeded ? null : outcome.status === null ? outcome.error : `the receiver answered ${outcome.status}`;
+    const retryAt = succeeded ? null : nextAttemptAt(delivery, at);
+    const status = succeeded ? 'succeeded' : retryAt === null ? 'failed' : 'pending';
+    const recorded = await queue
+      .settle(delivery, {
+        status,
+        response_status: outcome.status,
+        error,
+        next_attempt_at: retryAt,
+        delivered_at: succeeded ? at.toISOString() : null,
+      })
+      .catch((settleError: unknown) => {
+        // The claim expires and the attempt is made again: at least once, never lost.
+        options.logger.warn({ err: settleError, delivery: delivery.id }, 'could not record a webhook attempt; it will be made again');
+        return false;
+      });
+    if (!recorded) return;
+    options.onAttempt?.(delivery.event, succeeded ? 'succeeded' : status === 'failed' ? 'failed' : 'retrying');
+    if (!succeeded)
+      options.logger.info(
+        { delivery: delivery.id, webhook: delivery.webhook_id, attempt: delivery.attempts, error, status },
+        'webhook attempt failed',
+      );
+  }
+
+  /** When the next attempt is due, counted from the first (the delivery's creation); null after the last. */
+  function nextAttemptAt(delivery: ClaimedDelivery, now: Date): string | null {
+    const offset = schedule[delivery.attempts - 1];
+    if (offset === undefined) return null;
+    const jittered = offset * (1 + (random() * 2 - 1) * JITTER);
+    const due = Math.max(new Date(delivery.created_at).getTime() + jittered, now.getTime());
+    return new Date(due).toISOString();
+  }
+
+  /** E6's request headers; during a rotation's first 24 hours both secrets sign. */
+  function headersFor(delivery: ClaimedDelivery, at: Date): Record<string, string> {
+    const timestamp = Math.floor(at.getTime() / 1000);
+    const secrets = [delivery.secret];
+    if (delivery.previous_secret !== null && delivery.previous_secret_until !== null && delivery.previous_secret_until > at.toISOString())
+      secrets.push(delivery.previous_secret);
+    return {
+      'content-type': 'application/json',
+      'user-agent': 'Scoreboard-Webhooks/1',
+      'webhook-id': delivery.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': webhookSignature(secrets, delivery.id, timestamp, delivery.payload),
+      'scoreboard-event': delivery.event,
+    };
+  }
+
+  function schedulePoll(delayMs: number): void {
+    if (stopped) return;
+    timer = setTimeout(poll, delayMs);
+    timer.unref();
+  }
+
+  /** Claims without waiting for the round's attempts, so a slow receiver never holds up the others. */
+  function poll(): void {
+    const free = options.concurrency - inFlight.size;
+    round = claimAndStart().then(
+      (started) => started.length,
+      (error: unknown) => {
+        options.logger.warn({ err: error }, 'webhook delivery round failed; trying again shortly');
+        return 0;
+      },
+    );
+    // A full round may have left more due: look again at once.
+    void round.then((count) => schedulePoll(count > 0 && count === free ? 0 : (options.pollMs ?? POLL_MS)));
+  }
+
+  function track(delivery: ClaimedDelivery): void {
+    const attempt = attemptOne(delivery).finally(() => {
+      inFlight.delete(delivery.id);
+      const left = (perHook.get(delivery.webhook_id) ?? 1) - 1;
+      if (left <= 0) perHook.delete(delivery.webhook_id);
+      else perHook.set(delivery.webhook_id, left);
+    });
+    inFlight.set(delivery.id, attempt);
+    perHook.set(delivery.webhook_id, (perHook.get(delivery.webhook_id) ?? 0) + 1);
+  }
+
+  return {
+    /** One round, waiting for its attempts: how many deliveries it attempted. */
+    runOnce: claimAndSend,
+
+    start(): void {
+      if (!stopped) return;
+      stopped = false;
+      schedulePoll(0);
+    },
+
+    /**
+     * Stops claiming, and waits for the attempts in flight, at most `graceMs` (within the shutdown's
+     * own deadline): an attempt still going then is left to its claim, and made again once it expires.
+     */
+    async stop(graceMs = STOP_GRACE_MS): Promise<void> {
+      stopped = true;
+      clearTimeout(timer);
+      let grace: NodeJS.Timeout | undefined;
+      const waited = (async () => {
+        await round;
+        await Promise.allSettled([...inFlight.values()]);
+      })();
+      await Promise.race([waited, new Promise<void>((resolve) => (grace = setTimeout(resolve, graceMs)))]);
+      clearTimeout(grace);
+    },
+  };
+}
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

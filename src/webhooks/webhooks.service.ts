@@ -1,0 +1,248 @@
+import { v7 as uuidv7 } from 'uuid';
+import { changedFields, recordAudit } from '../audit/audit-log.js';
+import type { AuditActor } from '../audit/audit-actor.js';
+import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
+import type { Clock } from '../clock.js';
+import { inTransaction, type Db } from '../db/database.js';
+import { ApiError, invalidField, notFound } from '../http/api-error.js';
+import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../http/pagination.js';
+import { mayPerform, UUID_PATTERN } from '../projects/permissions.js';
+import { generateWebhookSecret } from './signature.js';
+import { recordEvent, type WebhookEvent } from './webhook-events.js';
+import { webhookUrlProblem } from './webhook-url.js';
+import type { RepositoriesOn } from '../repositories.js';
+import type { DeliveryRow, WebhookWithLastDelivery } from './webhooks.repository.js';
+import type { CreateWebhookBody, UpdateWebhookBody, Webhook, WebhookDelivery } from './webhooks.schemas.js';
+
+/** Webhooks a project may have: each is a receiver every event is sent to, a cost per event. */
+export const MAX_WEBHOOKS_PER_PROJECT = 10;
+/** E6: after a rotation, requests are signed with the old secret too for this long. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+const webhookLimitReached = () => new ApiError(403, 'Forbidden', `A project can have a maximum of ${MAX_WEBHOOKS_PER_PROJECT} webhooks.`);
+
+/**
+ * E6 over the API: a project's webhooks (owner or admin of its team, as D15's delete: anyone else
+ * gets a 404) and their deliveries. Every change checks the caller's credential and role again in
+ * its transaction (D22) and writes its audit event there (E5), never with the secret.
+ */
+export function createWebhooksService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
+  const { db, clock, repositories } = deps;
+  const webhooks = repositories(db).webhooks;
+  const now = () => clock.now().toISOString();
+
+  /** The project as the caller may manage its webhooks, under its lock (PostgreSQL), in `trx`. */
+  async function manageable(trx: Db, credential: WriteCredential, projectId: string) {
+    const { caller, actor } = await recheckActor(credential, trx);
+    const project = await repositories(trx).projects.findForMemberInTransaction(projectId, caller.userId);
+    if (!project || !mayPerform(project.role, 'delete')) throw notFound();
+    return { project, actor };
+  }
+
+  async function found(trx: Db, projectId: string, webhookId: string): Promise<WebhookWithLastDelivery> {
+    if (!UUID_PATTERN.test(webhookId)) throw notFound();
+    const webhook = await repositories(trx).webhooks.find(projectId, webhookId.toLowerCase());
+    if (!webhook) throw notFound();
+    return webhook;
+  }
+
+  const audit = (
+    trx: Db,
+    actor: AuditActor,
+    teamId: number,
+    action: Parameters<typeof recordAudit>[3]['action'],
+    id: string,
+    details?: Record<string, unknown>,
+  ) => recordAudit(trx, clock, actor, { action, target: { type: 'webhook', id }, teamId, details });
+
+  return {
+    async create(credential: WriteCredential, projectId: string, body: CreateWebhookBody): Promise<{ webhook: Webhook; secret: string }> {
+      const url = checkedUrl(body.url);
+      const secret = generateWebhookSecret();
+      const row = {
+        id: uuidv7(),
+        project_id: projectId,
+        url,
+        events: JSON.stringify(uniqueEvents(body.events)),
+        description: body.description ?? null,
+        active: 1,
+        secret,
+        previous_secret: null,
+        previous_secret_until: null,
+        created_at: now(),
+        updated_at: now(),
+      };
+      await inTransaction(db, async (trx) => {
+        const { project, actor } = await manageable(trx, credential, projectId);
+        const repository = repositories(trx).webhooks;
+        if ((await repository.countForProject(project.id)) >= MAX_WEBHOOKS_PER_PROJECT) throw webhookLimitReached();
+        await repository.insert(row);
+        await audit(trx, actor, project.team_id, 'webhook.created', row.id, {
+          project_id: project.id,
+          url,
+          events: JSON.parse(row.events),
+          description: row.description,
+        });
+      });
+      return { webhook: toWebhook({ ...row, last_status: null, last_response_status: null, last_at: null }), secret };
+    },
+
+    async list(projectId: string): Promise<Webhook[]> {
+      return (await webhooks.listForProject(projectId)).map(toWebhook);
+    },
+
+    async show(projectId: string, webhookId: string): Promise<Webhook> {
+      return toWebhook(await found(db, projectId, webhookId));
+    },
+
+    /** Deactivating ends the pending deliveries as failed: a receiver switched off is not sent a backlog later. */
+    async update(credential: WriteCredential, projectId: string, webhookId: string, body: UpdateWebhookBody): Promise<Webhook> {
+      const url = body.url === undefined ? undefined : checkedUrl(body.url);
+      return inTransaction(db, async (trx) => {
+        const { project, actor } = await manageable(trx, credential, projectId);
+        const webhook = await found(trx, project.id, webhookId);
+        const before = {
+          url: webhook.url,
+          events: JSON.parse(webhook.events),
+          description: webhook.description,
+          active: webhook.active === 1,
+        };
+        const after = {
+          url,
+          events: body.events === undefined ? undefined : uniqueEvents(body.events),
+          description: body.description,
+          active: body.active,
+        };
+        const changes = changedFields(before, after);
+        if (Object.keys(changes).length === 0) return toWebhook(webhook);
+        const repository = repositories(trx).webhooks;
+        await repository.update(webhook.id, {
+          ...(after.url !== undefined && { url: after.url }),
+          ...(after.events !== undefined && { events: JSON.stringify(after.events) }),
+          ...(after.description !== undefined && { description: after.description }),
+          ...(after.active !== undefined && { active: after.active ? 1 : 0 }),
+          updated_at: now(),
+        });
+        if (changes.active && after.active === false) await repository.failPending(webhook.id, 'The webhook was deactivated.');
+        await audit(trx, actor, project.team_id, 'webhook.updated', webhook.id, changes);
+        return toWebhook((await repositories(trx).webhooks.find(project.id, webhook.id))!);
+      });
+    },
+
+    async remove(credential: WriteCredential, projectId: string, webhookId: string): Promise<void> {
+      await inTransaction(db, async (trx) => {
+        const { project, actor } = await manageable(trx, credential, projectId);
+        const webhook = await found(trx, project.id, webhookId);
+        if (!(await repositories(trx).webhooks.delete(webhook.id))) throw notFound();
+        await audit(trx, actor, project.team_id, 'webhook.deleted', webhook.id, { project_id: project.id, url: webhook.url });
+      });
+    },
+
+    /** A new secret; the old one keeps signing too for 24 hours (E6), so receivers can switch without a gap. */
+    async rotateSecret(credential: WriteCredential, projectId: string, webhookId: string): Promise<string> {
+      const secret = generateWebhookSecret();
+      await inTransaction(db, async (trx) => {
+        const { project, actor } = await manageable(trx, credential, projectId);
+        const webhook = await found(trx, project.id, webhookId);
+        await repositories(trx).webhooks.update(webhook.id, {
+          secret,
+          previous_secret: webhook.secret,
+          previous_secret_until: new Date(clock.now().getTime() + ROTATION_OVERLAP_MS).toISOString(),
+          updated_at: now(),
+        });
+        await audit(trx, actor, project.team_id, 'webhook.secret_rotated', webhook.id, { project_id: project.id });
+      });
+      return secret;
+    },
+
+    /** E6's `ping`, sent to this webhook whatever it subscribes to, active or not. */
+    async ping(credential: WriteCredential, projectId: string, webhookId: string): Promise<WebhookDelivery> {
+      return inTransaction(db, async (trx) => {
+        const { project } = await manageable(trx, credential, projectId);
+        const webhook = await found(trx, project.id, webhookId);
+        const [id] = await recordEvent(trx, clock, project.id, 'ping', { webhook: { id: webhook.id } }, { webhookId: webhook.id });
+        return toDelivery((await repositories(trx).webhooks.findDelivery(webhook.id, id!))!);
+      });
+    },
+
+    async listDeliveries(projectId: string, webhookId: string, page: number, path: string) {
+      const webhook = await found(db, projectId, webhookId);
+      const total = await webhooks.countDeliveries(webhook.id);
+      const offset = pageOffset(page);
+      const rows = offset >= total ? [] : await webhooks.listDeliveries(webhook.id, { limit: PAGE_SIZE, offset });
+      return { data: rows.map(toDelivery), ...paginationEnvelope({ path, page, total, count: rows.length }) };
+    },
+
+    /**
+     * A new delivery of the same event with the same body, due now, through the whole retry
+     * schedule again. It has its own id: it is the user asking for the event to be handled again,
+     * which a receiver dropping repeated ids would otherwise ignore.
+     */
+    async redeliver(credential: WriteCredential, projectId: string, webhookId: string, deliveryId: string): Promise<WebhookDelivery> {
+      return inTransaction(db, async (trx) => {
+        const { project } = await manageable(trx, credential, projectId);
+        const webhook = await found(trx, project.id, webhookId);
+        if (!UUID_PATTERN.test(deliveryId)) throw notFound();
+        const repository = repositories(trx).webhooks;
+        const original = await repository.findDelivery(webhook.id, deliveryId.toLowerCase());
+        if (!original) throw notFound();
+        const row: DeliveryRow = {
+          id: uuidv7(),
+          webhook_id: webhook.id,
+          event: original.event,
+          payload: original.payload,
+          status: 'pending',
+          attempts: 0,
+          response_status: null,
+          error: null,
+          next_attempt_at: now(),
+          claimed_until: null,
+          created_at: now(),
+          delivered_at: null,
+        };
+        await repository.insertDelivery(row);
+        return toDelivery(row);
+      });
+    },
+  };
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;
+
+/** E6's URL rule, as a 422 on `url`. */
+function checkedUrl(url: string): string {
+  const problem = webhookUrlProblem(url);
+  if (problem !== null) throw invalidField('url', problem);
+  return new URL(url).href;
+}
+
+function uniqueEvents(events: readonly WebhookEvent[]): WebhookEvent[] {
+  return [...new Set(events)];
+}
+
+function toWebhook(row: WebhookWithLastDelivery): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as WebhookEvent[],
+    description: row.description,
+    active: row.active === 1,
+    created_at: row.created_at,
+    last_delivery:
+      row.last_status === null ? null : { status: row.last_status, response_status: row.last_response_status, at: row.last_at! },
+  };
+}
+
+export function toDelivery(row: DeliveryRow): WebhookDelivery {
+  return {
+    id: row.id,
+    event: row.event as WebhookEvent,
+    status: row.status,
+    attempts: row.attempts,
+    response_status: row.response_status,
+    error: row.error,
+    next_attempt_at: row.next_attempt_at,
+    created_at: row.created_at,
+    delivered_at: row.delivered_at,
+  };
+}
