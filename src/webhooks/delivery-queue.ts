@@ -1,5 +1,10 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 import { countAll, isPostgres } from '../db/dialect.js';
+
+/** Due deliveries read per free slot: enough to fill the slots when some webhooks are at their bound. */
+const CANDIDATES_PER_SLOT = 4;
 
 /** A delivery taken for one attempt, with what sending it needs from its webhook. */
 export interface ClaimedDelivery {
@@ -27,24 +32,48 @@ export interface ClaimedDelivery {
  */
 export function createDeliveryQueue(db: Db) {
   return {
-    /** Up to `limit` deliveries due at `now`, leaving out those of `busyWebhooks`, claimed until `until`. */
-    async claimDue(now: string, until: string, limit: number, busyWebhooks: readonly string[]): Promise<ClaimedDelivery[]> {
+    /**
+     * Up to `limit` deliveries due at `now`, claimed until `until`, with at most `perWebhook` of one
+     * webhook counting those `inFlight` already: the due ones are read first (a few times `limit`,
+     * oldest due first) and chosen within the bounds, then claimed, skipping any another instance
+     * is claiming at this moment.
+     */
+    async claimDue(
+      now: string,
+      until: string,
+      limit: number,
+      bounds: { perWebhook: number; inFlight?: ReadonlyMap<string, number> } = { perWebhook: Number.POSITIVE_INFINITY },
+    ): Promise<ClaimedDelivery[]> {
       if (limit <= 0) return [];
-      const due = db
+      const unclaimed = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
+        eb.and([
+          eb('status', '=', 'pending'),
+          eb('next_attempt_at', '<=', now),
+          eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]),
+        ]);
+      const due = await db
         .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
-        .$if(busyWebhooks.length > 0, (query) => query.where('webhook_id', 'not in', busyWebhooks))
+        .select(['id', 'webhook_id'])
+        .where(unclaimed)
         .orderBy('next_attempt_at')
-        .limit(limit);
+        .limit(limit * CANDIDATES_PER_SLOT)
+        .execute();
+      const taken = new Map(bounds.inFlight);
+      const chosen: string[] = [];
+      for (const row of due) {
+        if (chosen.length === limit) break;
+        const count = taken.get(row.webhook_id) ?? 0;
+        if (count >= bounds.perWebhook) continue;
+        taken.set(row.webhook_id, count + 1);
+        chosen.push(row.id);
+      }
+      if (chosen.length === 0) return [];
+      // Checked again in the claim itself: a row another claim took since the read is not taken twice.
+      const claimable = db.selectFrom('webhook_deliveries').select('id').where('id', 'in', chosen).where(unclaimed);
       const claimed = await db
         .updateTable('webhook_deliveries')
         .set((eb) => ({ claimed_until: until, attempts: eb('attempts', '+', 1) }))
-        .where('id', 'in', isPostgres(db) ? due.forUpdate().skipLocked() : due)
-        // A row another claim took between the select and this update is not taken twice.
-        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
+        .where('id', 'in', isPostgres(db) ? claimable.forUpdate().skipLocked() : claimable)
         .returning(['id', 'webhook_id', 'event', 'payload', 'attempts', 'created_at', 'claimed_until'])
         .execute();
       if (claimed.length === 0) return [];
@@ -81,16 +110,6 @@ export function createDeliveryQueue(db: Db) {
         .where('claimed_until', '=', delivery.claimed_until)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
-    },
-
-    /** Gives a claimed delivery back untried: not counted as an attempt, due as it was. */
-    async release(delivery: Pick<ClaimedDelivery, 'id' | 'claimed_until'>): Promise<void> {
-      await db
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({ claimed_until: null, attempts: eb('attempts', '-', 1) }))
-        .where('id', '=', delivery.id)
-        .where('claimed_until', '=', delivery.claimed_until)
-        .execute();
     },
 
     /** /metrics: deliveries waiting, and the creation time of the oldest (null when none). */

@@ -57,33 +57,21 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const perHook = new Map<string, number>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = true;
+  let polling = false;
+  let again = false;
   let round: Promise<number> | undefined;
 
-  /**
-   * Claims what is due within the bounds and starts each attempt. One claim may take more of a
-   * webhook's deliveries than its bound allows: those are given back, untried, for a later round.
-   */
+  /** Claims what is due within the bounds (WEBHOOK_CONCURRENCY, `perWebhook`) and starts each attempt. */
   async function claimAndStart(): Promise<ClaimedDelivery[]> {
     const free = options.concurrency - inFlight.size;
     if (free <= 0) return [];
     const now = options.clock.now();
-    const busy = [...perHook].filter(([, count]) => count >= perWebhook).map(([id]) => id);
-    const claimed = await queue.claimDue(
-      now.toISOString(),
-      new Date(now.getTime() + (options.claimMs ?? CLAIM_MS)).toISOString(),
-      free,
-      busy,
-    );
-    const started: ClaimedDelivery[] = [];
-    for (const delivery of claimed) {
-      if ((perHook.get(delivery.webhook_id) ?? 0) >= perWebhook) {
-        await queue.release(delivery);
-        continue;
-      }
-      track(delivery);
-      started.push(delivery);
-    }
-    return started;
+    const claimed = await queue.claimDue(now.toISOString(), new Date(now.getTime() + (options.claimMs ?? CLAIM_MS)).toISOString(), free, {
+      perWebhook,
+      inFlight: perHook,
+    });
+    for (const delivery of claimed) track(delivery);
+    return claimed;
   }
 
   /** One round, waiting for its attempts. */
@@ -156,12 +144,23 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
 
   function schedulePoll(delayMs: number): void {
     if (stopped) return;
+    clearTimeout(timer);
     timer = setTimeout(poll, delayMs);
     timer.unref();
   }
 
-  /** Claims without waiting for the round's attempts, so a slow receiver never holds up the others. */
+  /**
+   * One round without waiting for its attempts, so a slow receiver never holds up the others. A
+   * round is never doubled: a wake-up during one (an attempt finished) makes the next start at once.
+   */
   function poll(): void {
+    if (stopped) return;
+    if (polling) {
+      again = true;
+      return;
+    }
+    polling = true;
+    clearTimeout(timer);
     const free = options.concurrency - inFlight.size;
     round = claimAndStart().then(
       (started) => started.length,
@@ -170,16 +169,23 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
         return 0;
       },
     );
-    // A full round may have left more due: look again at once.
-    void round.then((count) => schedulePoll(count > 0 && count === free ? 0 : (options.pollMs ?? POLL_MS)));
+    void round.then((count) => {
+      polling = false;
+      // A full round may have left more due; a slot freed meanwhile may take one.
+      const more = again || (count > 0 && count === free);
+      again = false;
+      schedulePoll(more ? 0 : (options.pollMs ?? POLL_MS));
+    });
   }
 
+  /** Starts an attempt; when it ends its slot is free, and the worker looks for more at once. */
   function track(delivery: ClaimedDelivery): void {
     const attempt = attemptOne(delivery).finally(() => {
       inFlight.delete(delivery.id);
       const left = (perHook.get(delivery.webhook_id) ?? 1) - 1;
       if (left <= 0) perHook.delete(delivery.webhook_id);
       else perHook.set(delivery.webhook_id, left);
+      poll();
     });
     inFlight.set(delivery.id, attempt);
     perHook.set(delivery.webhook_id, (perHook.get(delivery.webhook_id) ?? 0) + 1);

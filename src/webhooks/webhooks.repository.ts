@@ -74,14 +74,17 @@ export function createWebhooksRepository(db: Db) {
       return Number(result.numDeletedRows) > 0;
     },
 
-    /** A deactivated webhook's pending deliveries end as failed, saying why (not in flight: those finish). */
+    /**
+     * A deactivated webhook's pending deliveries end as failed, saying why; those in flight too: the
+     * claim is dropped with them, so their attempt's outcome is not recorded (delivery-queue.ts settle)
+     * and they are never tried again.
+     */
     async failPending(webhookId: string, error: string): Promise<void> {
       await db
         .updateTable('webhook_deliveries')
-        .set({ status: 'failed', error, next_attempt_at: null })
+        .set({ status: 'failed', error, next_attempt_at: null, claimed_until: null })
         .where('webhook_id', '=', webhookId)
         .where('status', '=', 'pending')
-        .where('claimed_until', 'is', null)
         .execute();
     },
 

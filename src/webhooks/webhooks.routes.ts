@@ -47,7 +47,8 @@ export async function webhooksRoutes(
       body: CreateWebhookBody,
       response: { 201: CreateWebhookResponse },
     },
-    preValidation: manage,
+    // D4: the limit is a 403 of state (step 8), answered after the 404 (step 7) and before the body is validated (step 9).
+    preValidation: [manage, async (request) => webhooks.assertBelowWebhookLimit(projectOf(request).id)],
     handler: async (request, reply) => {
       const { webhook, secret } = await webhooks.create(credentialOf(request), projectOf(request).id, request.body);
       return reply.code(201).send({ webhook, secret, message: CREATED });

@@ -25,7 +25,7 @@ export const Webhook = Type.Object(
     url: Type.String(),
     events: Type.Array(EventName),
     description: NullableString(),
-    active: Type.Boolean({ description: 'An inactive webhook gets no deliveries.' }),
+    active: Type.Boolean({ description: 'An inactive webhook is sent no events (a ping still goes).' }),
     created_at: Type.String({ format: 'date-time' }),
     last_delivery: Type.Union([
       Type.Object({

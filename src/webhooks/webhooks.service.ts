@@ -56,6 +56,11 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; repositories
   ) => recordAudit(trx, clock, actor, { action, target: { type: 'webhook', id }, teamId, details });
 
   return {
+    /** D4 step 8: the limit is a 403 of state, answered before the body is validated (checked again when writing). */
+    async assertBelowWebhookLimit(projectId: string): Promise<void> {
+      if ((await webhooks.countForProject(projectId)) >= MAX_WEBHOOKS_PER_PROJECT) throw webhookLimitReached();
+    },
+
     async create(credential: WriteCredential, projectId: string, body: CreateWebhookBody): Promise<{ webhook: Webhook; secret: string }> {
       const url = checkedUrl(body.url);
       const secret = generateWebhookSecret();

@@ -93,10 +93,10 @@ describe('webhook deliveries (E6)', () => {
     receiver.script = [{ status: 500 }, 'hang'];
 
     expect(await worker.runOnce()).toBe(1);
-    const [{ id, created_at: createdAt }] = (await ctx.db.selectFrom('webhook_deliveries').select(['id', 'created_at']).execute()) as {
-      id: string;
-      created_at: string;
-    }[];
+    const { id, created_at: createdAt } = await ctx.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'created_at'])
+      .executeTakeFirstOrThrow();
     expect(await delivery(webhook.id, id)).toMatchObject({
       event: 'report.created',
       status: 'pending',
@@ -239,7 +239,7 @@ describe('webhook deliveries (E6)', () => {
     const id = await ping(webhook.id);
     // Another instance claimed it and died: nothing is recorded but the claim.
     const now = ctx.clock.now();
-    const [claimed] = await createDeliveryQueue(ctx.db).claimDue(now.toISOString(), at(now.toISOString(), 60 * SECOND), 10, []);
+    const [claimed] = await createDeliveryQueue(ctx.db).claimDue(now.toISOString(), at(now.toISOString(), 60 * SECOND), 10);
     expect(claimed!.id).toBe(id);
     const worker = workerWith();
     expect(await worker.runOnce()).toBe(0);
