@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { machine, SERVICE_NODE_FLAGS, serviceEnv, startServer, type ServerProcess } from './processes.js';
 import { seed, type Seeded } from './seed.js';
+import { startWebhookSoak } from './soak-webhooks.js';
 
 /**
  * `npm run soak` (issue 7): holds a mixed, realistic load at a fixed offered rate against a real
@@ -20,6 +21,7 @@ import { seed, type Seeded } from './seed.js';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE = `usage: npm run soak -- [--duration 5m] [--interval 10s] [--rate 200] [--projects 1000]
        [--reports-per-project 5] [--database-url postgres://…] [--redis-url redis://…] [--instances N]
+       [--webhooks]
 (durations: 90, 90s, 5m, 1m30s, 1h; SOAK_DURATION sets the duration too)`;
 
 const args = (() => {
@@ -34,6 +36,7 @@ const args = (() => {
         'database-url': { type: 'string' },
         'redis-url': { type: 'string' },
         instances: { type: 'string', default: '1' },
+        webhooks: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
     }).values;
@@ -56,6 +59,8 @@ const settings = {
   postgres: args['database-url'] ?? null,
   redis: args['redis-url'] ?? null,
   instances: positiveInteger(args.instances!, 'instances'),
+  /** Webhooks on the uploading projects, to a receiver in this process (soak-webhooks.ts). */
+  webhooks: args.webhooks === true,
 };
 if (settings.instances > 4) usage('--instances is at most 4 (the token flow keeps a user under its 10 tokens)');
 if (settings.instances > 1 && !settings.postgres)
@@ -385,12 +390,19 @@ async function main(): Promise<void> {
       if (logLines.length < 5) logLines.push(line.slice(0, 500));
     };
     for (let i = 0; i < settings.instances; i++) {
-      services.push(await startServer([...SERVICE_NODE_FLAGS, join(ROOT, 'bin/scoreboard.js'), 'serve'], store.env, '/healthz', { onLog }));
+      // The webhook receiver is on 127.0.0.1, which E6 refuses unless told.
+      const env = settings.webhooks ? { ...store.env, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } : store.env;
+      services.push(await startServer([...SERVICE_NODE_FLAGS, join(ROOT, 'bin/scoreboard.js'), 'serve'], env, '/healthz', { onLog }));
     }
     const recorder = new Recorder();
     const flows = buildFlows(seeded, recorder);
+    let origin = performance.now();
+    const hooks = settings.webhooks ? await startWebhookSoak(services, seeded, () => (performance.now() - origin) / 1000) : null;
+    origin = performance.now();
     const result = await soak(services, flows, recorder);
-    const report = render(result, recorder, seeded, store, serverLogLines, logLines);
+    const webhooks = hooks ? await hooks.finish(result.intervals) : null;
+    if (webhooks) result.problems.push(...webhooks.problems);
+    const report = render(result, recorder, seeded, store, serverLogLines, logLines) + (webhooks ? `\n${webhooks.lines.join('\n')}\n` : '');
     process.stdout.write(`\n${report}\n`);
     const resultsDir = join(ROOT, 'bench', 'results');
     mkdirSync(resultsDir, { recursive: true });
@@ -413,6 +425,7 @@ async function main(): Promise<void> {
           memory: result.memory,
           serviceProblems: result.problems,
           serverLog: { lines: serverLogLines, first: logLines },
+          webhooks: webhooks?.json ?? null,
         },
         null,
         2,

@@ -164,8 +164,9 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
         );
         // E6: the events, in the upload's transaction (the outbox); `report` in the list-item shape.
         const data = { report: toReportListItem(rowOf(inserted)) };
-        await recordEvent(trx, deps.clock, projectId, 'report.created', data);
-        if (inserted.gate?.passed === false) await recordEvent(trx, deps.clock, projectId, 'report.gate_failed', data);
+        const events =
+          inserted.gate?.passed === false ? (['report.created', 'report.gate_failed'] as const) : (['report.created'] as const);
+        await recordEvent(trx, deps.clock, projectId, events, data);
         return inserted;
       });
       await storeBody(stored, upload);

@@ -25,7 +25,7 @@ export function eventPayload(event: WebhookEvent, at: Date, data: Record<string,
 }
 
 /**
- * The outbox (E6): records `event` for every active webhook of the project subscribed to it, as
+ * The outbox (E6): records each of `events` for every active webhook of the project subscribed to it, as
  * deliveries due now, with the transaction of the change that causes it, so the event exists
  * exactly when the change does and survives any crash after the commit. Returns the deliveries'
  * ids (the `webhook-id` of their requests).
@@ -34,10 +34,12 @@ export async function recordEvent(
   trx: Db,
   clock: Clock,
   projectId: string,
-  event: WebhookEvent,
+  events: WebhookEvent | readonly WebhookEvent[],
   data: Record<string, unknown>,
   only?: { webhookId: string },
 ): Promise<string[]> {
+  const names = typeof events === 'string' ? [events] : events;
+  if (names.length === 0) return [];
   const hooks = await trx
     .selectFrom('webhooks')
     .select(['id', 'events'])
@@ -46,17 +48,22 @@ export async function recordEvent(
     .$if(only === undefined, (query) => query.where('active', '=', 1))
     .execute();
   // A ping goes to the webhook it is asked for, whatever it subscribes to.
-  const subscribed = only === undefined ? hooks.filter((hook) => (JSON.parse(hook.events) as string[]).includes(event)) : hooks;
-  if (subscribed.length === 0) return [];
+  const wanted = names.flatMap((event) =>
+    (only === undefined ? hooks.filter((hook) => (JSON.parse(hook.events) as string[]).includes(event)) : hooks).map((hook) => ({
+      hook,
+      event,
+    })),
+  );
+  if (wanted.length === 0) return [];
   // The project as it is in this transaction (a rename committed before is seen).
   const project = await trx.selectFrom('projects').select(['id', 'name']).where('id', '=', projectId).executeTakeFirstOrThrow();
   const now = clock.now();
-  const payload = eventPayload(event, now, { project: { id: project.id, name: project.name } satisfies EventProject, ...data });
-  const rows = subscribed.map((hook) => ({
+  const content = { project: { id: project.id, name: project.name } satisfies EventProject, ...data };
+  const rows = wanted.map(({ hook, event }) => ({
     id: uuidv7(),
     webhook_id: hook.id,
     event,
-    payload,
+    payload: eventPayload(event, now, content),
     status: 'pending' as const,
     attempts: 0,
     response_status: null,
