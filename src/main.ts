@@ -19,15 +19,11 @@ export async function serve(config: Config): Promise<void> {
   const db = openDatabase(config, { onQuery: statementCounter?.onQuery });
   await migrateToLatest(db);
   const app = await createApp(config, { db, statementCounter });
-  // E5: every instance prunes old audit events; the deletes are idempotent, so they may overlap.
-  // Stopped before the database closes (onClose hooks run in the order they were added).
-  const stopRetention = startAuditRetention({ db, clock: systemClock, retentionDays: config.auditRetentionDays, logger: app.log });
-  app.addHook('onClose', async () => stopRetention());
-  // Issue 15: the same for reports, when a retention is configured; each batch locks its project.
+  // E5 and issue 15: every instance prunes old audit events and, when a retention is set, old
+  // reports; the deletes are idempotent and locked per project, so instances may overlap.
+  const stopAuditRetention = startAuditRetention({ db, clock: systemClock, retentionDays: config.auditRetentionDays, logger: app.log });
   const stopReportRetention = startReportRetention({ db, clock: systemClock, retention: config.reportRetention, logger: app.log });
-  app.addHook('onClose', async () => stopReportRetention());
   // E6: every instance delivers webhooks; claims keep each attempt to one instance (delivery-queue.ts).
-  // Stopped before the database closes: the attempts in flight finish and are recorded.
   const sender = createWebhookSender({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
   const deliveries = createDeliveryWorker({
     db,
@@ -38,11 +34,18 @@ export async function serve(config: Config): Promise<void> {
     onAttempt: app.webhookMetrics.onAttempt,
   });
   app.addHook('onReady', async () => deliveries.start());
-  app.addHook('onClose', async () => {
+  // The background work stops first (preClose), so that the attempts in flight are recorded while
+  // the database is still open: onClose hooks run in the reverse order of their registration, the
+  // database's (added last) first.
+  app.addHook('preClose', async () => {
+    stopAuditRetention();
+    stopReportRetention();
     await deliveries.stop();
-    await sender.close();
   });
-  app.addHook('onClose', async () => db.destroy());
+  app.addHook('onClose', async () => {
+    await sender.close();
+    await db.destroy();
+  });
 
   let closing = false;
   // While shutting down, answers close their connection, so a keep-alive client does not hold the

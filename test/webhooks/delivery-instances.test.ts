@@ -123,4 +123,25 @@ describe('kill -9 during deliveries', { timeout: 120_000 }, () => {
     expect(new Set(seen)).toEqual(new Set(ids));
     expect(seen.length - 60).toBeLessThanOrEqual(rows.filter((row) => row.attempts > 1).length);
   });
+
+  it('SIGTERM during deliveries: the attempts in flight finish and are recorded; a restart delivers the rest, none twice', async () => {
+    await receiver.close();
+    receiver = await startReceiver({ status: 200, delayMs: 50 });
+    server = await startServerProcess(sandbox, ENV);
+    const { projectId, webhookId } = await givenWebhook(sandbox, server, receiver, 'stopped@example.com');
+    const ids = await recordPings(sandbox, projectId, webhookId, 40);
+    await receiver.waitFor(5, 30_000);
+    expect(await server.kill('SIGTERM')).toEqual({ code: 0, signal: null });
+    // Nothing was left claimed: the stopped instance recorded every attempt it made.
+    const left = await sandbox.withDb((db) =>
+      db.selectFrom('webhook_deliveries').selectAll().where('claimed_until', 'is not', null).where('status', '=', 'pending').execute(),
+    );
+    expect(left).toEqual([]);
+
+    server = await server.restart();
+    await receiver.waitFor(40, 60_000);
+    const seen = receiver.received.map((request) => String(request.headers['webhook-id']));
+    expect(seen).toHaveLength(40);
+    expect(new Set(seen)).toEqual(new Set(ids));
+  });
 });
