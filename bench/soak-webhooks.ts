@@ -56,7 +56,11 @@ export async function startWebhookSoak(services: ServerProcess[], seeded: Seeded
     // The backlog is the database's, the same from every instance: the first one's is read.
     const text = await (await fetch(`${services[0]!.url}/metrics`)).text();
     const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
-    samples.push({ at: started(), depth: value('scoreboard_webhook_queue_depth'), oldestSeconds: value('scoreboard_webhook_oldest_pending_age_seconds') });
+    samples.push({
+      at: started(),
+      depth: value('scoreboard_webhook_queue_depth'),
+      oldestSeconds: value('scoreboard_webhook_oldest_pending_age_seconds'),
+    });
   };
   const sampler = setInterval(() => void read().catch(() => undefined), 1_000);
 
@@ -87,7 +91,8 @@ export async function startWebhookSoak(services: ServerProcess[], seeded: Seeded
       const repeated = [...ids.values()].filter((count) => count > 1).length;
       if (totals.failed + totals.retrying > 0)
         problems.push(`webhooks: ${totals.failed} failed and ${totals.retrying} retried attempts with a healthy receiver`);
-      if (ids.size !== totals.succeeded) problems.push(`webhooks: ${totals.succeeded} deliveries succeeded but the receiver saw ${ids.size} ids`);
+      if (ids.size !== totals.succeeded)
+        problems.push(`webhooks: ${totals.succeeded} deliveries succeeded but the receiver saw ${ids.size} ids`);
       const last = samples.at(-1)!;
       if (last.depth > 0) problems.push(`webhooks: ${last.depth} deliveries still pending 30 s after the load`);
       const during = samples.filter((sample) => sample.at <= (intervals.at(-1)?.to ?? Infinity));
@@ -95,7 +100,9 @@ export async function startWebhookSoak(services: ServerProcess[], seeded: Seeded
       const tailDepth = Math.max(0, ...tail.map((sample) => sample.depth));
       const tailAge = Math.max(0, ...tail.map((sample) => sample.oldestSeconds));
       if (tailDepth > DEPTH_KEPT_UP || tailAge > AGE_KEPT_UP_SECONDS)
-        problems.push(`webhooks: the queue did not keep up at the end of the load (depth up to ${tailDepth}, oldest ${tailAge.toFixed(1)} s)`);
+        problems.push(
+          `webhooks: the queue did not keep up at the end of the load (depth up to ${tailDepth}, oldest ${tailAge.toFixed(1)} s)`,
+        );
 
       const rows = intervals.map(({ from, to }) => {
         const inside = samples.filter((sample) => sample.at > from && sample.at <= to);

@@ -89,12 +89,13 @@ export const WebhookListResponse = Type.Object({ data: Type.Array(Webhook) });
 export const SecretResponse = Type.Object({ secret: Secret, message: Type.String() });
 export const DeliveryResponse = Type.Object({ data: WebhookDelivery });
 
+/** Path ids, documented as UUIDs like every project and report id (only documented: anything else is a 404). */
 export const WebhookParams = Type.Object({
-  project: Type.String({ description: 'The project id (UUID).' }),
-  webhook: Type.String({ description: 'The webhook id (UUID). Anything else is a 404.' }),
+  project: Type.String({ format: 'uuid', description: 'The project id (UUID). Anything else is a 404.' }),
+  webhook: Type.String({ format: 'uuid', description: 'The webhook id (UUID). Anything else is a 404.' }),
 });
 export const DeliveryParams = Type.Object({
-  project: Type.String({ description: 'The project id (UUID).' }),
-  webhook: Type.String({ description: 'The webhook id (UUID).' }),
-  delivery: Type.String({ description: 'The delivery id (UUID). Anything else is a 404.' }),
+  project: Type.String({ format: 'uuid', description: 'The project id (UUID). Anything else is a 404.' }),
+  webhook: Type.String({ format: 'uuid', description: 'The webhook id (UUID). Anything else is a 404.' }),
+  delivery: Type.String({ format: 'uuid', description: 'The delivery id (UUID). Anything else is a 404.' }),
 });

@@ -419,6 +419,8 @@ export const VALID_V1_BODIES = {
   renameTeam: { name: 'Platform team' },
   memberRole: { role: 'readonly' },
   invite: { email: 'new.dev@example.com', role: 'admin' },
+  createWebhook: { url: 'https://hooks.example.com/new', events: ['report.gate_failed', 'run.failed'], description: 'CI alerts' },
+  updateWebhook: { url: 'https://hooks.example.com/moved', events: ['ping'], active: false, description: null },
 };
 
 /** A body of `kind` the operation accepts from the owner's full token (the world's ids where it needs one). */

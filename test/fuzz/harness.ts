@@ -113,6 +113,8 @@ export type BodyKind =
   | 'transfer'
   | 'memberRole'
   | 'invite'
+  | 'createWebhook'
+  | 'updateWebhook'
   | 'report'
   | 'failure';
 
@@ -122,9 +124,9 @@ const op = (name: string, kind: Operation['kind'], body?: Operation['body']): Op
 };
 
 /**
- * 40 /api/v1 operations (personal access token: 21 of api-v1 and E1-E3, 19 of E4 and E5), the 5
- * client-package ones (one, the older clients' upload, under /api/v1), the 3 public badges (E2.3)
- * and the two probes: 50.
+ * 49 /api/v1 operations (personal access token: 21 of api-v1 and E1-E3, 19 of E4 and E5, 9 of E6),
+ * the 5 client-package ones (one, the older clients' upload, under /api/v1), the 3 public badges
+ * (E2.3) and the two probes: 59.
  */
 export const OPERATIONS: Operation[] = [
   op('GET /api/v1/projects', 'v1'),
@@ -167,6 +169,15 @@ export const OPERATIONS: Operation[] = [
   op('GET /api/v1/invitations', 'v1'),
   op('POST /api/v1/invitations/{id}/accept', 'v1'),
   op('POST /api/v1/invitations/{id}/decline', 'v1'),
+  op('POST /api/v1/projects/{project}/webhooks', 'v1', 'createWebhook'),
+  op('GET /api/v1/projects/{project}/webhooks', 'v1'),
+  op('GET /api/v1/projects/{project}/webhooks/{webhook}', 'v1'),
+  op('PUT /api/v1/projects/{project}/webhooks/{webhook}', 'v1', 'updateWebhook'),
+  op('DELETE /api/v1/projects/{project}/webhooks/{webhook}', 'v1'),
+  op('POST /api/v1/projects/{project}/webhooks/{webhook}/rotate-secret', 'v1'),
+  op('POST /api/v1/projects/{project}/webhooks/{webhook}/ping', 'v1'),
+  op('GET /api/v1/projects/{project}/webhooks/{webhook}/deliveries', 'v1'),
+  op('POST /api/v1/projects/{project}/webhooks/{webhook}/deliveries/{delivery}/redeliver', 'v1'),
   op('POST /api/reports', 'client', 'report'),
   op('POST /api/v1/reports', 'client', 'report'),
   op('POST /api/reports/failure', 'client', 'failure'),
@@ -213,6 +224,11 @@ export interface World {
   /** Another user's team, and a pending invitation of it to a third person: never the owner's (E4). */
   foreignTeamId: number;
   foreignInvitationId: number;
+  /** A webhook of the owner's project (E6) with a delivery (its ping); another user's, never the owner's. */
+  webhookId: string;
+  deliveryId: string;
+  foreignWebhookId: string;
+  foreignDeliveryId: string;
 }
 
 /** What a generated request is sent with: the world picks the concrete token. */
@@ -236,6 +252,8 @@ export function pathOf(world: World, operation: Operation, value?: string): stri
     team: String(world.teamId),
     user: String(world.memberUserId),
     id: operation.template.startsWith('/api/v1/invitations/') ? String(world.ownInvitationId) : String(world.teamInvitationId),
+    webhook: world.webhookId,
+    delivery: world.deliveryId,
   };
   const names = [...operation.template.matchAll(/\{([a-z]+)\}/g)].map((match) => match[1]!);
   return names.reduce(
@@ -263,6 +281,8 @@ const TABLES = [
   'run_failures',
   'team_invitations',
   'audit_events',
+  'webhooks',
+  'webhook_deliveries',
 ] as const;
 type Table = (typeof TABLES)[number];
 type Rows = Record<Table, Record<string, unknown>[]>;
@@ -623,9 +643,29 @@ async function invite(ctx: TestContext, inviter: TestUser, teamId: number, email
   return (response.json() as { invitation: { id: number } }).invitation.id;
 }
 
+/** A webhook of `projectId` made over the API (so as E6 stores it), pinged once: its id and the ping's delivery id. */
+async function webhookWithDelivery(ctx: TestContext, owner: TestUser, projectId: string): Promise<[string, string]> {
+  const created = await ctx.request({
+    method: 'POST',
+    url: `/api/v1/projects/${projectId}/webhooks`,
+    token: owner.token,
+    // Every event: accepted requests of the campaign write their deliveries too (rolled back with the rest).
+    body: {
+      url: 'https://hooks.example.com/fuzz',
+      events: ['report.created', 'report.gate_failed', 'run.failed', 'project.token_regenerated', 'project.archived'],
+    },
+  });
+  if (created.statusCode !== 201) throw new Error(`seeding a webhook failed: ${created.body}`);
+  const webhookId = (created.json() as { webhook: { id: string } }).webhook.id;
+  const ping = await ctx.request({ method: 'POST', url: `/api/v1/projects/${projectId}/webhooks/${webhookId}/ping`, token: owner.token });
+  if (ping.statusCode !== 202) throw new Error(`seeding a delivery failed: ${ping.body}`);
+  return [webhookId, (ping.json() as { data: { id: string } }).data.id];
+}
+
 /**
  * A small world (snapshots of it are taken after every request): three users, three projects, two
- * shared teams and three invitations. The owner has a Business plan, so that POST /teams can succeed.
+ * shared teams, three invitations and two webhooks with a delivery each. The owner has a Business
+ * plan, so that POST /teams can succeed.
  */
 async function seed(ctx: TestContext): Promise<World> {
   const owner = await ctx.given.user({ name: 'Fuzz owner', plan: 'business' });
@@ -656,6 +696,8 @@ async function seed(ctx: TestContext): Promise<World> {
   const teamInvitationId = await invite(ctx, owner, teamId, 'invitee@example.com');
   const ownInvitationId = await invite(ctx, outsider, foreignTeamId, owner.email);
   const foreignInvitationId = await invite(ctx, outsider, foreignTeamId, 'stranger@example.com');
+  const [webhookId, deliveryId] = await webhookWithDelivery(ctx, owner, project.project.id);
+  const [foreignWebhookId, foreignDeliveryId] = await webhookWithDelivery(ctx, outsider, foreign.project.id);
   return {
     owner,
     pat: owner.token,
@@ -679,5 +721,9 @@ async function seed(ctx: TestContext): Promise<World> {
     ownInvitationId,
     foreignInvitationId,
     foreignTeamId,
+    webhookId,
+    deliveryId,
+    foreignWebhookId,
+    foreignDeliveryId,
   };
 }

@@ -44,6 +44,9 @@ function headersFor(world: World, who: Credential, body: string | undefined): [s
 
 /** The ids a path parameter of `operation` may name: the owner's and another user's. */
 function idsFor(world: World, operation: Operation): { own: string[]; foreign: string[] } {
+  // E6: the last parameter is the one generated (harness pathOf), under the owner's project (and webhook).
+  if (operation.template.includes('{delivery}')) return { own: [world.deliveryId], foreign: [world.foreignDeliveryId] };
+  if (operation.template.includes('{webhook}')) return { own: [world.webhookId], foreign: [world.foreignWebhookId] };
   if (operation.template.includes('{project}'))
     return { own: [world.projectId, world.archivedProjectId], foreign: [world.foreignProjectId] };
   if (operation.template.includes('{report}')) return { own: [world.reportUuid], foreign: [world.foreignReportUuid] };
@@ -92,7 +95,12 @@ describe('generated path parameters', () => {
   }
 });
 
-const LISTS = ['GET /api/v1/projects', 'GET /api/v1/projects/{project}/reports', 'GET /api/v1/projects/{project}/failures'];
+const LISTS = [
+  'GET /api/v1/projects',
+  'GET /api/v1/projects/{project}/reports',
+  'GET /api/v1/projects/{project}/failures',
+  'GET /api/v1/projects/{project}/webhooks/{webhook}/deliveries',
+];
 
 describe('generated query strings', () => {
   for (const operation of OPERATIONS) {

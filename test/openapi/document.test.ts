@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ENDPOINTS, TEAM_ENDPOINTS } from '../helpers/endpoints.js';
+import { ENDPOINTS, TEAM_ENDPOINTS, WEBHOOK_ENDPOINTS } from '../helpers/endpoints.js';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 
 /** The client package's endpoints (CLIENT-WIRE.md), as method and OpenAPI path. */
@@ -12,8 +12,11 @@ const CLIENT_OPERATIONS = [
   ['get', '/api/project'],
 ] as const;
 
-/** Every /api/v1 operation: api-v1 and E1-E3 (ENDPOINTS), E4's teams and E5's audit lists (TEAM_ENDPOINTS). */
-const V1_OPERATIONS = [...ENDPOINTS, ...TEAM_ENDPOINTS].map(
+/**
+ * Every /api/v1 operation: api-v1 and E1-E3 (ENDPOINTS), E4's teams and E5's audit lists
+ * (TEAM_ENDPOINTS), E6's webhooks (WEBHOOK_ENDPOINTS: 9 operations).
+ */
+const V1_OPERATIONS = [...ENDPOINTS, ...TEAM_ENDPOINTS, ...WEBHOOK_ENDPOINTS].map(
   (e) => [e.method.toLowerCase(), `/api/v1${e.path.replace(/:([a-z]+)/g, '{$1}')}`] as const,
 );
 
@@ -145,9 +148,18 @@ describe('GET /api/v1/openapi.json', () => {
     expect(param('get', '/api/v1/reports/{report}', 'report').schema).toMatchObject({ type: 'string', format: 'uuid' });
     expect(param('delete', '/api/v1/tokens/{token}', 'token').schema).toMatchObject({ type: 'integer', minimum: 1 });
     expect(param('get', '/api/v1/projects', 'page')).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1 } });
+    // E6: the webhook routes' ids are UUIDs like the project's, their delivery list is paged like the others.
+    const redeliver = '/api/v1/projects/{project}/webhooks/{webhook}/deliveries/{delivery}/redeliver';
+    for (const name of ['project', 'webhook', 'delivery'])
+      expect(param('post', redeliver, name).schema, name).toMatchObject({ type: 'string', format: 'uuid' });
+    expect(param('get', '/api/v1/projects/{project}/webhooks/{webhook}/deliveries', 'page')).toMatchObject({
+      in: 'query',
+      schema: { type: 'integer', minimum: 1 },
+    });
     expect(operation('get', '/api/v1/projects').tags).toEqual(['projects']);
     expect(operation('get', '/api/v1/reports/{report}').tags).toEqual(['reports']);
     expect(operation('get', '/api/v1/tokens').tags).toEqual(['tokens']);
+    expect(operation('get', '/api/v1/projects/{project}/webhooks').tags).toEqual(['webhooks']);
     expect(operation('post', '/api/reports').tags).toEqual(['client package']);
   });
 });

@@ -7,7 +7,8 @@
  *   ability and subscription rule of api-v1 / D7), a client-package route (project token), the public
  *   OpenAPI document, or one of the named operational and documentation routes; nothing else;
  * - every /api/v1 route refuses a token lacking exactly its ability with D6's 403, changing nothing;
- * - every project and report route that changes something refuses the team roles D15 excludes;
+ * - every project and report route that changes something, and every read of a project's webhooks
+ *   (E6), refuses the team roles D15 excludes and users outside the team;
  * - every route but the public ones refuses a request without a token, and each kind of route
  *   refuses the other kind's token (a personal access token on /api, a project token on /api/v1).
  *
@@ -25,10 +26,13 @@ import { UNAUTHENTICATED, expectError, expectNotFound, freshAddress, missingAbil
 import { clientCall, expectClientUnauthenticated, minimalReport } from '../helpers/client-wire.js';
 import {
   ENDPOINTS,
+  MISSING_DELIVERY,
   MISSING_PROJECT,
   MISSING_REPORT,
   MISSING_TOKEN,
+  MISSING_WEBHOOK,
   TEAM_ENDPOINTS,
+  WEBHOOK_ENDPOINTS,
   snapshot,
   type EndpointCase,
 } from '../helpers/endpoints.js';
@@ -73,10 +77,10 @@ function routesOf(table: readonly RouteTableEntry[]): Route[] {
 /** HEAD routes are Fastify's automatic companions of GET routes: they follow the GET route's rule. */
 const asGet = (route: Route): Route => (route.method === 'HEAD' ? { ...route, method: 'GET' } : route);
 
-/** Every /api/v1 operation with a succeeding request: api-v1 and E1-E3, then E4 and E5. */
-const ALL_ENDPOINTS = [...ENDPOINTS, ...TEAM_ENDPOINTS];
+/** Every /api/v1 operation with a succeeding request: api-v1 and E1-E3, then E4 and E5, then E6. */
+const ALL_ENDPOINTS = [...ENDPOINTS, ...TEAM_ENDPOINTS, ...WEBHOOK_ENDPOINTS];
 
-/** The ENDPOINTS (or TEAM_ENDPOINTS) case of an /api/v1 route, by method and path pattern. */
+/** The ENDPOINTS (or TEAM_ENDPOINTS, WEBHOOK_ENDPOINTS) case of an /api/v1 route, by method and path pattern. */
 function endpointOf(route: Route): EndpointCase | undefined {
   const { method, url } = asGet(route);
   return ALL_ENDPOINTS.find((e) => e.method === method && `/api/v1${e.path}` === url);
@@ -100,7 +104,8 @@ function classify(route: Route): { kind: 'v1' | 'client' | 'document' | 'public'
   if (config.ability !== undefined) {
     if (!route.url.startsWith('/api/v1/')) return { problem: `${name}: an ability outside /api/v1 is never checked` };
     const endpoint = endpointOf(route);
-    if (!endpoint) return { problem: `${name}: no ENDPOINTS or TEAM_ENDPOINTS case (test/helpers/endpoints.ts) tests this route` };
+    if (!endpoint)
+      return { problem: `${name}: no ENDPOINTS, TEAM_ENDPOINTS or WEBHOOK_ENDPOINTS case (test/helpers/endpoints.ts) tests this route` };
     if (endpoint.ability !== config.ability)
       return { problem: `${name}: declares '${config.ability}', the contract says '${endpoint.ability}'` };
     if (endpoint.subscription !== (config.subscription === true)) return { problem: `${name}: subscription rule differs from D7` };
@@ -119,6 +124,8 @@ const urlOf = (route: Route) =>
     .replace(':team', MISSING_TOKEN)
     .replace(':user', MISSING_TOKEN)
     .replace(':id', MISSING_TOKEN)
+    .replace(':webhook', MISSING_WEBHOOK)
+    .replace(':delivery', MISSING_DELIVERY)
     .replace('*', 'index.html');
 
 describe('API5 broken function level authorization', () => {
@@ -163,8 +170,8 @@ describe('API5 broken function level authorization', () => {
           expect.stringMatching(/^GET \/internal\/debug: declares no ability/),
           expect.stringMatching(/^HEAD \/internal\/debug: declares no ability/),
           expect.stringMatching(/^POST \/api\/admin\/reset: declares no ability/),
-          expect.stringMatching(/^GET \/api\/v1\/sneaky: no ENDPOINTS or TEAM_ENDPOINTS case/),
-          expect.stringMatching(/^HEAD \/api\/v1\/sneaky: no ENDPOINTS or TEAM_ENDPOINTS case/),
+          expect.stringMatching(/^GET \/api\/v1\/sneaky: no ENDPOINTS, TEAM_ENDPOINTS or WEBHOOK_ENDPOINTS case/),
+          expect.stringMatching(/^HEAD \/api\/v1\/sneaky: no ENDPOINTS, TEAM_ENDPOINTS or WEBHOOK_ENDPOINTS case/),
         ]);
       } finally {
         await app.close();
@@ -213,8 +220,22 @@ describe('API5 broken function level authorization', () => {
       'POST /api/v1/projects/:project/badges/regenerate': ['owner', 'admin', 'member'],
       'DELETE /api/v1/projects/:project': ['owner', 'admin'],
       'DELETE /api/v1/reports/:report': ['owner', 'admin'],
+      // E6: a project's webhooks are managed as it is deleted, by the owner or an admin of its team.
+      'POST /api/v1/projects/:project/webhooks': ['owner', 'admin'],
+      'PUT /api/v1/projects/:project/webhooks/:webhook': ['owner', 'admin'],
+      'DELETE /api/v1/projects/:project/webhooks/:webhook': ['owner', 'admin'],
+      'POST /api/v1/projects/:project/webhooks/:webhook/rotate-secret': ['owner', 'admin'],
+      'POST /api/v1/projects/:project/webhooks/:webhook/ping': ['owner', 'admin'],
+      'POST /api/v1/projects/:project/webhooks/:webhook/deliveries/:delivery/redeliver': ['owner', 'admin'],
+    };
+    /** The project reads that team membership alone does not open: E6's webhooks and their deliveries. */
+    const READ_ALLOWED: Record<string, TeamRole[]> = {
+      'GET /api/v1/projects/:project/webhooks': ['owner', 'admin'],
+      'GET /api/v1/projects/:project/webhooks/:webhook': ['owner', 'admin'],
+      'GET /api/v1/projects/:project/webhooks/:webhook/deliveries': ['owner', 'admin'],
     };
     const writingRoutes = () => v1Routes().filter((r) => !['GET', 'HEAD'].includes(r.method) && /:(project|report)\b/.test(r.url));
+    const webhookReads = () => v1Routes().filter((r) => r.method === 'GET' && r.url.startsWith('/api/v1/projects/:project/webhooks'));
 
     it('has a D15 rule for every project and report route that changes something', () => {
       expect(
@@ -222,16 +243,25 @@ describe('API5 broken function level authorization', () => {
           .map((r) => `${r.method} ${r.url}`)
           .sort(),
       ).toEqual(Object.keys(ALLOWED).sort());
+      // And for every read of a project's webhooks.
+      expect(
+        webhookReads()
+          .map((r) => `${r.method} ${r.url}`)
+          .sort(),
+      ).toEqual(Object.keys(READ_ALLOWED).sort());
     });
 
-    it('refuses every excluded role with 404 on those routes, changing nothing', async () => {
-      for (const route of writingRoutes()) {
+    it('refuses every excluded role, and a user outside the team, with 404 on those routes, changing nothing', async () => {
+      for (const route of [...writingRoutes(), ...webhookReads()]) {
         const name = `${route.method} ${route.url}`;
-        for (const role of (['admin', 'member', 'readonly'] as const).filter((r) => !ALLOWED[name]!.includes(r))) {
+        const allowed = ALLOWED[name] ?? READ_ALLOWED[name]!;
+        const excluded = (['admin', 'member', 'readonly'] as const).filter((r) => !allowed.includes(r));
+        for (const role of [...excluded, 'outsider' as const]) {
           const owner = await ctx.given.user({ plan: 'enterprise' });
           const request = await endpointOf(route)!.prepare(ctx, owner);
           const colleague = await ctx.given.user({ plan: 'enterprise' });
-          await ctx.given.member(owner.teamId!, colleague, role);
+          // An outsider is a user of another team (their own), with every ability and a subscription.
+          if (role !== 'outsider') await ctx.given.member(owner.teamId!, colleague, role);
           const before = await snapshot(ctx);
           const reports = await ctx.db.selectFrom('reports').selectAll().orderBy('id').execute();
 
