@@ -84,7 +84,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; repositories
         await repository.insert(row);
         await audit(trx, actor, project.team_id, 'webhook.created', row.id, {
           project_id: project.id,
-          url,
+          url: auditableUrl(url),
           events: JSON.parse(row.events),
           description: row.description,
         });
@@ -129,6 +129,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; repositories
           updated_at: now(),
         });
         if (changes.active && after.active === false) await repository.failPending(webhook.id, 'The webhook was deactivated.');
+        if (changes.url) changes.url = { old: auditableUrl(webhook.url), new: auditableUrl(after.url!) };
         await audit(trx, actor, project.team_id, 'webhook.updated', webhook.id, changes);
         return toWebhook((await repositories(trx).webhooks.find(project.id, webhook.id))!);
       });
@@ -139,7 +140,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; repositories
         const { project, actor } = await manageable(trx, credential, projectId);
         const webhook = await found(trx, project.id, webhookId);
         if (!(await repositories(trx).webhooks.delete(webhook.id))) throw notFound();
-        await audit(trx, actor, project.team_id, 'webhook.deleted', webhook.id, { project_id: project.id, url: webhook.url });
+        await audit(trx, actor, project.team_id, 'webhook.deleted', webhook.id, { project_id: project.id, url: auditableUrl(webhook.url) });
       });
     },
 
@@ -219,6 +220,16 @@ function checkedUrl(url: string): string {
   const problem = webhookUrlProblem(url);
   if (problem !== null) throw invalidField('url', problem);
   return new URL(url).href;
+}
+
+/**
+ * A webhook URL as the audit log keeps it: its origin only. Receivers often carry their own secret
+ * in the path or query (chat services' incoming-webhook URLs do), and E5's details never hold a
+ * secret; the full URL stays readable through the API by those who may manage the webhook.
+ */
+function auditableUrl(url: string): string {
+  const parsed = new URL(url);
+  return parsed.pathname === '/' && parsed.search === '' ? parsed.origin : `${parsed.origin}/…`;
 }
 
 function uniqueEvents(events: readonly WebhookEvent[]): WebhookEvent[] {

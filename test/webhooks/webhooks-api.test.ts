@@ -394,7 +394,8 @@ describe('the webhook API (E6)', () => {
       const [event] = await auditEvents('webhook.updated');
       expect(event).toMatchObject({ action: 'webhook.updated', target: { type: 'webhook', id: webhook.id }, team_id: teamId });
       expect(event!.details).toEqual({
-        url: { old: HOOK_URL, new: 'https://other.example.com/in' },
+        // Origins only: a receiver's URL may carry its secret (E5 keeps none).
+        url: { old: 'https://hooks.example.com/…', new: 'https://other.example.com/…' },
         events: { old: ['report.created'], new: ['ping'] },
       });
 
@@ -524,6 +525,7 @@ describe('the webhook API (E6)', () => {
 
       const [event] = await auditEvents('webhook.deleted');
       expect(event).toMatchObject({ action: 'webhook.deleted', target: { type: 'webhook', id }, team_id: teamId });
+      expect(event!.details).toEqual({ project_id: projectId, url: 'https://hooks.example.com/…' });
       expect(await auditEvents('webhook.deleted')).toHaveLength(1);
     });
   });
@@ -599,7 +601,12 @@ describe('the webhook API (E6)', () => {
         team_id: teamId,
         created_at: START,
       });
-      expect(events[0]!.details).toMatchObject({ url: HOOK_URL, events: ['ping', 'run.failed'], description: 'hello' });
+      expect(events[0]!.details).toMatchObject({
+        url: 'https://hooks.example.com/…',
+        events: ['ping', 'run.failed'],
+        description: 'hello',
+      });
+      expect(JSON.stringify(events)).not.toContain('/scoreboard');
     });
 
     it('a refused change writes no event', async () => {
