@@ -51,10 +51,14 @@ export function createDeliveryQueue(db: Db) {
           eb('next_attempt_at', '<=', now),
           eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]),
         ]);
+      // A webhook already at its bound is left out of the read: the backlog of one slow receiver,
+      // oldest first, would otherwise fill the read and starve every other webhook.
+      const full = [...(bounds.inFlight ?? [])].filter(([, count]) => count >= bounds.perWebhook).map(([webhookId]) => webhookId);
       const due = await db
         .selectFrom('webhook_deliveries')
         .select(['id', 'webhook_id'])
         .where(unclaimed)
+        .$if(full.length > 0, (query) => query.where('webhook_id', 'not in', full))
         .orderBy('next_attempt_at')
         .limit(limit * CANDIDATES_PER_SLOT)
         .execute();
