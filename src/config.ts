@@ -53,6 +53,9 @@ const EnvSchema = Type.Object({
   // true (self-hosted receivers, tests); and how many attempts one instance makes at once.
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false }),
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 8 }),
+  // Deliveries done (succeeded or failed) longer ago than this many days are deleted hourly; a
+  // pending one and each webhook's newest are kept.
+  WEBHOOK_DELIVERY_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 30 }),
   // D28: threads that parse large uploads and build report answers off the event loop. Unset: one
   // less than the cores (at least 1); 0 does everything on the event loop.
   WORKER_THREADS: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
@@ -100,6 +103,7 @@ export interface Config {
   /** E6: the delivery worker (webhooks/delivery-worker.ts). */
   readonly webhookAllowPrivateNetworks: boolean;
   readonly webhookConcurrency: number;
+  readonly webhookDeliveryRetentionDays: number;
   /** D28: the heavy-work threads (reports/heavy-work.ts). */
   readonly workerThreads: number;
   readonly workerQueueMax: number;
@@ -152,6 +156,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     reportRetention: Object.freeze({ days: parsed.REPORT_RETENTION_DAYS, keep: parsed.REPORT_RETENTION_KEEP }),
     webhookAllowPrivateNetworks: parsed.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     webhookConcurrency: parsed.WEBHOOK_CONCURRENCY,
+    webhookDeliveryRetentionDays: parsed.WEBHOOK_DELIVERY_RETENTION_DAYS,
     workerThreads: parsed.WORKER_THREADS ?? Math.max(1, availableParallelism() - 1),
     workerQueueMax: parsed.WORKER_QUEUE_MAX,
     workerInlineMaxBytes: parsed.WORKER_INLINE_MAX_BYTES,

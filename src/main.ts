@@ -3,6 +3,7 @@ import { createApp } from './app.js';
 import { startAuditRetention } from './audit/audit-retention.js';
 import { systemClock } from './clock.js';
 import { startReportRetention } from './reports/report-retention.js';
+import { startDeliveryRetention } from './webhooks/delivery-retention.js';
 import { createDeliveryWorker } from './webhooks/delivery-worker.js';
 import { createWebhookSender } from './webhooks/outbound-http.js';
 import type { Config } from './config.js';
@@ -19,10 +20,17 @@ export async function serve(config: Config): Promise<void> {
   const db = openDatabase(config, { onQuery: statementCounter?.onQuery });
   await migrateToLatest(db);
   const app = await createApp(config, { db, statementCounter });
-  // E5 and issue 15: every instance prunes old audit events and, when a retention is set, old
-  // reports; the deletes are idempotent and locked per project, so instances may overlap.
+  // E5, issues 15 and 17: every instance prunes old audit events, old webhook deliveries and, when
+  // a retention is set, old reports; the deletes are idempotent (reports': locked per project), so
+  // instances may overlap.
   const stopAuditRetention = startAuditRetention({ db, clock: systemClock, retentionDays: config.auditRetentionDays, logger: app.log });
   const stopReportRetention = startReportRetention({ db, clock: systemClock, retention: config.reportRetention, logger: app.log });
+  const stopDeliveryRetention = startDeliveryRetention({
+    db,
+    clock: systemClock,
+    retentionDays: config.webhookDeliveryRetentionDays,
+    logger: app.log,
+  });
   // E6: every instance delivers webhooks; claims keep each attempt to one instance (delivery-queue.ts).
   const sender = createWebhookSender({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
   const deliveries = createDeliveryWorker({
@@ -40,6 +48,7 @@ export async function serve(config: Config): Promise<void> {
   app.addHook('preClose', async () => {
     stopAuditRetention();
     stopReportRetention();
+    stopDeliveryRetention();
     await deliveries.stop();
   });
   app.addHook('onClose', async () => {

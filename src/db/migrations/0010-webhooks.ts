@@ -48,6 +48,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('delivered_at', 'text')
     .execute();
   await db.schema.createIndex('webhook_deliveries_due_idx').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+  // The retention job's cut by age (webhooks/delivery-retention.ts).
+  await db.schema.createIndex('webhook_deliveries_created_idx').on('webhook_deliveries').column('created_at').execute();
   await db.schema
     .createIndex('webhook_deliveries_webhook_idx')
     .on('webhook_deliveries')
