@@ -2,10 +2,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { startPeriodicJob } from '../jobs/periodic-job.js';
+import { daysAgo, deleteInBatches } from '../jobs/retention.js';
 import { createAuditRepository } from './audit.repository.js';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-/** Rows per delete: each batch is its own short statement, so writers never wait long behind it. */
+/** Rows per delete (jobs/retention.ts). */
 const BATCH = 1000;
 export const AUDIT_RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -15,14 +15,9 @@ export const AUDIT_RETENTION_INTERVAL_MS = 60 * 60 * 1000;
  * what is still there and older than the cut, so two runs share the work and none fails.
  */
 export async function pruneAuditEvents(deps: { db: Db; clock: Clock; retentionDays: number }): Promise<number> {
-  const cutoff = new Date(deps.clock.now().getTime() - deps.retentionDays * DAY_MS).toISOString();
+  const cutoff = daysAgo(deps.clock, deps.retentionDays);
   const audit = createAuditRepository(deps.db);
-  let deleted = 0;
-  for (;;) {
-    const batch = await audit.deleteOlderThan(cutoff, BATCH);
-    deleted += batch;
-    if (batch < BATCH) return deleted;
-  }
+  return deleteInBatches(BATCH, (size) => audit.deleteOlderThan(cutoff, size));
 }
 
 /** Runs `pruneAuditEvents` shortly after start, then every hour (jobs/periodic-job.ts), until the returned function is called. */

@@ -1,9 +1,9 @@
 import { recordAudit } from '../audit/audit-log.js';
-import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
+import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { notFound } from '../http/api-error.js';
-import { mayPerform } from '../projects/permissions.js';
+import { projectForWrite } from '../projects/project-write-access.js';
 import type { StoredGate } from '../reports/reports.schemas.js';
 import type { RepositoriesOn } from '../repositories.js';
 import { gateBadge, scoreBadge, toShieldsEndpoint } from './badge-content.js';
@@ -50,9 +50,7 @@ export function createBadgesService(deps: { db: Db; clock: Clock; repositories: 
     async regenerateKey(credential: WriteCredential, projectId: string): Promise<string> {
       const key = generateBadgeKey();
       await inTransaction(db, async (trx) => {
-        const { caller, actor } = await recheckActor(credential, trx);
-        const project = await repositories(trx).projects.findForMemberInTransaction(projectId, caller.userId);
-        if (!project || !mayPerform(project.role, 'update')) throw notFound();
+        const { project, actor } = await projectForWrite(trx, repositories(trx).projects, credential, projectId, 'update');
         await repositories(trx).badges.replaceKey(project.id, key, clock.now().toISOString());
         // Never the key (E5): the old URLs stop working, the event says only that it happened.
         await recordAudit(trx, clock, actor, {

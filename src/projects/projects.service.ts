@@ -12,6 +12,7 @@ import type { TeamRole } from '../db/schema.js';
 import { noTeam, notFound, roleCannotCreateProjects } from '../http/api-error.js';
 import { paginationEnvelope, pageOffset, PAGE_SIZE } from '../http/pagination.js';
 import { mayCreateProjects, mayPerform, UUID_PATTERN, type ProjectAction } from './permissions.js';
+import { projectForWrite } from './project-write-access.js';
 import { generateProjectApiToken } from './project-api-token.js';
 import type { ProjectWithLatestReport } from './projects.repository.js';
 import type { CreateProjectBody, Project, UpdateProjectBody } from './projects.schemas.js';
@@ -36,13 +37,8 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
    * D22 + D15 inside a write's transaction: the project, if the caller (as the credential is now)
    * may still perform `action` on it, else 404. Its row stays locked until the transaction ends.
    */
-  async function lockForAction(trx: Db, credential: WriteCredential, projectId: string, action: ProjectAction) {
-    const { caller, actor } = await recheckActor(credential, trx);
-    const found = await repositories(trx).projects.findForMemberInTransaction(projectId, caller.userId);
-    if (!found || !mayPerform(found.role, action)) throw notFound();
-    const { role: _role, ...project } = found;
-    return { project, actor };
-  }
+  const lockForAction = (trx: Db, credential: WriteCredential, projectId: string, action: ProjectAction) =>
+    projectForWrite(trx, repositories(trx).projects, credential, projectId, action);
 
   /** E5: the event of a change to `project`, in the change's transaction. */
   function audit(

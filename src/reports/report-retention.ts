@@ -3,9 +3,9 @@ import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { lockForUpdate } from '../db/dialect.js';
 import { startPeriodicJob } from '../jobs/periodic-job.js';
+import { daysAgo } from '../jobs/retention.js';
 import { createReportsRepository, type RetentionRule } from './reports.repository.js';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * Reports per transaction. Each takes its issues with it (thousands of rows for a large report), so
  * batches stay small: the project stays locked, and other writers wait, only that long.
@@ -36,7 +36,7 @@ export async function pruneReports(deps: { db: Db; clock: Clock; retention: Repo
   const { days, keep } = deps.retention;
   if (days === undefined && keep === undefined) return 0;
   const rule: RetentionRule = {
-    cutoff: days === undefined ? undefined : new Date(deps.clock.now().getTime() - days * DAY_MS).toISOString(),
+    cutoff: days === undefined ? undefined : daysAgo(deps.clock, days),
     keep,
   };
   const reports = createReportsRepository(deps.db);
@@ -64,12 +64,7 @@ async function pruneBatch(db: Db, projectId: string, rule: RetentionRule): Promi
     if (kept === undefined) return { chosen: 0, deleted: 0 }; // the project was deleted meanwhile
     const doomed = await reports.pastRetention(projectId, rule, kept, BATCH);
     if (doomed.length === 0) return { chosen: 0, deleted: 0 };
-    const dependents = await reports.dependentsOfAny(doomed);
-    const deleted = await reports.deleteMany(doomed);
-    await reports.forgetBodies(dependents);
-    // The latest report is kept, so this changes nothing unless D19's invariant was already broken.
-    await reports.refreshLatest(projectId);
-    return { chosen: doomed.length, deleted };
+    return { chosen: doomed.length, deleted: await reports.deleteReports(projectId, doomed) };
   });
 }
 

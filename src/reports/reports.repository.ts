@@ -296,7 +296,7 @@ function issuesBySeverityOf(
 
 /** Callers pass a transaction: a report write and its latest-report pointer change together. */
 export function createReportsRepository(db: Db) {
-  return {
+  const repository = {
     async insert(report: NewReport): Promise<number> {
       const row = await db.insertInto('reports').values(report).returning('id').executeTakeFirstOrThrow();
       return row.id;
@@ -534,13 +534,6 @@ export function createReportsRepository(db: Db) {
       });
     },
 
-    /** The reports whose baseline is `reportId` (locked, on PostgreSQL): their bodies change when it is deleted. */
-    async dependentsOf(reportId: number): Promise<number[]> {
-      const query = db.selectFrom('reports').select('id').where('baseline_report_id', '=', reportId);
-      const rows = await (isPostgres(db) ? query.forUpdate() : query).execute();
-      return rows.map((row) => row.id);
-    },
-
     async forgetBodies(reportIds: readonly number[]): Promise<void> {
       for (let start = 0; start < reportIds.length; start += FINGERPRINTS_PER_SELECT) {
         await db
@@ -599,10 +592,22 @@ export function createReportsRepository(db: Db) {
         .executeTakeFirst();
     },
 
-    /** False when there was no such report (deleted meanwhile). */
-    async delete(id: number): Promise<boolean> {
-      const result = await db.deleteFrom('reports').where('id', '=', id).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+    /**
+     * Deletes the project's reports `ids` as a deletion through the API does (D11, D19, E1.4): their
+     * issues and stored answers go with them (cascade); the stored answers of the reports that had one
+     * as baseline are forgotten, as they show none now; the project's latest-report pointer moves.
+     * The caller holds the project's lock. Returns how many there were (a report deleted meanwhile
+     * is not counted).
+     */
+    async deleteReports(projectId: string, ids: readonly number[]): Promise<number> {
+      if (ids.length === 0) return 0;
+      // Locked on PostgreSQL, so that no answer naming a deleted baseline is stored meanwhile.
+      const dependents = db.selectFrom('reports').select('id').where('baseline_report_id', 'in', ids);
+      const rows = await (isPostgres(db) ? dependents.forUpdate() : dependents).execute();
+      const result = await db.deleteFrom('reports').where('id', 'in', ids).executeTakeFirst();
+      await repository.forgetBodies(rows.map((row) => row.id));
+      await repository.refreshLatest(projectId);
+      return Number(result.numDeletedRows);
     },
 
     /** Retention (report-retention.ts): the projects with a report stored before `cutoff`, found through reports_created_idx. */
@@ -672,21 +677,6 @@ export function createReportsRepository(db: Db) {
       return [row.latest_report_id, row.baseline_report_id].filter((id): id is number => id !== null);
     },
 
-    /** The reports whose baseline is one of `reportIds` (locked, on PostgreSQL): their bodies change when it is deleted. */
-    async dependentsOfAny(reportIds: readonly number[]): Promise<number[]> {
-      if (reportIds.length === 0) return [];
-      const query = db.selectFrom('reports').select('id').where('baseline_report_id', 'in', reportIds);
-      const rows = await (isPostgres(db) ? query.forUpdate() : query).execute();
-      return rows.map((row) => row.id);
-    },
-
-    /** How many of `ids` there were to delete. */
-    async deleteMany(ids: readonly number[]): Promise<number> {
-      if (ids.length === 0) return 0;
-      const result = await db.deleteFrom('reports').where('id', 'in', ids).executeTakeFirst();
-      return Number(result.numDeletedRows);
-    },
-
     async deleteForProject(projectId: string): Promise<void> {
       await db.deleteFrom('reports').where('project_id', '=', projectId).execute();
     },
@@ -711,6 +701,7 @@ export function createReportsRepository(db: Db) {
         .execute();
     },
   };
+  return repository;
 }
 
 /** Report list rows with their baseline's uuid, time, branch and commit (E1.5), in one query. */

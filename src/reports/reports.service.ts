@@ -2,7 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { recordEvent } from '../webhooks/webhook-events.js';
 import type { Caller } from '../auth/caller.js';
 import { recordAudit } from '../audit/audit-log.js';
-import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
+import type { WriteCredential } from '../auth/write-credential.js';
 import { pastTimestamp } from '../http/json-values.js';
 import type { Clock } from '../clock.js';
 import type { RepositoriesOn } from '../repositories.js';
@@ -11,6 +11,7 @@ import { lockForUpdate } from '../db/dialect.js';
 import { notFound } from '../http/api-error.js';
 import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../http/pagination.js';
 import { mayPerform, UUID_PATTERN, type ProjectAction } from '../projects/permissions.js';
+import { projectForWrite } from '../projects/project-write-access.js';
 import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import { parseStoredSettings } from '../projects/settings.js';
 import { compactMarks } from './detail-body.js';
@@ -247,9 +248,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
       await inTransaction(db, async (trx) => {
         let audit: (() => Promise<void>) | null = null;
         if (credential) {
-          const { caller, actor } = await recheckActor(credential, trx);
-          const project = await repositories(trx).projects.findForMemberInTransaction(report.project_id, caller.userId);
-          if (!project || !mayPerform(project.role, 'delete')) throw notFound();
+          const { project, actor } = await projectForWrite(trx, repositories(trx).projects, credential, report.project_id, 'delete');
           // E5: the report as the API names it (its uuid), in its project's team.
           audit = () =>
             recordAudit(trx, deps.clock, actor, {
@@ -261,13 +260,8 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
         } else {
           await lockForUpdate(trx, 'projects', report.project_id);
         }
-        const repository = repositories(trx).reports;
-        // The answers that show this report as their baseline show none once it is gone (D28).
-        const dependents = await repository.dependentsOf(report.id);
         // Deleted meanwhile by someone else: there is nothing left to delete (D11's 404).
-        if (!(await repository.delete(report.id))) throw notFound();
-        await repository.forgetBodies(dependents);
-        await repository.refreshLatest(report.project_id);
+        if ((await repositories(trx).reports.deleteReports(report.project_id, [report.id])) === 0) throw notFound();
         await audit?.();
       });
     },

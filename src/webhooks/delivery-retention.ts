@@ -2,9 +2,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { startPeriodicJob } from '../jobs/periodic-job.js';
+import { daysAgo, deleteInBatches } from '../jobs/retention.js';
+import { createWebhooksRepository } from './webhooks.repository.js';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-/** Rows per delete: short statements, so the delivery worker's claims never wait long behind one. */
+/** Rows per delete (jobs/retention.ts): the delivery worker's claims never wait long behind one. */
 const BATCH = 1000;
 export const DELIVERY_RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -15,34 +16,9 @@ export const DELIVERY_RETENTION_INTERVAL_MS = 60 * 60 * 1000;
  * which its `last_delivery` shows. Safe with several instances at once, like the audit's.
  */
 export async function pruneWebhookDeliveries(deps: { db: Db; clock: Clock; retentionDays: number }): Promise<number> {
-  const cutoff = new Date(deps.clock.now().getTime() - deps.retentionDays * DAY_MS).toISOString();
-  let deleted = 0;
-  for (;;) {
-    const batch = deps.db
-      .selectFrom('webhook_deliveries as d')
-      .select('d.id')
-      .where('d.created_at', '<', cutoff)
-      .where('d.status', 'in', ['succeeded', 'failed'])
-      .where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('webhook_deliveries as n')
-            .select('n.id')
-            .whereRef('n.webhook_id', '=', 'd.webhook_id')
-            .where((eb) =>
-              eb.or([
-                eb('n.created_at', '>', eb.ref('d.created_at')),
-                eb.and([eb('n.created_at', '=', eb.ref('d.created_at')), eb('n.id', '>', eb.ref('d.id'))]),
-              ]),
-            ),
-        ),
-      )
-      .orderBy('d.created_at')
-      .limit(BATCH);
-    const result = await deps.db.deleteFrom('webhook_deliveries').where('id', 'in', batch).executeTakeFirst();
-    const count = Number(result.numDeletedRows);
-    deleted += count;
-    if (count < BATCH) return deleted;
-  }
+  const cutoff = daysAgo(deps.clock, deps.retentionDays);
+  const webhooks = createWebhooksRepository(deps.db);
+  return deleteInBatches(BATCH, (size) => webhooks.deleteDoneDeliveriesBefore(cutoff, size));
 }
 
 /** Runs `pruneWebhookDeliveries` shortly after start, then hourly (jobs/periodic-job.ts), until the returned function is called. */

@@ -114,6 +114,36 @@ export function createWebhooksRepository(db: Db) {
       return db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).where('id', '=', id).executeTakeFirst();
     },
 
+    /**
+     * Retention (delivery-retention.ts): deletes up to `limit` deliveries created before `cutoff`
+     * and done (succeeded or failed), oldest first, but never a webhook's newest (a newer one of the
+     * same webhook must exist); returns how many went.
+     */
+    async deleteDoneDeliveriesBefore(cutoff: string, limit: number): Promise<number> {
+      const batch = db
+        .selectFrom('webhook_deliveries as d')
+        .select('d.id')
+        .where('d.created_at', '<', cutoff)
+        .where('d.status', 'in', ['succeeded', 'failed'])
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('webhook_deliveries as n')
+              .select('n.id')
+              .whereRef('n.webhook_id', '=', 'd.webhook_id')
+              .where((eb) =>
+                eb.or([
+                  eb('n.created_at', '>', eb.ref('d.created_at')),
+                  eb.and([eb('n.created_at', '=', eb.ref('d.created_at')), eb('n.id', '>', eb.ref('d.id'))]),
+                ]),
+              ),
+          ),
+        )
+        .orderBy('d.created_at')
+        .limit(limit);
+      const result = await db.deleteFrom('webhook_deliveries').where('id', 'in', batch).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     async insertDelivery(row: Insertable<WebhookDeliveriesTable>): Promise<void> {
       await db.insertInto('webhook_deliveries').values(row).execute();
     },

@@ -1,12 +1,13 @@
 import { v7 as uuidv7 } from 'uuid';
 import { changedFields, recordAudit } from '../audit/audit-log.js';
 import type { AuditActor } from '../audit/audit-actor.js';
-import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
+import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { ApiError, invalidField, notFound } from '../http/api-error.js';
 import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../http/pagination.js';
-import { mayPerform, UUID_PATTERN } from '../projects/permissions.js';
+import { UUID_PATTERN } from '../projects/permissions.js';
+import { projectForWrite } from '../projects/project-write-access.js';
 import { generateWebhookSecret } from './signature.js';
 import { recordEvent, type WebhookEvent } from './webhook-events.js';
 import { webhookUrlProblem } from './webhook-url.js';
@@ -31,13 +32,9 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; repositories
   const webhooks = repositories(db).webhooks;
   const now = () => clock.now().toISOString();
 
-  /** The project as the caller may manage its webhooks, under its lock (PostgreSQL), in `trx`. */
-  async function manageable(trx: Db, credential: WriteCredential, projectId: string) {
-    const { caller, actor } = await recheckActor(credential, trx);
-    const project = await repositories(trx).projects.findForMemberInTransaction(projectId, caller.userId);
-    if (!project || !mayPerform(project.role, 'delete')) throw notFound();
-    return { project, actor };
-  }
+  /** The project as the caller may manage its webhooks (owner or admin: D15's delete roles), locked, in `trx`. */
+  const manageable = (trx: Db, credential: WriteCredential, projectId: string) =>
+    projectForWrite(trx, repositories(trx).projects, credential, projectId, 'delete');
 
   async function found(trx: Db, projectId: string, webhookId: string): Promise<WebhookWithLastDelivery> {
     if (!UUID_PATTERN.test(webhookId)) throw notFound();

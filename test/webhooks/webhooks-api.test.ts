@@ -36,6 +36,19 @@ const HOOK_URL = 'https://hooks.example.com/scoreboard';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+/** A delivery as it is created: pending, never attempted, due at once. */
+const pendingDelivery = (event: string, now: string) => ({
+  id: expect.stringMatching(UUID_V7),
+  event,
+  status: 'pending',
+  attempts: 0,
+  response_status: null,
+  error: null,
+  next_attempt_at: now,
+  created_at: now,
+  delivered_at: null,
+});
+
 describe('the webhook API (E6)', () => {
   let ctx: TestContext;
   let owner: TestUser;
@@ -634,17 +647,7 @@ describe('the webhook API (E6)', () => {
       expectApiHeaders(response);
       const { data } = response.json();
       expect(Object.keys(data).sort()).toEqual(DELIVERY_KEYS);
-      expect(data).toEqual({
-        id: expect.stringMatching(UUID_V7),
-        event: 'ping',
-        status: 'pending',
-        attempts: 0,
-        response_status: null,
-        error: null,
-        next_attempt_at: now,
-        created_at: now,
-        delivered_at: null,
-      });
+      expect(data).toEqual(pendingDelivery('ping', now));
       const [row] = await deliveryRows(id);
       expect(row).toMatchObject({ id: data.id, webhook_id: id, event: 'ping', status: 'pending', attempts: 0, next_attempt_at: now });
       expect(row!.payload).toEqual({ type: 'ping', timestamp: now, data: { project: { id: projectId, name: 'Shop' }, webhook: { id } } });
@@ -707,17 +710,7 @@ describe('the webhook API (E6)', () => {
       expect(response.statusCode, response.body).toBe(202);
       expectApiHeaders(response);
       const { data } = response.json();
-      expect(data).toEqual({
-        id: expect.stringMatching(UUID_V7),
-        event: 'project.token_regenerated',
-        status: 'pending',
-        attempts: 0,
-        response_status: null,
-        error: null,
-        next_attempt_at: now,
-        created_at: now,
-        delivered_at: null,
-      });
+      expect(data).toEqual(pendingDelivery('project.token_regenerated', now));
       expect(data.id).not.toBe(original!.id);
       const rows = await deliveryRows(id);
       expect(rows).toHaveLength(2);
