@@ -16,23 +16,17 @@ export function registerDeliveryMetrics(registry: Registry, deps: { db: Db; cloc
     registers: [registry],
   });
   const queue = createDeliveryQueue(deps.db);
-  let backlog: Promise<{ pending: number; oldest: string | null } | null> | undefined;
-  // Both gauges are collected in one scrape: one query serves them.
-  // A database that cannot answer leaves the gauges as they were: /metrics itself keeps answering.
-  const readBacklog = () => {
-    backlog ??= queue
-      .backlog()
-      .catch(() => null)
-      .finally(() => setImmediate(() => (backlog = undefined)));
-    return backlog;
-  };
+  // Each gauge reads the backlog itself (the registry collects them at once, in no set order): two
+  // small indexed queries a scrape. A database that cannot answer leaves a gauge as it was, and
+  // /metrics keeps answering.
+  const backlog = () => queue.backlog().catch(() => null);
   new Gauge({
     name: 'scoreboard_webhook_queue_depth',
     help: 'Webhook deliveries waiting for an attempt (pending)',
     registers: [registry],
     async collect() {
-      const backlog = await readBacklog();
-      if (backlog) this.set(backlog.pending);
+      const now = await backlog();
+      if (now) this.set(now.pending);
     },
   });
   new Gauge({
@@ -40,10 +34,9 @@ export function registerDeliveryMetrics(registry: Registry, deps: { db: Db; cloc
     help: 'Age of the oldest pending webhook delivery, 0 when none',
     registers: [registry],
     async collect() {
-      const backlog = await readBacklog();
-      if (!backlog) return;
-      const { oldest } = backlog;
-      this.set(oldest === null ? 0 : Math.max(0, (deps.clock.now().getTime() - new Date(oldest).getTime()) / 1000));
+      const now = await backlog();
+      if (!now) return;
+      this.set(now.oldest === null ? 0 : Math.max(0, (deps.clock.now().getTime() - new Date(now.oldest).getTime()) / 1000));
     },
   });
   return {

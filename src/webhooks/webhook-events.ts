@@ -1,6 +1,8 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Clock } from '../clock.js';
+import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { WebhookDeliveriesTable } from '../db/schema.js';
 
 /** E6: the events a webhook may subscribe to (`events` is a non-empty subset of these). */
 export const WEBHOOK_EVENTS = [
@@ -25,10 +27,9 @@ export function eventPayload(event: WebhookEvent, at: Date, data: Record<string,
 }
 
 /**
- * The outbox (E6): records each of `events` for every active webhook of the project subscribed to it, as
- * deliveries due now, with the transaction of the change that causes it, so the event exists
- * exactly when the change does and survives any crash after the commit. Returns the deliveries'
- * ids (the `webhook-id` of their requests).
+ * The outbox (E6): records each of `events` for every active webhook of the project subscribed to
+ * it, as deliveries due now, with the transaction of the change that causes it, so the event exists
+ * exactly when the change does and survives any crash after the commit.
  */
 export async function recordEvent(
   trx: Db,
@@ -36,43 +37,61 @@ export async function recordEvent(
   projectId: string,
   events: WebhookEvent | readonly WebhookEvent[],
   data: Record<string, unknown>,
-  only?: { webhookId: string },
-): Promise<string[]> {
+): Promise<void> {
   const names = typeof events === 'string' ? [events] : events;
-  if (names.length === 0) return [];
   const hooks = await trx
     .selectFrom('webhooks')
     .select(['id', 'events'])
     .where('project_id', '=', projectId)
-    .$if(only !== undefined, (query) => query.where('id', '=', only!.webhookId))
-    .$if(only === undefined, (query) => query.where('active', '=', 1))
+    .where('active', '=', 1)
     .execute();
-  // A ping goes to the webhook it is asked for, whatever it subscribes to.
-  const wanted = names.flatMap((event) =>
-    (only === undefined ? hooks.filter((hook) => (JSON.parse(hook.events) as string[]).includes(event)) : hooks).map((hook) => ({
-      hook,
-      event,
-    })),
-  );
-  if (wanted.length === 0) return [];
+  const targets = hooks.flatMap((hook) => {
+    const subscribed = JSON.parse(hook.events) as string[];
+    return names.filter((event) => subscribed.includes(event)).map((event) => ({ webhookId: hook.id, event }));
+  });
+  await insertDeliveries(trx, clock, projectId, targets, data);
+}
+
+/** E6's `ping`, to the webhook it is asked for, whatever it subscribes to and active or not: the delivery's id. */
+export async function recordPing(trx: Db, clock: Clock, projectId: string, webhookId: string): Promise<string> {
+  const [id] = await insertDeliveries(trx, clock, projectId, [{ webhookId, event: 'ping' }], { webhook: { id: webhookId } });
+  return id!;
+}
+
+/** A delivery as it is created: pending, never attempted, due at once. */
+export function pendingDelivery(webhookId: string, event: string, payload: string, at: Date): Selectable<WebhookDeliveriesTable> {
+  return {
+    id: uuidv7(),
+    webhook_id: webhookId,
+    event,
+    payload,
+    status: 'pending',
+    attempts: 0,
+    response_status: null,
+    error: null,
+    next_attempt_at: at.toISOString(),
+    claimed_until: null,
+    created_at: at.toISOString(),
+    delivered_at: null,
+  };
+}
+
+/** One delivery per target, each event's body built once; their ids (the requests' `webhook-id`). */
+async function insertDeliveries(
+  trx: Db,
+  clock: Clock,
+  projectId: string,
+  targets: readonly { webhookId: string; event: WebhookEvent }[],
+  data: Record<string, unknown>,
+): Promise<string[]> {
+  if (targets.length === 0) return [];
   // The project as it is in this transaction (a rename committed before is seen).
   const project = await trx.selectFrom('projects').select(['id', 'name']).where('id', '=', projectId).executeTakeFirstOrThrow();
   const now = clock.now();
   const content = { project: { id: project.id, name: project.name } satisfies EventProject, ...data };
-  const rows = wanted.map(({ hook, event }) => ({
-    id: uuidv7(),
-    webhook_id: hook.id,
-    event,
-    payload: eventPayload(event, now, content),
-    status: 'pending' as const,
-    attempts: 0,
-    response_status: null,
-    error: null,
-    next_attempt_at: now.toISOString(),
-    claimed_until: null,
-    created_at: now.toISOString(),
-    delivered_at: null,
-  }));
+  const payloads = new Map<WebhookEvent, string>();
+  const payloadOf = (event: WebhookEvent) => payloads.get(event) ?? payloads.set(event, eventPayload(event, now, content)).get(event)!;
+  const rows = targets.map(({ webhookId, event }) => pendingDelivery(webhookId, event, payloadOf(event), now));
   await trx.insertInto('webhook_deliveries').values(rows).execute();
   return rows.map((row) => row.id);
 }

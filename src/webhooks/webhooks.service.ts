@@ -9,7 +9,7 @@ import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../http/pagination.js
 import { UUID_PATTERN } from '../projects/permissions.js';
 import { projectForWrite } from '../projects/project-write-access.js';
 import { generateWebhookSecret } from './signature.js';
-import { recordEvent, type WebhookEvent } from './webhook-events.js';
+import { pendingDelivery, recordPing, type WebhookEvent } from './webhook-events.js';
 import { webhookUrlProblem } from './webhook-url.js';
 import type { RepositoriesOn } from '../repositories.js';
 import type { DeliveryRow, WebhookWithLastDelivery } from './webhooks.repository.js';
@@ -163,8 +163,8 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; repositories
       return inTransaction(db, async (trx) => {
         const { project } = await manageable(trx, credential, projectId);
         const webhook = await found(trx, project.id, webhookId);
-        const [id] = await recordEvent(trx, clock, project.id, 'ping', { webhook: { id: webhook.id } }, { webhookId: webhook.id });
-        return toDelivery((await repositories(trx).webhooks.findDelivery(webhook.id, id!))!);
+        const id = await recordPing(trx, clock, project.id, webhook.id);
+        return toDelivery((await repositories(trx).webhooks.findDelivery(webhook.id, id))!);
       });
     },
 
@@ -189,20 +189,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; repositories
         const repository = repositories(trx).webhooks;
         const original = await repository.findDelivery(webhook.id, deliveryId.toLowerCase());
         if (!original) throw notFound();
-        const row: DeliveryRow = {
-          id: uuidv7(),
-          webhook_id: webhook.id,
-          event: original.event,
-          payload: original.payload,
-          status: 'pending',
-          attempts: 0,
-          response_status: null,
-          error: null,
-          next_attempt_at: now(),
-          claimed_until: null,
-          created_at: now(),
-          delivered_at: null,
-        };
+        const row = pendingDelivery(webhook.id, original.event, original.payload, clock.now());
         await repository.insertDelivery(row);
         return toDelivery(row);
       });

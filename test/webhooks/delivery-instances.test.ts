@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { inTransaction } from '../../src/db/database.js';
-import { recordEvent } from '../../src/webhooks/webhook-events.js';
+import { recordPing } from '../../src/webhooks/webhook-events.js';
 import { api, createSandbox, okJson, startServer, type RunningServer, type Sandbox } from '../cli/cli-process.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { onPostgres } from '../helpers/test-backend.js';
@@ -33,8 +33,7 @@ async function recordPings(sandbox: Sandbox, projectId: string, webhookId: strin
   return sandbox.withDb((db) =>
     inTransaction(db, async (trx) => {
       const ids: string[] = [];
-      for (let i = 0; i < count; i++)
-        ids.push(...(await recordEvent(trx, systemClock, projectId, 'ping', { webhook: { id: webhookId } }, { webhookId })));
+      for (let i = 0; i < count; i++) ids.push(await recordPing(trx, systemClock, projectId, webhookId));
       return ids;
     }),
   );
