@@ -4,11 +4,12 @@ import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
 
 /**
- * Migration 0008 (D28's stored answers) on a live database: what the previous release wrote (a
- * database at 0007, without `report_bodies`) reads the same after `scoreboard migrate`: tokens,
- * projects with their settings and latest report, report lists, each report's detail and changes.
+ * Migrations 0008 (D28's stored answers), 0009 (report retention's index) and 0010 (webhooks) on a
+ * live database: what the previous release wrote (a database at 0007) reads the same after
+ * `scoreboard migrate`: tokens, projects with their settings and latest report, report lists,
+ * each report's detail and changes, the audit log; and the new features start empty.
  */
-describe('migration 0008 on a database written by the release before it', () => {
+describe('migrations 0008 to 0010 on a database written by the release before them', () => {
   let ctx: TestContext;
   beforeEach(async () => {
     ctx = await buildTestApp();
@@ -33,6 +34,8 @@ describe('migration 0008 on a database written by the release before it', () => 
       `/api/v1/projects/${projectId}`,
       '/api/v1/projects',
       `/api/v1/projects/${projectId}/reports`,
+      `/api/v1/projects/${projectId}/trend`,
+      '/api/v1/user/audit-events',
       ...uuids.flatMap((uuid) => [`/api/v1/reports/${uuid}`, `/api/v1/reports/${uuid}/changes`]),
     ];
     const readAll = async () => Promise.all(reads.map(async (url) => (await ctx.request({ method: 'GET', url, token: user.token })).body));
@@ -43,6 +46,9 @@ describe('migration 0008 on a database written by the release before it', () => 
     expect(error).toBeUndefined();
     await migrateToLatest(ctx.db);
     expect(await ctx.db.selectFrom('report_bodies').select('id').execute()).toEqual([]);
+    // Down to 0007 really removed the new tables: they are back, empty.
+    expect(await ctx.db.selectFrom('webhooks').select('id').execute()).toEqual([]);
+    expect(await ctx.db.selectFrom('webhook_deliveries').select('id').execute()).toEqual([]);
 
     expect(await readAll()).toEqual(before);
     // The answers are stored again as they are read.
@@ -50,5 +56,15 @@ describe('migration 0008 on a database written by the release before it', () => 
     // The client package's token still names its project.
     const verified = await ctx.request({ method: 'GET', url: '/api/token/verify', token: apiToken });
     expect(verified.json()).toMatchObject({ success: true, valid: true, project: { id: projectId } });
+    // The upgraded project takes webhooks, and its uploads reach them.
+    const hook = await ctx.request({
+      method: 'POST',
+      url: `/api/v1/projects/${projectId}/webhooks`,
+      token: user.token,
+      body: { url: 'https://hooks.example.com/in', events: ['report.created'] },
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
+    await uploadOk(ctx, apiToken, fixture('report-small', projectId));
+    expect(await ctx.db.selectFrom('webhook_deliveries').select('event').execute()).toEqual([{ event: 'report.created' }]);
   });
 });
