@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { credentialOf, originOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import { callerOf, type App } from '../http/app-types.js';
@@ -21,7 +22,7 @@ declare module 'fastify' {
 /** E7: dashboard sign-in, the session, sign-out, and a user's own password. */
 export async function sessionsRoutes(app: App, { sessionsService, config }: { sessionsService: SessionsService; config: Config }) {
   app.post('/session', {
-    config: { sessionRoute: 'sign-in' },
+    config: { sessionRoute: 'sign-in', verbatimFields: ['password'] },
     schema: {
       tags: ['sessions'],
       summary: 'Sign in to the dashboard with email and password; sets the session cookie',
@@ -49,16 +50,20 @@ export async function sessionsRoutes(app: App, { sessionsService, config }: { se
 
   app.delete('/session', {
     config: { sessionRoute: 'signed-in' },
-    schema: { tags: ['sessions'], summary: 'Sign out: ends the session and clears its cookie' },
+    schema: {
+      tags: ['sessions'],
+      summary: 'Sign out: ends the session and clears its cookie',
+      response: { 204: Type.Null({ description: 'Signed out; no body.' }) },
+    },
     handler: async (request, reply) => {
       await sessionsService.signOut(callerOf(request));
       clearSessionCookie(reply, request, config.publicUrl);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   });
 
   app.put('/user/password', {
-    config: { ability: 'admin' },
+    config: { ability: 'admin', verbatimFields: ['current_password', 'password'] },
     schema: {
       tags: ['user'],
       summary: "Change the caller's dashboard password; ends their other sessions",

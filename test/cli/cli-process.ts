@@ -26,6 +26,8 @@ export interface Sandbox {
   env: Record<string, string>;
   /** Runs `scoreboard <args>` and resolves when it exits. */
   cli(...args: string[]): Promise<CliResult>;
+  /** Runs `scoreboard <args>` with `input` piped to its standard input. */
+  cliWithInput(input: string, ...args: string[]): Promise<CliResult>;
   /** Runs `work` on a new connection to the database the CLI and the server use. */
   withDb<T>(work: (db: Db) => Promise<T>): Promise<T>;
   /** Opens the SQLite file directly, on the sqlite backend only (file-level checks such as WAL mode). */
@@ -65,6 +67,7 @@ function sandboxOn(dir: string, store: TestStore, env: Record<string, string>): 
     store,
     env,
     cli: (...args) => runNode([BIN, ...args], { cwd: dir, env }),
+    cliWithInput: (input, ...args) => runNode([BIN, ...args], { cwd: dir, env, input }),
     async withDb(work) {
       const db = store.open();
       try {
@@ -86,13 +89,15 @@ function sandboxOn(dir: string, store: TestStore, env: Record<string, string>): 
   };
 }
 
-export function runNode(args: string[], options: { cwd: string; env: Record<string, string> }): Promise<CliResult> {
+export function runNode(args: string[], options: { cwd: string; env: Record<string, string>; input?: string }): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdin = options.input === undefined ? 'ignore' : 'pipe';
+    const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: [stdin, 'pipe', 'pipe'] });
+    if (options.input !== undefined) child.stdin!.end(options.input);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`timed out: node ${args.join(' ')}\nstdout: ${stdout}\nstderr: ${stderr}`));

@@ -17,6 +17,7 @@ import { createHeavyWork } from '../../src/reports/heavy-work.js';
 import { createReportsService } from '../../src/reports/reports.service.js';
 import { repositoriesOn } from '../../src/repositories.js';
 import type { ReportToStore } from '../../src/reports/reports.service.js';
+import { createSessionsService } from '../../src/sessions/sessions.service.js';
 import { FakeClock } from './fake-clock.js';
 import { ContractChecker } from './openapi-contract.js';
 import { createMigratedTestStore, type TestStore } from './test-backend.js';
@@ -179,6 +180,11 @@ function factories(db: Db, clock: FakeClock) {
         expiresAt: options.expiresAt ?? null,
       });
       return created.token;
+    },
+
+    /** A dashboard password for the user, set like `scoreboard users:password` (E7). */
+    async password(user: TestUser, password: string) {
+      await createSessionsService(services).setPassword(user.email, password);
     },
 
     async team(owner: TestUser, name = 'Second team'): Promise<number> {
