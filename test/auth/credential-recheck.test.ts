@@ -85,6 +85,8 @@ async function untilQueries(mark: number, pattern: RegExp, count = 1): Promise<v
 /** What identifies a request: the personal token lookup, and the project token lookup. */
 const PERSONAL_LOOKUP = /"t"\."token_hash" = /;
 const PROJECT_LOOKUP = /"p"\."api_token_hash" = /;
+/** A dashboard session's lookup (E7). */
+const SESSION_LOOKUP = /"x"\."token_hash" = /;
 
 /** Starts `request` with its last body byte held back, and resolves once the server has identified it. */
 async function slowRequest(request: RawRequest, identifiedBy: RegExp) {
@@ -123,6 +125,39 @@ describe('a credential that changes while the body is on its way (D22, over real
   it('DELETE /projects/{id}: the token is revoked from another connection meanwhile: 401, and the project stays', async () => {
     const inFlight = await slowRequest(v1('DELETE', `/api/v1/projects/${projectId}`, owner.token, {}), PERSONAL_LOOKUP);
     expect((await fetchAs(otherToken, 'DELETE', `/api/v1/tokens/${await tokenIdOf(owner)}`)).status).toBe(200);
+
+    const answer = await inFlight.finish();
+    expect({ status: answer.status, body: body(answer) }).toEqual({ status: 401, body: UNAUTHENTICATED });
+    expect(await projectRow()).toBeDefined();
+  });
+
+  it('DELETE /projects/{id} by a dashboard session signed out from another connection meanwhile: 401, and the project stays (E7)', async () => {
+    await ctx.given.password(owner, 'a dashboard passphrase');
+    const signIn = await fetch(`http://127.0.0.1:${port}/api/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: owner.email, password: 'a dashboard passphrase' }),
+    });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const csrf = ((await signIn.json()) as { data: { csrf_token: string } }).data.csrf_token;
+    const sessionHeaders: [string, string][] = [
+      ['Cookie', cookie],
+      ['X-CSRF-Token', csrf],
+    ];
+    const inFlight = await slowRequest(
+      {
+        method: 'DELETE',
+        target: `/api/v1/projects/${projectId}`,
+        headers: [...sessionHeaders, ['Content-Type', 'application/json']],
+        body: '{}',
+      },
+      SESSION_LOOKUP,
+    );
+    const signOut = await fetch(`http://127.0.0.1:${port}/api/v1/session`, {
+      method: 'DELETE',
+      headers: Object.fromEntries(sessionHeaders),
+    });
+    expect(signOut.status).toBe(204);
 
     const answer = await inFlight.finish();
     expect({ status: answer.status, body: body(answer) }).toEqual({ status: 401, body: UNAUTHENTICATED });

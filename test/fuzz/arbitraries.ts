@@ -415,6 +415,9 @@ export const VALID_V1_BODIES = {
   },
   createToken: { name: 'ci', abilities: ['read', 'write'], expires_at: '2031-01-01' },
   updateProfile: { name: 'Ada Lovelace' },
+  // The world's owner has no dashboard password: a change is refused at `current_password` (422).
+  changePassword: { current_password: 'an old passphrase 1', password: 'a new passphrase 22' },
+  signIn: { email: 'owner@example.com', password: 'not anybody’s password' },
   createTeam: { name: 'Platform' },
   renameTeam: { name: 'Platform team' },
   memberRole: { role: 'readonly' },

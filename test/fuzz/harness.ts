@@ -107,6 +107,8 @@ export type BodyKind =
   | 'updateProject'
   | 'createToken'
   | 'updateProfile'
+  | 'changePassword'
+  | 'signIn'
   | 'currentTeam'
   | 'createTeam'
   | 'renameTeam'
@@ -124,9 +126,9 @@ const op = (name: string, kind: Operation['kind'], body?: Operation['body']): Op
 };
 
 /**
- * 49 /api/v1 operations (personal access token: 21 of api-v1 and E1-E3, 19 of E4 and E5, 9 of E6),
- * the 5 client-package ones (one, the older clients' upload, under /api/v1), the 3 public badges
- * (E2.3) and the two probes: 59.
+ * 53 /api/v1 operations (21 of api-v1 and E1-E3, 19 of E4 and E5, 9 of E6 with a personal access
+ * token; the password change, the sign-in and the session's two of E7), the 5 client-package ones
+ * (one, the older clients' upload, under /api/v1), the 3 public badges (E2.3) and the two probes: 63.
  */
 export const OPERATIONS: Operation[] = [
   op('GET /api/v1/projects', 'v1'),
@@ -153,6 +155,11 @@ export const OPERATIONS: Operation[] = [
   op('GET /api/v1/user', 'v1'),
   op('PUT /api/v1/user', 'v1', 'updateProfile'),
   op('PUT /api/v1/user/current-team', 'v1', 'currentTeam'),
+  op('PUT /api/v1/user/password', 'v1', 'changePassword'),
+  // E7: the dashboard's sign-in and session (a bearer token has no session: 401).
+  op('POST /api/v1/session', 'v1', 'signIn'),
+  op('GET /api/v1/session', 'v1'),
+  op('DELETE /api/v1/session', 'v1'),
   op('GET /api/v1/user/audit-events', 'v1'),
   op('GET /api/v1/teams', 'v1'),
   op('POST /api/v1/teams', 'v1', 'createTeam'),
