@@ -51,7 +51,7 @@ export function NewProjectPage() {
         </Field>
         <Field name="framework_version" label="Laravel version" problem={problem} hint="The major version the application runs on.">
           {(attributes) => (
-            <select {...attributes} defaultValue="12">
+            <select {...attributes}>
               {FRAMEWORK_VERSIONS.map((version) => (
                 <option key={version} value={version}>
                   {version}
