@@ -12,7 +12,8 @@ import Fastify, {
 } from 'fastify';
 import { createCallerIdentifier } from './auth/identify-caller.js';
 import { enforceRouteAccess, requirementOf } from './auth/route-guard.js';
-import { originOf, personalTokenCredential } from './auth/write-credential.js';
+import fastifyCookie from '@fastify/cookie';
+import { callerCredential, originOf } from './auth/write-credential.js';
 import { systemClock, type Clock } from './clock.js';
 import { logFormatFor, type Config } from './config.js';
 import { openDatabase, type Db } from './db/database.js';
@@ -65,6 +66,10 @@ import { createTeamsService } from './teams/teams.service.js';
 import { teamsRoutes } from './teams/teams.routes.js';
 import { createAuditService } from './audit/audit.service.js';
 import { auditRoutes } from './audit/audit.routes.js';
+import { createSessionIdentifier } from './sessions/identify-session.js';
+import { sessionSecretOf } from './sessions/session-cookie.js';
+import { sessionsRoutes } from './sessions/sessions.routes.js';
+import { createSessionsService } from './sessions/sessions.service.js';
 import './auth/caller.js';
 
 /** D5: request bodies on /api/v1 may be at most 1 MiB. */
@@ -97,7 +102,7 @@ function defaultLogStream(config: Config): DestinationStream | undefined {
  * `inject` and over a socket) and by anything that needs the route table.
  *
  * How a request to /api/v1 meets D4's order of checks:
- *   onRequest      1 identify the caller (never rejects)   auth/identify-caller.ts
+ *   onRequest      1 identify the caller: bearer token, else session cookie (never rejects)   auth/identify-caller.ts
  *                  2 count it against the rate limit (429) rate-limit/api-rate-limit.ts
  *                  3-5 401, 403 subscription, 403 ability  auth/route-guard.ts, from the route's config
  *   parsing        6 415, 413, 400 from Fastify's body parser, then non-object bodies (json-body.ts)
@@ -158,6 +163,8 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   registerEarlyAnswers(app, { totalMs: config.httpRequestTimeoutMs });
   app.decorateRequest('caller', null);
   app.decorateRequest('credential', null);
+  // E7: the dashboard's session cookie is read from every request (sessions/session-cookie.ts).
+  await app.register(fastifyCookie);
   app.removeContentTypeParser('text/plain'); // D5: the API reads JSON bodies only; anything else is a 415.
   registerJsonBodyParser(app);
   // D24: a malformed Host is refused before anything else; on the API's routes (and unknown paths
@@ -171,12 +178,22 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   const rateLimitState: RateLimitBackendState = { backend: 'memory', degradedSince: null };
 
   // D4 steps 1 and 2, for every request under /api/v1, known route or not.
-  const identifyCaller = createCallerIdentifier({ tokens: repositoriesOn(db).tokens, clock });
-  const tokensOn = (trx: Db) => repositoriesOn(trx).tokens;
+  // E7: a request without a bearer token may be a dashboard session (its cookie).
+  const identifySession = createSessionIdentifier({
+    sessions: repositoriesOn(db).sessions,
+    clock,
+    secretOf: (request) => sessionSecretOf(request, config.publicUrl),
+  });
+  const identifyCaller = createCallerIdentifier({ tokens: repositoriesOn(db).tokens, clock, identifySession });
+  const credentialStores = {
+    tokensOn: (trx: Db) => repositoriesOn(trx).tokens,
+    sessionsOn: (trx: Db) => repositoriesOn(trx).sessions,
+    clock,
+  };
   const identify = async (request: FastifyRequest) => {
     const caller = await identifyCaller(request);
     request.caller = caller;
-    request.credential = caller && personalTokenCredential(caller, requirementOf(request), { tokensOn, clock }, originOf(request));
+    request.credential = caller && callerCredential(caller, requirementOf(request), credentialStores, originOf(request));
   };
   await registerRateLimiting(app, await rateLimitStoreFor(app, config, deps, clock, rateLimitState));
   const applyRateLimit = createApiRateLimiter(app, config.rateLimitUserBase);
@@ -192,7 +209,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
     routeTable.push({ method: route.method, url: route.url, config: route.config ?? {} });
-    const declared = route.config?.ability ?? route.config?.clientApi ?? route.config?.publicDocument;
+    const declared = route.config?.ability ?? route.config?.clientApi ?? route.config?.publicDocument ?? route.config?.sessionRoute;
     if (route.url.startsWith('/api/v1/') && declared === undefined) {
       throw new Error(`${String(route.method)} ${route.url} must declare the ability it requires (config.ability)`);
     }
@@ -238,6 +255,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   const teamsService = createTeamsService(services);
   const auditService = createAuditService(services);
   const webhooksService = createWebhooksService(services);
+  const sessionsService = createSessionsService(services);
   await app.register(
     async (v1: App) => {
       v1.decorateRequest('project', null);
@@ -266,6 +284,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
       await v1.register(teamsRoutes, { teamsService, config });
       await v1.register(auditRoutes, { auditService, teamsService, config });
       await v1.register(webhooksRoutes, { webhooksService, projectsService, config });
+      await v1.register(sessionsRoutes, { sessionsService, config });
     },
     { prefix: '/api/v1' },
   );
@@ -291,9 +310,13 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
 
 /** A request whose own hooks count it against a rate limit first (D8): the REST API's, the client package's, the badges'. */
 function countsRequests(request: FastifyRequest): boolean {
-  const { ability, clientApi, publicBadge } = request.routeOptions.config;
+  const { ability, clientApi, publicBadge, sessionRoute } = request.routeOptions.config;
   return (
-    ability !== undefined || clientApi !== undefined || publicBadge !== undefined || (request.is404 && request.url.startsWith('/api/v1/'))
+    ability !== undefined ||
+    clientApi !== undefined ||
+    publicBadge !== undefined ||
+    sessionRoute !== undefined ||
+    (request.is404 && request.url.startsWith('/api/v1/'))
   );
 }
 

@@ -4,6 +4,7 @@ import { startAuditRetention } from './audit/audit-retention.js';
 import { systemClock } from './clock.js';
 import { startReportRetention } from './reports/report-retention.js';
 import { startDeliveryRetention } from './webhooks/delivery-retention.js';
+import { startSessionRetention } from './sessions/session-retention.js';
 import { createDeliveryWorker } from './webhooks/delivery-worker.js';
 import { createWebhookSender } from './webhooks/outbound-http.js';
 import type { Config } from './config.js';
@@ -31,6 +32,8 @@ export async function serve(config: Config): Promise<void> {
     retentionDays: config.webhookDeliveryRetentionDays,
     logger: app.log,
   });
+  // E7: ended sessions and old failed sign-ins.
+  const stopSessionRetention = startSessionRetention({ db, clock: systemClock, logger: app.log });
   // E6: every instance delivers webhooks; claims keep each attempt to one instance (delivery-queue.ts).
   const sender = createWebhookSender({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
   const deliveries = createDeliveryWorker({
@@ -49,6 +52,7 @@ export async function serve(config: Config): Promise<void> {
     stopAuditRetention();
     stopReportRetention();
     stopDeliveryRetention();
+    stopSessionRetention();
     await deliveries.stop();
   });
   app.addHook('onClose', async () => {

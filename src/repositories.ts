@@ -9,6 +9,7 @@ import { createTeamsRepository } from './teams/teams.repository.js';
 import { createTokensRepository } from './tokens/tokens.repository.js';
 import { createAuditRepository } from './audit/audit.repository.js';
 import { createWebhooksRepository } from './webhooks/webhooks.repository.js';
+import { createSessionsRepository } from './sessions/sessions.repository.js';
 
 /**
  * Every feature's repository on one connection: the database, or a transaction. Services receive
@@ -27,6 +28,7 @@ export function repositoriesOn(db: Db) {
     failures: createFailuresRepository(db),
     badges: createBadgesRepository(db),
     webhooks: createWebhooksRepository(db),
+    sessions: createSessionsRepository(db),
   };
 }
 

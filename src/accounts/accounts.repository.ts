@@ -3,20 +3,22 @@ import type { Db } from '../db/database.js';
 import { countAll, isPostgres } from '../db/dialect.js';
 import type { Plan, TeamRole, UsersTable } from '../db/schema.js';
 
-export type UserRow = Selectable<UsersTable>;
+/** A user as the operator's commands see them: never the password hash (E7). */
+export type UserRow = Omit<Selectable<UsersTable>, 'password_hash'>;
+const USER_COLUMNS = ['id', 'email', 'name', 'current_team_id', 'created_at'] as const;
 
 /** Users, teams, memberships and subscriptions (D15, D7, D20). */
 export function createAccountsRepository(db: Db) {
   return {
     async findUserByEmail(email: string): Promise<UserRow | undefined> {
-      return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+      return db.selectFrom('users').select(USER_COLUMNS).where('email', '=', email).executeTakeFirst();
     },
 
-    async insertUser(user: { email: string; name: string | null; created_at: string }): Promise<UserRow> {
+    async insertUser(user: { email: string; name: string | null; created_at: string; password_hash?: string | null }): Promise<UserRow> {
       return db
         .insertInto('users')
         .values({ ...user, current_team_id: null })
-        .returningAll()
+        .returning(USER_COLUMNS)
         .executeTakeFirstOrThrow();
     },
 

@@ -60,13 +60,15 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
       plan: Plan | null;
       withTeam: boolean;
       abilities: Ability[];
+      /** E7: a dashboard password, already hashed (sessions/password-hash.ts); none by default. */
+      passwordHash?: string | null;
     }): Promise<{ user: { id: number; email: string }; team: { id: number } | null; token: string }> {
       const email = requireEmail(input.email);
       // One transaction: a user never exists without the team, subscription and token they were promised.
       return inTransaction(db, async (trx) => {
         const accounts = repositories(trx).accounts;
         if (await accounts.findUserByEmail(email)) throw new OperatorError(`A user with email ${email} already exists.`);
-        const user = await accounts.insertUser({ email, name: input.name, created_at: now() });
+        const user = await accounts.insertUser({ email, name: input.name, created_at: now(), password_hash: input.passwordHash ?? null });
         await audit(trx, {
           action: 'user.created',
           target: { type: 'user', id: user.id },

@@ -17,13 +17,20 @@ export function bearerValue(header: string | undefined): string | null {
 }
 
 /**
- * D4 step 1: identify the caller from the bearer token without rejecting anything. A value of the
+ * D4 step 1: identify the caller from the bearer token (else the dashboard session, E7) without rejecting anything. A value of the
  * wrong shape or with a wrong checksum is dismissed before any database lookup (D9).
  */
-export function createCallerIdentifier(deps: { tokens: Pick<TokensRepository, 'findForAuth' | 'touchLastUsed'>; clock: Clock }) {
+export function createCallerIdentifier(deps: {
+  tokens: Pick<TokensRepository, 'findForAuth' | 'touchLastUsed'>;
+  clock: Clock;
+  /** E7: the dashboard session of a request without a bearer token (sessions/identify-session.ts). */
+  identifySession?: (request: FastifyRequest) => Promise<Caller | null>;
+}) {
   return async function identifyCaller(request: FastifyRequest): Promise<Caller | null> {
     const plainText = bearerValue(request.headers.authorization);
-    if (plainText === null || !isWellFormedPersonalAccessToken(plainText)) return null;
+    // E7: a bearer token, when present, wins over the session cookie (even when it is no good).
+    if (plainText === null) return deps.identifySession ? deps.identifySession(request) : null;
+    if (!isWellFormedPersonalAccessToken(plainText)) return null;
 
     const row = await deps.tokens.findForAuth(hashToken(plainText));
     if (!row) return null;
@@ -42,16 +49,23 @@ export function createCallerIdentifier(deps: { tokens: Pick<TokensRepository, 'f
 export function callerFromAuthRow(row: TokenAuthRow, now: Date): Caller | null {
   if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime()) return null;
 
-  // D7: active means status active and an end date, if any, in the future.
-  const isSubscriptionActive =
-    row.subscription_status === 'active' && (row.subscription_ends_at === null || Date.parse(row.subscription_ends_at) > now.getTime());
-
   return {
     userId: row.user_id,
     email: row.email,
     tokenId: row.id,
+    session: null,
     abilities: parseStoredAbilities(row.abilities),
     currentTeamId: row.current_team_id,
-    activePlan: isSubscriptionActive ? (row.plan as Plan) : null,
+    activePlan: activePlanOf(row, now),
   };
+}
+
+/** D7: the plan of a subscription whose status is active and whose end date, if any, is in the future; else null. */
+export function activePlanOf(
+  row: { plan: string | null; subscription_status: string | null; subscription_ends_at: string | null },
+  now: Date,
+): Plan | null {
+  const active =
+    row.subscription_status === 'active' && (row.subscription_ends_at === null || Date.parse(row.subscription_ends_at) > now.getTime());
+  return active ? (row.plan as Plan) : null;
 }

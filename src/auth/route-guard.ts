@@ -1,5 +1,6 @@
 import type { FastifyContextConfig, FastifyRequest } from 'fastify';
-import { missingAbility, subscriptionRequired, unauthenticated } from '../http/api-error.js';
+import { csrfTokenMismatch, missingAbility, subscriptionRequired, unauthenticated } from '../http/api-error.js';
+import { isCsrfTokenOf } from '../sessions/session-secret.js';
 import { hasAbility, type Ability } from './abilities.js';
 import type { Caller } from './caller.js';
 
@@ -24,11 +25,23 @@ export function requirementOf(request: FastifyRequest): AccessRequirement {
 
 /**
  * D4 steps 3-5, driven by what the route declares in its config (`ability`, `subscription`):
- * 401 without a caller, then 403 without an active subscription, then 403 without the ability.
+ * 401 without a caller, then (E7) 403 for a session's request that may change something without its
+ * CSRF token, then 403 without an active subscription, then 403 without the ability.
  */
 export function enforceRouteAccess(request: FastifyRequest): void {
-  assertAccess(request.caller, requirementOf(request));
+  const requirement = requirementOf(request);
+  const { caller } = request;
+  const sessionRoute = request.routeOptions.config.sessionRoute;
+  // E7's own routes (the session, sign-out) are a session's only: a token has no session to show or end.
+  if (sessionRoute === 'signed-in' && !caller?.session) throw unauthenticated();
+  if ((requirement.ability !== undefined || sessionRoute === 'signed-in') && caller?.session && !SAFE_METHODS.has(request.method)) {
+    if (!isCsrfTokenOf(caller.session.csrfToken, request.headers['x-csrf-token'])) throw csrfTokenMismatch();
+  }
+  assertAccess(caller, requirement);
 }
+
+/** Methods that change nothing: a session's GET needs no CSRF token (E7: "every non-GET request"). */
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 /** D4 steps 3-5 for `caller` against `requirement`; a requirement without an ability needs no caller. */
 export function assertAccess(caller: Caller | null, requirement: AccessRequirement): void {

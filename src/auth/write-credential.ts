@@ -3,6 +3,8 @@ import { userActor, type AuditActor, type RequestOrigin } from '../audit/audit-a
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { unauthenticated } from '../http/api-error.js';
+import { callerFromSessionRow } from '../sessions/identify-session.js';
+import type { SessionsRepository } from '../sessions/sessions.repository.js';
 import type { TokensRepository } from '../tokens/tokens.repository.js';
 import type { Caller } from './caller.js';
 import { callerFromAuthRow } from './identify-caller.js';
@@ -33,22 +35,38 @@ declare module 'fastify' {
   }
 }
 
-/** Where the token is read again: the tokens repository on the write's transaction. */
-export type TokensOn = (trx: Db) => Pick<TokensRepository, 'findForAuthInTransaction'>;
+/** Where the credential is read again: the tokens and sessions repositories on the write's transaction. */
+export interface CredentialStores {
+  tokensOn: (trx: Db) => Pick<TokensRepository, 'findForAuthInTransaction'>;
+  sessionsOn: (trx: Db) => Pick<SessionsRepository, 'findForAuthInTransaction'>;
+  clock: Clock;
+}
 
-/** The credential of a personal access token, with the route's requirement (D6, D7) to hold again. */
-export function personalTokenCredential(
+/**
+ * The credential of the caller's personal access token or dashboard session (E7), with the route's
+ * requirement (D6, D7) to hold again: a revoked token, a signed-out or ended session, a lapsed
+ * subscription answer as D4 would.
+ */
+export function callerCredential(
   caller: Caller,
   requirement: AccessRequirement,
-  deps: { tokensOn: TokensOn; clock: Clock },
+  deps: CredentialStores,
   origin: RequestOrigin,
 ): WriteCredential {
   const { ability, subscription } = requirement;
+  const readAgain = async (trx: Db): Promise<Caller | null> => {
+    const now = deps.clock.now();
+    if (caller.session !== null) {
+      const row = await deps.sessionsOn(trx).findForAuthInTransaction(caller.session.id);
+      return row ? callerFromSessionRow(row, now, caller.session.csrfToken) : null;
+    }
+    const row = await deps.tokensOn(trx).findForAuthInTransaction(caller.tokenId!);
+    return row ? callerFromAuthRow(row, now) : null;
+  };
   return {
     origin,
     async recheck(trx) {
-      const row = await deps.tokensOn(trx).findForAuthInTransaction(caller.tokenId);
-      const current = row ? callerFromAuthRow(row, deps.clock.now()) : null;
+      const current = await readAgain(trx);
       if (current === null) throw unauthenticated();
       assertAccess(current, { ability, subscription });
       return current;

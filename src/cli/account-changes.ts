@@ -6,7 +6,10 @@ import { migrateToLatest } from '../db/database.js';
 import type { Plan, TeamRole } from '../db/schema.js';
 import { repositoriesOn } from '../repositories.js';
 import { parseExpiry } from '../tokens/token-expiry.js';
+import { hashPassword, passwordProblem } from '../sessions/password-hash.js';
+import { createSessionsService } from '../sessions/sessions.service.js';
 import { parseId, print, required, requiredOption, withDatabase } from './command-support.js';
+import { readPassword } from './password-input.js';
 
 /**
  * The operator's commands that change accounts (D20, issue 14). Each is one transaction with its
@@ -21,18 +24,49 @@ export function addAccountChangeCommands(program: Command): void {
     .addOption(new Option('--plan <plan>', 'subscription plan').choices([...PLANS, 'none']).default('solo'))
     .option('--no-team', 'do not create a personal team')
     .addOption(abilitiesOption('comma-separated abilities of the first token'))
+    .option('--password-stdin', 'read a dashboard password from standard input (at least 12 characters)')
     .option('--json', 'print the result as JSON')
-    .action((opts: { email: string; name?: string; plan: string; team: boolean; abilities: Ability[]; json?: boolean }) =>
-      withAccounts(async (accounts) => {
-        const result = await accounts.createUser({
-          email: opts.email,
-          name: opts.name ?? null,
-          plan: toPlan(opts.plan),
-          withTeam: opts.team,
-          abilities: opts.abilities,
-        });
-        print(opts.json, result, `User ${result.user.email} created (id ${result.user.id}). Token: ${result.token}`);
-      }),
+    .action(
+      (opts: {
+        email: string;
+        name?: string;
+        plan: string;
+        team: boolean;
+        abilities: Ability[];
+        passwordStdin?: boolean;
+        json?: boolean;
+      }) =>
+        withAccounts(async (accounts) => {
+          // Read and checked before anything is written: a refused password creates no user.
+          const passwordHash = opts.passwordStdin ? await hashNewPassword(await readPassword()) : null;
+          const result = await accounts.createUser({
+            email: opts.email,
+            name: opts.name ?? null,
+            plan: toPlan(opts.plan),
+            withTeam: opts.team,
+            abilities: opts.abilities,
+            passwordHash,
+          });
+          print(opts.json, result, `User ${result.user.email} created (id ${result.user.id}). Token: ${result.token}`);
+        }),
+    );
+
+  program
+    .command('users:password')
+    .description("set a user's dashboard password, read from standard input or typed at a prompt; ends their sessions")
+    .addOption(requiredOption('--email <email>', 'email address of the user'))
+    .option('--json', 'print the result as JSON')
+    .action((opts: { email: string; json?: boolean }) =>
+      withDatabase(
+        async (db) => {
+          await migrateToLatest(db);
+          const password = await readPassword();
+          const sessions = createSessionsService({ db, clock: systemClock, repositories: repositoriesOn });
+          const result = await sessions.setPassword(opts.email, password);
+          print(opts.json, result, `Password set for ${result.email}; ${result.sessions_ended} session(s) signed out.`);
+        },
+        { mayCreate: false },
+      ),
     );
 
   program
@@ -190,6 +224,13 @@ function withAccounts(work: (accounts: ReturnType<typeof createAccountsService>)
     },
     { mayCreate: false },
   );
+}
+
+/** E7's rule, then the hash (sessions/password-hash.ts); a refused password is the operator's mistake. */
+async function hashNewPassword(password: string): Promise<string> {
+  const problem = passwordProblem(password);
+  if (problem !== null) throw new OperatorError(problem);
+  return hashPassword(password);
 }
 
 function toPlan(plan: string): Plan | null {

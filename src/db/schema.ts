@@ -20,6 +20,8 @@ export interface Database {
   audit_events: AuditEventsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  sessions: SessionsTable;
+  sign_in_failures: SignInFailuresTable;
 }
 
 export interface UsersTable {
@@ -28,6 +30,29 @@ export interface UsersTable {
   name: string | null;
   current_team_id: number | null;
   created_at: string;
+  /** E7: the scrypt hash of the dashboard password (sessions/password-hash.ts); null until the operator sets one. */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** E7: a dashboard session (migration 0011). */
+export interface SessionsTable {
+  id: Generated<number>;
+  user_id: number;
+  /** SHA-256 of the cookie's value. */
+  token_hash: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+/** E7: failed sign-ins of one email address within the current 15-minute window. */
+export interface SignInFailuresTable {
+  email: string;
+  failures: number;
+  window_started_at: string;
+  locked_until: string | null;
 }
 
 export interface TeamsTable {

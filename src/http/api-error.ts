@@ -28,6 +28,19 @@ export const unauthenticated = (body?: Record<string, unknown>) =>
   new ApiError(401, 'Unauthenticated', 'Authentication required.', body ? { body } : {});
 export const missingAbility = (ability: string) =>
   new ApiError(403, 'Forbidden', `This token does not have the required '${ability}' ability.`);
+/** E7: a dashboard session's request that may change something must carry the session's CSRF token. */
+export const csrfTokenMismatch = () =>
+  new ApiError(403, 'Forbidden', 'The X-CSRF-Token header is missing or does not match this session. Reload the page and try again.');
+/** E7: wrong email or wrong password, the same answer for both. */
+export const invalidCredentials = () => new ApiError(401, 'Unauthenticated', 'These credentials do not match our records.');
+/** E7: five failed sign-ins for one email within 15 minutes lock it for 15 minutes. */
+export const signInLocked = (retryAfter: number) =>
+  new ApiError(
+    429,
+    'Too Many Requests',
+    `Too many failed sign-in attempts for this email. Try again in ${Math.ceil(retryAfter / 60)} minute${retryAfter > 60 ? 's' : ''}.`,
+    { retryAfter, headers: { 'retry-after': String(retryAfter) } },
+  );
 export const subscriptionRequired = () =>
   new ApiError(403, 'Subscription Required', 'An active subscription is required to access the API.');
 export const noTeam = () => new ApiError(403, 'Forbidden', 'You must belong to a team to create projects.');

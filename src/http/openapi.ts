@@ -5,6 +5,8 @@ import { Type, type TSchema } from 'typebox';
 import type { Config } from '../config.js';
 import {
   badRequest,
+  csrfTokenMismatch,
+  invalidCredentials,
   missingAbility,
   notFound,
   payloadTooLarge,
@@ -74,8 +76,19 @@ const FieldErrors = Type.Record(Type.String(), Type.Array(Type.String(), { minIt
   examples: [{ name: ['The name field is required.'] }],
 });
 
-/** v1: personal access token; client: project API token; badge: no token, the badge key in the path (E2.3). */
-type Kind = 'v1' | 'client' | 'badge';
+/** How each kind of route authenticates; a badge is public, documented without `security`. */
+const SECURITY: Record<Exclude<Kind, 'badge'>, object[]> = {
+  v1: [{ personalAccessToken: [] }, { sessionCookie: [] }],
+  client: [{ projectToken: [] }],
+  'sign-in': [],
+  session: [{ sessionCookie: [] }],
+};
+
+/**
+ * v1: personal access token (or session); client: project API token; badge: no token, the badge key
+ * in the path (E2.3); sign-in: email and password (E7); session: a dashboard session only (E7).
+ */
+type Kind = 'v1' | 'client' | 'badge' | 'sign-in' | 'session';
 
 /** The error answers a route of `kind` can give, by status, given what it declares. */
 function errorResponses(route: {
@@ -125,7 +138,11 @@ function errorResponses(route: {
   }
   const verify = config?.clientApi?.unauthenticatedBody !== undefined;
   // A public badge takes no token (E2.3): nothing to be unauthenticated about.
-  if (route.kind !== 'badge') {
+  if (route.kind === 'sign-in') {
+    add(401, e(invalidCredentials(), 'The email and password do not match a user (the same answer for an unknown email).'));
+  } else if (route.kind === 'session') {
+    add(401, e(unauthenticated(), 'No session: the cookie is missing, ended or signed out, or the request carries a bearer token.'));
+  } else if (route.kind !== 'badge') {
     add(
       401,
       e(
@@ -135,8 +152,12 @@ function errorResponses(route: {
       ),
     );
   }
+  if (route.kind === 'session' && !['GET', 'HEAD'].includes(route.method)) {
+    add(403, e(csrfTokenMismatch(), "The request sent no `X-CSRF-Token`, or not its session's."));
+  }
   if (route.kind === 'v1') {
     const reasons = [
+      ['GET', 'HEAD'].includes(route.method) ? null : '`Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own',
       config?.subscription ? '`Subscription Required`: the user has no active subscription' : null,
       `\`Forbidden\`: the token lacks the '${config?.ability}' ability`,
       route.method === 'POST' && route.url === '/api/v1/projects'
@@ -181,7 +202,11 @@ function errorResponses(route: {
     429,
     e(
       tooManyRequests(60),
-      route.kind === 'badge' ? "Over the badge key's budget (per key, not per IP)." : 'Over the rate limit (uploads: per project).',
+      route.kind === 'badge'
+        ? "Over the badge key's budget (per key, not per IP)."
+        : route.kind === 'sign-in'
+          ? 'Over the per-IP rate limit, or five failed sign-ins for this email within 15 minutes locked it for 15 minutes.'
+          : 'Over the rate limit (uploads: per project).',
       {
         retry_after: Type.Integer({ minimum: 1, description: 'Seconds until the window resets.' }),
       },
@@ -239,6 +264,15 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
             bearerFormat: 'service_ + 40 letters/digits + 8 hex digits',
             description: 'A personal access token (`service_…`), created with `scoreboard users:create` or `POST /api/v1/tokens`.',
           },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'scoreboard_session',
+            description:
+              "The dashboard's session (`__Host-scoreboard_session` over HTTPS), set by `POST /api/v1/session`. Every request of a " +
+              'session that is not a GET must also send `X-CSRF-Token` with the token `GET /api/v1/session` gives. A bearer token, ' +
+              'when present, wins over the cookie.',
+          },
           projectToken: {
             type: 'http',
             scheme: 'bearer',
@@ -253,6 +287,7 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
         { name: 'tokens', description: 'Personal access tokens' },
         { name: 'user', description: "The caller's profile and current team" },
         { name: 'teams', description: 'Teams, their members and invitations' },
+        { name: 'sessions', description: 'Dashboard sign-in and sign-out (session cookie)' },
         { name: 'invitations', description: "Invitations addressed to the caller's email" },
         { name: 'audit', description: 'Audit events: who changed what, and when' },
         { name: 'client package', description: 'What the analysis client package calls (project API token)' },
@@ -268,13 +303,18 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     transformObject: (documentObject) => liftHeaderRequired((documentObject as { openapiObject: object }).openapiObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
+      const sessionRoute = route.config?.sessionRoute;
       const kind: Kind | null = route.config?.clientApi
         ? 'client'
-        : route.config?.ability
-          ? 'v1'
-          : route.config?.publicBadge
-            ? 'badge'
-            : null;
+        : sessionRoute
+          ? sessionRoute === 'sign-in'
+            ? 'sign-in'
+            : 'session'
+          : route.config?.ability
+            ? 'v1'
+            : route.config?.publicBadge
+              ? 'badge'
+              : null;
       if (schema?.hide) return { schema, url };
       const method = String(Array.isArray(route.method) ? route.method[0] : route.method);
       const operationId = operationIdOf(method, url);
@@ -298,7 +338,7 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
         schema: {
           ...schema,
           operationId,
-          ...(kind !== 'badge' && { security: [kind === 'v1' ? { personalAccessToken: [] } : { projectToken: [] }] }),
+          ...(kind !== 'badge' && { security: SECURITY[kind] }),
           response: { ...success, ...errorResponses({ kind, config: route.config, schema, url, method, bodyLimit }) },
         } as FastifySchema,
         url,

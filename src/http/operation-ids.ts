@@ -36,6 +36,11 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /badges/:key/score.svg': 'getScoreBadge',
   'GET /badges/:key/gate.svg': 'getGateBadge',
   'GET /badges/:key/score.json': 'getScoreBadgeEndpoint',
+  // Dashboard sessions (E7)
+  'POST /api/v1/session': 'signIn',
+  'GET /api/v1/session': 'getSession',
+  'DELETE /api/v1/session': 'signOut',
+  'PUT /api/v1/user/password': 'changePassword',
   // Webhooks (E6)
   'GET /api/v1/projects/:project/webhooks': 'listWebhooks',
   'POST /api/v1/projects/:project/webhooks': 'createWebhook',

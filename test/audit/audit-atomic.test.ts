@@ -65,6 +65,7 @@ describe('audit events and their changes commit together (E5)', () => {
         userId: user.id,
         email: user.email,
         tokenId: 1,
+        session: null,
         abilities: ['admin' as const],
         currentTeamId: user.teamId,
         activePlan: 'business' as const,

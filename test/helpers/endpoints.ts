@@ -1,6 +1,11 @@
 import type { Ability } from '../../src/auth/abilities.js';
 import type { TeamRole } from '../../src/db/schema.js';
+import { repositoriesOn } from '../../src/repositories.js';
+import { createSessionsService } from '../../src/sessions/sessions.service.js';
 import type { RequestOptions, TestContext, TestUser } from './test-app.js';
+
+/** The dashboard password `PUT /user/password`'s case sets before changing it. */
+const OLD_PASSWORD = 'an old passphrase 1';
 
 export interface EndpointCase {
   /** As in api-v1, e.g. `GET /projects/{project}`. */
@@ -324,6 +329,20 @@ export const TEAM_ENDPOINTS: EndpointCase[] = [
     subscription: false,
     success: 200,
     prepare: async () => ({ method: 'PUT', url: '/api/v1/user', body: { name: 'Renamed' } }),
+  },
+  {
+    // E7: a user's own dashboard password; the current one must match, so prepare sets it first.
+    name: 'PUT /user/password',
+    method: 'PUT',
+    path: '/user/password',
+    ability: 'admin',
+    subscription: false,
+    success: 200,
+    prepare: async (ctx, user) => {
+      await createSessionsService({ db: ctx.db, clock: ctx.clock, repositories: repositoriesOn }).setPassword(user.email, OLD_PASSWORD);
+      return { method: 'PUT', url: '/api/v1/user/password', body: { current_password: OLD_PASSWORD, password: 'a new passphrase 2' } };
+    },
+    invalidBody: { current_password: OLD_PASSWORD, password: 'short' },
   },
   {
     name: 'PUT /user/current-team',

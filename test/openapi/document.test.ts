@@ -20,6 +20,13 @@ const V1_OPERATIONS = [...ENDPOINTS, ...TEAM_ENDPOINTS, ...WEBHOOK_ENDPOINTS].ma
   (e) => [e.method.toLowerCase(), `/api/v1${e.path.replace(/:([a-z]+)/g, '{$1}')}`] as const,
 );
 
+/** E7: the dashboard's sign-in (email and password) and its session's own operations (the cookie only). */
+const SESSION_OPERATIONS = [
+  ['post', '/api/v1/session'],
+  ['get', '/api/v1/session'],
+  ['delete', '/api/v1/session'],
+] as const;
+
 /** The public badges (E2.3): no token, the badge key in the path. */
 const BADGE_OPERATIONS = [
   ['get', '/badges/{key}/score.svg'],
@@ -70,10 +77,11 @@ describe('GET /api/v1/openapi.json', () => {
   });
 
   it('covers every /api/v1 endpoint, every client-package endpoint and the public badges, and nothing hidden', () => {
-    for (const [method, path] of [...V1_OPERATIONS, ...CLIENT_OPERATIONS, ...BADGE_OPERATIONS]) operation(method, path);
+    for (const [method, path] of [...V1_OPERATIONS, ...CLIENT_OPERATIONS, ...BADGE_OPERATIONS, ...SESSION_OPERATIONS])
+      operation(method, path);
     const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((m) => `${m} ${path}`));
     expect(documented.sort()).toEqual(
-      [...V1_OPERATIONS, ...CLIENT_OPERATIONS, ...BADGE_OPERATIONS, ['get', '/healthz'], ['get', '/readyz']]
+      [...V1_OPERATIONS, ...CLIENT_OPERATIONS, ...BADGE_OPERATIONS, ...SESSION_OPERATIONS, ['get', '/healthz'], ['get', '/readyz']]
         .map(([m, p]) => `${m} ${p}`)
         .sort(),
     );
@@ -96,11 +104,17 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
-  it('secures /api/v1 with personal access tokens and /api with project tokens', () => {
+  it('secures /api/v1 with personal access tokens or the dashboard session, and /api with project tokens', () => {
     const schemes = document.components.securitySchemes;
     expect(schemes.personalAccessToken).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(schemes.projectToken).toMatchObject({ type: 'http', scheme: 'bearer' });
-    for (const [method, path] of V1_OPERATIONS) expect(operation(method, path).security).toEqual([{ personalAccessToken: [] }]);
+    expect(schemes.sessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'scoreboard_session' });
+    for (const [method, path] of V1_OPERATIONS) {
+      expect(operation(method, path).security).toEqual([{ personalAccessToken: [] }, { sessionCookie: [] }]);
+    }
+    expect(operation('post', '/api/v1/session').security).toEqual([]);
+    expect(operation('get', '/api/v1/session').security).toEqual([{ sessionCookie: [] }]);
+    expect(operation('delete', '/api/v1/session').responses['403']).toBeDefined();
     for (const [method, path] of CLIENT_OPERATIONS) expect(operation(method, path).security).toEqual([{ projectToken: [] }]);
     expect(operation('get', '/healthz').security).toBeUndefined();
   });

@@ -60,6 +60,8 @@ const CLIENT_ROUTES = [
   'GET /api/token/verify',
   'GET /api/project',
 ];
+/** E7's own routes: the sign-in (no credential) and the session's (a session only, never a token). */
+const SESSION_ROUTES = ['POST /api/v1/session sign-in', 'GET /api/v1/session signed-in', 'DELETE /api/v1/session signed-in'];
 /** The public badges (E2.3): no token, the project's badge key in the path is the credential. */
 const BADGE_ROUTES = ['/badges/:key/score.svg', '/badges/:key/gate.svg', '/badges/:key/score.json'];
 
@@ -87,9 +89,15 @@ function endpointOf(route: Route): EndpointCase | undefined {
 }
 
 /** Why a route is allowed to exist, or why not (a problem to fix). */
-function classify(route: Route): { kind: 'v1' | 'client' | 'document' | 'public' | 'badge' } | { problem: string } {
+function classify(route: Route): { kind: 'v1' | 'client' | 'document' | 'public' | 'badge' | 'session' | 'sign-in' } | { problem: string } {
   const name = `${route.method} ${route.url}`;
   const { config } = route;
+  if (config.sessionRoute !== undefined) {
+    if (config.ability !== undefined) return { problem: `${name}: a session route with an ability as well` };
+    return SESSION_ROUTES.includes(`${asGet(route).method} ${route.url} ${config.sessionRoute}`)
+      ? { kind: config.sessionRoute === 'sign-in' ? 'sign-in' : 'session' }
+      : { problem: `${name}: a session route E7 does not need` };
+  }
   if (config.clientApi !== undefined) {
     return CLIENT_ROUTES.includes(`${asGet(route).method} ${route.url}`)
       ? { kind: 'client' }
@@ -280,7 +288,8 @@ describe('API5 broken function level authorization', () => {
       let refused = 0;
       for (const route of routes) {
         const kind = classify(route);
-        if (!('kind' in kind) || kind.kind === 'public' || kind.kind === 'document' || kind.kind === 'badge') continue;
+        // The sign-in takes no credential: it answers a body without email and password with 422 (sessions tests).
+        if (!('kind' in kind) || ['public', 'document', 'badge', 'sign-in'].includes(kind.kind)) continue;
         const url = urlOf(route);
         const body = route.method === 'GET' || route.method === 'HEAD' ? undefined : kind.kind === 'client' ? minimalReport() : {};
         const response = await ctx.request({ method: route.method, url, body, remoteAddress: freshAddress() });

@@ -10,6 +10,7 @@ import * as teamsAndAudit from './0007-teams-and-audit.js';
 import * as reportBodies from './0008-report-bodies.js';
 import * as reportRetention from './0009-report-retention.js';
 import * as webhooks from './0010-webhooks.js';
+import * as sessions from './0011-sessions.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -27,6 +28,7 @@ export const migrations: Record<string, Migration> = {
   '0008-report-bodies': reportBodies,
   '0009-report-retention': reportRetention,
   '0010-webhooks': webhooks,
+  '0011-sessions': sessions,
 };
 
 /**

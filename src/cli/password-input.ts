@@ -1,0 +1,35 @@
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import { OperatorError } from '../accounts/accounts.service.js';
+
+/**
+ * E7: a password never appears on a command line (shell history, `ps`). `users:password` and
+ * `users:create --password-stdin` read it from standard input: piped, everything up to the end
+ * (one trailing newline dropped); at a terminal, typed twice at a prompt that does not echo it.
+ */
+export async function readPassword(input: NodeJS.ReadStream = process.stdin): Promise<string> {
+  if (input.isTTY) {
+    const first = await promptHidden(input, 'Password: ');
+    const again = await promptHidden(input, 'Password again: ');
+    if (first !== again) throw new OperatorError('The two passwords do not match.');
+    return first;
+  }
+  let text = '';
+  input.setEncoding('utf8');
+  for await (const chunk of input) text += chunk;
+  return text.replace(/\r?\n$/, '');
+}
+
+async function promptHidden(input: NodeJS.ReadStream, question: string): Promise<string> {
+  process.stderr.write(question);
+  // What the person types goes nowhere; readline still reads it line by line.
+  const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const lines = createInterface({ input, output: silent, terminal: true });
+  try {
+    const answer = await new Promise<string>((resolve) => lines.once('line', resolve));
+    process.stderr.write('\n');
+    return answer;
+  } finally {
+    lines.close();
+  }
+}

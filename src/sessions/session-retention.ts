@@ -1,0 +1,41 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/database.js';
+import { startPeriodicJob } from '../jobs/periodic-job.js';
+import { deleteInBatches } from '../jobs/retention.js';
+import { SESSION_IDLE_MS } from './identify-session.js';
+import { createSessionsRepository } from './sessions.repository.js';
+import { FAILURE_WINDOW_MS } from './sign-in-lockout.js';
+
+const BATCH = 1000;
+export const SESSION_RETENTION_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * E7: an ended session (absolute or idle) is refused as soon as it ends; this removes its row, and
+ * the failed sign-ins whose window and lock are over, so neither table grows with every sign-in.
+ * Safe with several instances at once (jobs/retention.ts). Returns how many rows of each went.
+ */
+export async function pruneSessions(deps: { db: Db; clock: Clock }): Promise<{ sessions: number; failures: number }> {
+  const now = deps.clock.now().getTime();
+  const repository = createSessionsRepository(deps.db);
+  const sessions = await deleteInBatches(BATCH, (size) =>
+    repository.deleteEnded(new Date(now).toISOString(), new Date(now - SESSION_IDLE_MS).toISOString(), size),
+  );
+  const failures = await deleteInBatches(BATCH, (size) =>
+    repository.deleteStaleFailures(new Date(now - FAILURE_WINDOW_MS).toISOString(), size),
+  );
+  return { sessions, failures };
+}
+
+/** Runs `pruneSessions` shortly after start, then every hour, until the returned function is called. */
+export function startSessionRetention(deps: { db: Db; clock: Clock; logger: FastifyBaseLogger; intervalMs?: number }): () => void {
+  return startPeriodicJob({
+    name: 'session clean-up run',
+    intervalMs: deps.intervalMs ?? SESSION_RETENTION_INTERVAL_MS,
+    logger: deps.logger,
+    work: async () => {
+      const deleted = await pruneSessions(deps);
+      if (deleted.sessions + deleted.failures > 0) deps.logger.info(deleted, 'deleted ended sessions and old failed sign-ins');
+    },
+  });
+}

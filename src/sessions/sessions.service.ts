@@ -1,0 +1,156 @@
+import { OPERATOR, type RequestOrigin, USER_AGENT_MAX } from '../audit/audit-actor.js';
+import { recordAudit } from '../audit/audit-log.js';
+import type { Caller } from '../auth/caller.js';
+import { hashToken } from '../auth/token-hash.js';
+import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
+import type { Clock } from '../clock.js';
+import { inTransaction, type Db } from '../db/database.js';
+import { invalidCredentials, invalidField, signInLocked, unauthenticated } from '../http/api-error.js';
+import { storableText } from '../http/json-body.js';
+import type { RepositoriesOn } from '../repositories.js';
+import { normalizeEmail, OperatorError } from '../accounts/accounts.service.js';
+import { SESSION_IDLE_MS, SESSION_LIFETIME_MS } from './identify-session.js';
+import { hashPassword, passwordProblem, verifyPassword } from './password-hash.js';
+import { csrfTokenFor, newSessionSecret } from './session-secret.js';
+import { createSignInLockout } from './sign-in-lockout.js';
+
+/** What the dashboard learns of its session (`GET /api/v1/session`). */
+export interface SessionView {
+  user: { id: number; email: string; name: string | null };
+  csrf_token: string;
+  expires_at: string;
+  idle_expires_at: string;
+}
+
+/** E7: sign-in, sign-out and passwords. */
+export function createSessionsService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
+  const { db, clock, repositories } = deps;
+  const lockout = createSignInLockout(db);
+
+  async function userOf(userId: number) {
+    const user = await repositories(db).sessions.findUser(userId);
+    if (!user) throw unauthenticated();
+    return user;
+  }
+
+  return {
+    /**
+     * Checks the email and password and opens a session: its secret (the cookie's value) and what
+     * the page may know of it. A locked email is refused before its password is looked at; a wrong
+     * email or password counts a failure and gets the same answer, after the same work (one scrypt
+     * derivation either way, password-hash.ts).
+     */
+    async signIn(input: { email: string; password: string }, origin: RequestOrigin): Promise<{ secret: string; session: SessionView }> {
+      const email = normalizeEmail(input.email);
+      const now = clock.now();
+      const locked = await lockout.lockedFor(email, now);
+      if (locked !== null) throw signInLocked(locked);
+
+      const user = await repositories(db).sessions.findUserForSignIn(email);
+      if (!(await verifyPassword(input.password, user?.password_hash ?? null)) || !user) {
+        await lockout.recordFailure(email, clock.now());
+        throw invalidCredentials();
+      }
+
+      const secret = newSessionSecret();
+      const createdAt = clock.now();
+      const expiresAt = new Date(createdAt.getTime() + SESSION_LIFETIME_MS);
+      await inTransaction(db, async (trx) => {
+        const sessions = repositories(trx).sessions;
+        await sessions.clearFailures(email);
+        const sessionId = await sessions.insert({
+          user_id: user.id,
+          token_hash: hashToken(secret),
+          created_at: createdAt.toISOString(),
+          expires_at: expiresAt.toISOString(),
+          ip: origin.ip,
+          user_agent: origin.userAgent ? storableText(origin.userAgent.slice(0, USER_AGENT_MAX)) : null,
+        });
+        const actor = { type: 'user' as const, id: user.id, email: user.email, tokenId: null, origin };
+        await recordAudit(trx, clock, actor, {
+          action: 'session.created',
+          target: { type: 'session', id: sessionId },
+          teamId: null,
+          userId: user.id,
+        });
+      });
+      return {
+        secret,
+        session: {
+          user: { id: user.id, email: user.email, name: user.name },
+          csrf_token: csrfTokenFor(secret),
+          expires_at: expiresAt.toISOString(),
+          idle_expires_at: new Date(Math.min(createdAt.getTime() + SESSION_IDLE_MS, expiresAt.getTime())).toISOString(),
+        },
+      };
+    },
+
+    /** The caller's session as the page sees it (the route guard lets only sessions in). */
+    async describe(caller: Caller): Promise<SessionView> {
+      if (caller.session === null) throw unauthenticated();
+      const user = await userOf(caller.userId);
+      return {
+        user: { id: user.id, email: user.email, name: user.name },
+        csrf_token: caller.session.csrfToken,
+        expires_at: caller.session.expiresAt,
+        idle_expires_at: caller.session.idleExpiresAt,
+      };
+    },
+
+    /** Ends the caller's session. */
+    async signOut(caller: Caller): Promise<void> {
+      if (caller.session === null) throw unauthenticated();
+      await repositories(db).sessions.delete(caller.session.id);
+    },
+
+    /**
+     * A user changes their own password: the current one must match. Every other session of the user
+     * ends (E7); the one that made the change stays. In one transaction with its audit event, after
+     * the credential is checked again (D22).
+     */
+    async changePassword(credential: WriteCredential, caller: Caller, input: { current_password: string; password: string }) {
+      const user = await userOf(caller.userId);
+      if (!(await verifyPassword(input.current_password, user.password_hash))) {
+        throw invalidField('current_password', 'The current password is incorrect.');
+      }
+      const hash = await hashPassword(input.password);
+      await inTransaction(db, async (trx) => {
+        const { caller: current, actor } = await recheckActor(credential, trx);
+        const sessions = repositories(trx).sessions;
+        await sessions.setPasswordHash(current.userId, hash);
+        await sessions.deleteForUser(current.userId, current.session?.id ?? null);
+        await recordAudit(trx, clock, actor, {
+          action: 'user.updated',
+          target: { type: 'user', id: current.userId },
+          teamId: null,
+          userId: current.userId,
+          details: { password: 'changed' },
+        });
+      });
+    },
+
+    /** `scoreboard users:password` / `users:create --password-stdin`: the operator sets a password; every session of the user ends. */
+    async setPassword(email: string, password: string, on: Db = db): Promise<{ id: number; email: string; sessions_ended: number }> {
+      const problem = passwordProblem(password);
+      if (problem !== null) throw new OperatorError(problem);
+      const hash = await hashPassword(password);
+      return inTransaction(on, async (trx) => {
+        const sessions = repositories(trx).sessions;
+        const user = await sessions.findUserForSignIn(normalizeEmail(email));
+        if (!user) throw new OperatorError(`No user with email ${email}.`);
+        await sessions.setPasswordHash(user.id, hash);
+        const ended = await sessions.deleteForUser(user.id);
+        await recordAudit(trx, clock, OPERATOR, {
+          action: 'user.updated',
+          target: { type: 'user', id: user.id },
+          teamId: null,
+          userId: user.id,
+          details: { password: 'changed' },
+        });
+        return { id: user.id, email: user.email, sessions_ended: ended };
+      });
+    },
+  };
+}
+
+export type SessionsService = ReturnType<typeof createSessionsService>;
