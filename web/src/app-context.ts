@@ -1,7 +1,6 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { Session } from './api/session-paths.js';
-import type { Profile } from './api/types.js';
+import type { Profile, Session } from './api/types.js';
 
 /** What every page of a signed-in person may need: who they are, their current team, how to sign out. */
 export interface AppState {

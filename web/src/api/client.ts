@@ -1,13 +1,12 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import { type ApiProblem, problemOf, unreachable } from './problems.js';
 import type { paths } from './schema.js';
-import type { SessionPaths } from './session-paths.js';
 
 /**
  * The one way the pages reach the API: openapi-fetch, typed by schema.d.ts (generated from the
  * service's own OpenAPI document by `npm run web:api-types`), on this origin with the session cookie.
  */
-export const api = createClient<paths & SessionPaths>({ baseUrl: '', credentials: 'same-origin' });
+export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
 
 /** The session's CSRF token, kept in memory only (never in storage a script of another page could read). */
 let csrfToken: string | null = null;

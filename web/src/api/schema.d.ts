@@ -644,6 +644,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The dashboard session of the request's cookie, with its CSRF token */
+        get: operations["getSession"];
+        put?: never;
+        /** Sign in to the dashboard with email and password; sets the session cookie */
+        post: operations["signIn"];
+        /** Sign out: ends the session and clears its cookie */
+        delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/user/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change the caller's dashboard password; ends their other sessions */
+        put: operations["changePassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/reports": {
         parameters: {
             query?: never;
@@ -1371,6 +1407,25 @@ export interface components {
              */
             delivered_at: string | null;
         };
+        Session: {
+            user: {
+                id: number;
+                email: string;
+                name: string | null;
+            };
+            /** @description Send it as `X-CSRF-Token` on every request of this session that is not a GET. */
+            csrf_token: string;
+            /**
+             * Format: date-time
+             * @description The absolute end: 7 days after sign-in.
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description The session ends if unused until then (12 hours after its last request).
+             */
+            idle_expires_at: string;
+        };
         /** @description The project's settings.fail_on, fail_threshold and fail_on_new applied to the stored report. */
         QualityGate: {
             passed: boolean;
@@ -1744,7 +1799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the user already has 10 tokens. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the user already has 10 tokens. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -1994,7 +2049,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Forbidden`: the token lacks the 'admin' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Forbidden`: the token lacks the 'admin' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -2505,7 +2560,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability; `Forbidden`: the user belongs to no team, or is a readonly member of their current team. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability; `Forbidden`: the user belongs to no team, or is a readonly member of their current team. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -2969,7 +3024,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -3242,7 +3297,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -3517,7 +3572,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -3790,7 +3845,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -4063,7 +4118,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -5711,7 +5766,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -6421,7 +6476,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -6865,7 +6920,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -7119,7 +7174,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -7564,7 +7619,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability; `Forbidden`: the user's plan is not Business or Enterprise. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability; `Forbidden`: the user's plan is not Business or Enterprise. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -8015,7 +8070,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability; `Forbidden`: the caller is a member without the role this needs (the message names it). */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability; `Forbidden`: the caller is a member without the role this needs (the message names it). */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -8288,7 +8343,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability; `Forbidden`: the caller is a member without the role this needs (the message names it); `Forbidden`: a personal team cannot be deleted. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability; `Forbidden`: the caller is a member without the role this needs (the message names it); `Forbidden`: a personal team cannot be deleted. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -8568,7 +8623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the caller is a member without the role this needs (the message names it). */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the caller is a member without the role this needs (the message names it). */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -8854,7 +8909,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the caller is a member without the role this needs (the message names it); `Forbidden`: an admin may not change or remove the owner or another admin; the owner cannot leave, be removed or change their own role. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the caller is a member without the role this needs (the message names it); `Forbidden`: an admin may not change or remove the owner or another admin; the owner cannot leave, be removed or change their own role. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -9129,7 +9184,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability; `Forbidden`: the caller is a member without the role this needs (the message names it); `Forbidden`: an admin may not change or remove the owner or another admin; the owner cannot leave, be removed or change their own role; `Forbidden`: removing another member needs the token's 'admin' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability; `Forbidden`: the caller is a member without the role this needs (the message names it); `Forbidden`: an admin may not change or remove the owner or another admin; the owner cannot leave, be removed or change their own role; `Forbidden`: removing another member needs the token's 'admin' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -9612,7 +9667,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the caller is a member without the role this needs (the message names it). */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the caller is a member without the role this needs (the message names it). */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -9887,7 +9942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the caller is a member without the role this needs (the message names it). */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the caller is a member without the role this needs (the message names it). */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -10327,7 +10382,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -10600,7 +10655,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -11553,7 +11608,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -12042,7 +12097,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -12317,7 +12372,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -12594,7 +12649,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -12869,7 +12924,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -13392,7 +13447,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -13433,6 +13488,871 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "Not Found";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is over the limit. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "The request body may not be larger than 1 MiB."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Payload Too Large";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON (or uses an unsupported Content-Encoding). */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "The request body must be JSON, sent with Content-Type: application/json."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unsupported Media Type";
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed; `errors` lists every field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation Failed",
+                     *       "message": "The name field is required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Validation Failed";
+                        message: string;
+                        /**
+                         * @description Messages per dotted input path (`settings.fail_on`, `abilities.1`); `message` repeats the first.
+                         * @example {
+                         *       "name": [
+                         *         "The name field is required."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit (uploads: per project). */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Whole seconds until the window resets; equals `retry_after`. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded. Please wait before making more requests."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Too Many Requests";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description An unexpected error; never details. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Server Error",
+                     *       "message": "Something went wrong on our side. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Server Error";
+                        message: string;
+                    };
+                };
+            };
+            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The service is temporarily unavailable. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dashboard session of the request's cookie, with its CSRF token */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Session"];
+                    };
+                };
+            };
+            /** @description The Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "The Host header must be a host name or IP address, with an optional port."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Request";
+                        message: string;
+                    };
+                };
+            };
+            /** @description No session: the cookie is missing, ended or signed out, or the request carries a bearer token. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthenticated",
+                     *       "message": "Authentication required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unauthenticated";
+                        message: string;
+                    };
+                };
+            };
+            /** @description Over the rate limit (uploads: per project). */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Whole seconds until the window resets; equals `retry_after`. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded. Please wait before making more requests."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Too Many Requests";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description An unexpected error; never details. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Server Error",
+                     *       "message": "Something went wrong on our side. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Server Error";
+                        message: string;
+                    };
+                };
+            };
+            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The service is temporarily unavailable. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example ada@example.com */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Sign in to the dashboard with email and password; sets the session cookie */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Session"];
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, not a JSON object, nested too deep, or has a `__proto__` key; or the Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "The request body is not valid JSON."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Request";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The email and password do not match a user (the same answer for an unknown email). */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthenticated",
+                     *       "message": "These credentials do not match our records."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unauthenticated";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is over the limit. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "The request body may not be larger than 1 MiB."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Payload Too Large";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON (or uses an unsupported Content-Encoding). */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "The request body must be JSON, sent with Content-Type: application/json."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unsupported Media Type";
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed; `errors` lists every field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation Failed",
+                     *       "message": "The name field is required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Validation Failed";
+                        message: string;
+                        /**
+                         * @description Messages per dotted input path (`settings.fail_on`, `abilities.1`); `message` repeats the first.
+                         * @example {
+                         *       "name": [
+                         *         "The name field is required."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Over the per-IP rate limit, or five failed sign-ins for this email within 15 minutes locked it for 15 minutes. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Whole seconds until the window resets; equals `retry_after`. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded. Please wait before making more requests."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Too Many Requests";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description An unexpected error; never details. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Server Error",
+                     *       "message": "Something went wrong on our side. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Server Error";
+                        message: string;
+                    };
+                };
+            };
+            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The service is temporarily unavailable. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The body is not valid JSON, not a JSON object, nested too deep, or has a `__proto__` key; or the Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "The request body is not valid JSON."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Request";
+                        message: string;
+                    };
+                };
+            };
+            /** @description No session: the cookie is missing, ended or signed out, or the request carries a bearer token. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthenticated",
+                     *       "message": "Authentication required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unauthenticated";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The request sent no `X-CSRF-Token`, or not its session's. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The X-CSRF-Token header is missing or does not match this session. Reload the page and try again."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Forbidden";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is over the limit. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "The request body may not be larger than 1 MiB."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Payload Too Large";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON (or uses an unsupported Content-Encoding). */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "The request body must be JSON, sent with Content-Type: application/json."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unsupported Media Type";
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed; `errors` lists every field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation Failed",
+                     *       "message": "The name field is required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Validation Failed";
+                        message: string;
+                        /**
+                         * @description Messages per dotted input path (`settings.fail_on`, `abilities.1`); `message` repeats the first.
+                         * @example {
+                         *       "name": [
+                         *         "The name field is required."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit (uploads: per project). */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Whole seconds until the window resets; equals `retry_after`. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded. Please wait before making more requests."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Too Many Requests";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description An unexpected error; never details. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Server Error",
+                     *       "message": "Something went wrong on our side. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Server Error";
+                        message: string;
+                    };
+                };
+            };
+            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The service is temporarily unavailable. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Change the caller's dashboard password; ends their other sessions */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, not a JSON object, nested too deep, or has a `__proto__` key; or the Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "The request body is not valid JSON."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Request";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The token is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthenticated",
+                     *       "message": "Authentication required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unauthenticated";
+                        message: string;
+                    };
+                };
+            };
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Forbidden`: the token lacks the 'admin' ability. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token does not have the required 'admin' ability."
+                     *     }
+                     */
+                    "application/json": {
+                        error: "Forbidden" | "Subscription Required";
                         message: string;
                     };
                 };

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, call } from '../api/client.js';
 import { asProblem, type Problem } from '../api/problems.js';
-import type { Session } from '../api/session-paths.js';
+import type { Session } from '../api/types.js';
 import { Field } from '../components/field.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { usePageTitle } from '../lib/use-api.js';
