@@ -113,6 +113,53 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     expect(page.url()).toBe(`${base}/`);
   });
 
+  it('follows the system’s dark mode, still accessible', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expectAccessible(page, 'projects (dark)');
+    await screenshot(page, 'projects-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('creates a token with its abilities, shows it once, and revokes it', async () => {
+    await page.getByRole('link', { name: 'Tokens' }).click();
+    await page.getByRole('heading', { name: 'Tokens', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.locator('#field-name-errors').waitFor();
+
+    await page.getByLabel('Name').fill('CI pipeline');
+    await page.getByRole('checkbox', { name: /^Write/ }).check();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const secret = (await page.locator('#new-token').textContent()) ?? '';
+    expect(secret).toMatch(/^service_[A-Za-z0-9]{40}[0-9a-f]{8}$/);
+    const card = page.locator('.card', { hasText: 'CI pipeline' });
+    expect(await card.locator('dd').first().textContent()).toBe('read, write');
+    const read = await fetch(`${base}/api/v1/projects`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(read.status).toBe(200);
+    await expectAccessible(page, 'tokens');
+    await screenshot(page, 'tokens');
+
+    await card.getByRole('button', { name: 'Revoke' }).click();
+    await card.getByRole('button', { name: 'Yes, revoke' }).click();
+    await card.waitFor({ state: 'detached' });
+    const refused = await fetch(`${base}/api/v1/projects`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(refused.status).toBe(401);
+  });
+
+  it('changes the name, and says at the field when the current password is wrong', async () => {
+    await page.getByRole('link', { name: 'Profile' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Ada Lovelace');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByText('Your name was saved.').waitFor();
+
+    await page.getByLabel('Current password').fill('not my password at all');
+    await page.getByLabel('New password').fill('an even better passphrase');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.locator('#field-current_password-errors').waitFor();
+    expect(await page.getByLabel('Current password').getAttribute('aria-invalid')).toBe('true');
+    await expectAccessible(page, 'profile');
+    await screenshot(page, 'profile');
+  });
+
   it('signs out: back to sign-in, and the session is refused afterwards', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${base}/sign-in`);

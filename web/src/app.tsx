@@ -1,3 +1,4 @@
+import type { ComponentType } from 'preact';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { DASHBOARD_PAGES, type PageName } from '../../src/dashboard/dashboard-pages.js';
@@ -10,20 +11,22 @@ import { ProblemMessage } from './components/problem-message.js';
 import { safeNextPath, signInUrl } from './lib/next-path.js';
 import { NewProjectPage } from './pages/new-project.js';
 import { PendingPage } from './pages/pending.js';
+import { ProfilePage } from './pages/profile.js';
 import { ProjectsPage } from './pages/projects.js';
 import { SignInPage } from './pages/sign-in.js';
+import { TokensPage } from './pages/tokens.js';
 
 /** Every page but sign-in, by name: the compiler checks that each page of DASHBOARD_PAGES has one. */
-const SIGNED_IN_PAGES: Record<Exclude<PageName, 'signIn'>, () => preact.JSX.Element> = {
+const SIGNED_IN_PAGES: Record<Exclude<PageName, 'signIn'>, ComponentType> = {
   projects: ProjectsPage,
   newProject: NewProjectPage,
   project: () => <PendingPage title="Project" />,
   report: () => <PendingPage title="Report" />,
-  tokens: () => <PendingPage title="Tokens" />,
+  tokens: TokensPage,
   team: () => <PendingPage title="Team" />,
   invitations: () => <PendingPage title="Invitations" />,
   audit: () => <PendingPage title="Audit log" />,
-  profile: () => <PendingPage title="Profile" />,
+  profile: ProfilePage,
 };
 
 export function App() {

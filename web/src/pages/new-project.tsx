@@ -6,6 +6,7 @@ import type { Project } from '../api/types.js';
 import { CopyButton } from '../components/copy-button.js';
 import { Field } from '../components/field.js';
 import { ProblemMessage } from '../components/problem-message.js';
+import { ShownOnce } from '../components/shown-once.js';
 import { ANALYZE_COMMAND, clientEnvLines, INSTALL_COMMAND } from '../lib/client-setup.js';
 import { usePageTitle } from '../lib/use-api.js';
 
@@ -77,14 +78,12 @@ function ProjectCreated({ project, apiToken }: { project: Project; apiToken: str
   return (
     <section class="narrow" aria-labelledby="created-title">
       <h1 id="created-title">{project.name} is ready</h1>
-      <div class="notice" role="status">
-        <h2>API token</h2>
-        <p>This is the only time the token is shown. Copy it now; if it is lost, regenerate it on the project's page.</p>
-        <p class="token">
-          <code id="api-token">{apiToken}</code>
-        </p>
-        <CopyButton text={apiToken} label="Copy token" />
-      </div>
+      <ShownOnce
+        title="API token"
+        id="api-token"
+        secret={apiToken}
+        note="This is the only time the token is shown. Copy it now; if it is lost, regenerate it on the project's page."
+      />
       <h2>Send the first report</h2>
       <ol class="steps">
         <li>
