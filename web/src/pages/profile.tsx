@@ -56,7 +56,9 @@ function NameForm() {
       <h2 id="name-title">Your name</h2>
       <ProblemMessage problem={problem} />
       <Field name="name" label="Name" problem={problem}>
-        {(attributes) => <input {...attributes} type="text" maxLength={255} autoComplete="name" defaultValue={profile.name ?? ''} required />}
+        {(attributes) => (
+          <input {...attributes} type="text" maxLength={255} autoComplete="name" defaultValue={profile.name ?? ''} required />
+        )}
       </Field>
       {done && <p role="status">{done}</p>}
       <button type="submit" disabled={busy}>

@@ -35,7 +35,7 @@ export function TokensPage() {
   return (
     <section aria-labelledby="tokens-title">
       <h1 id="tokens-title">Tokens</h1>
-      <p class="hint">
+      <p class="lead">
         Personal access tokens let scripts and CI use the API as you: send one as <code>Authorization: Bearer …</code>. The API is
         documented at <a href="/docs">/docs</a>.
       </p>
