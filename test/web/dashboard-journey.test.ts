@@ -113,6 +113,21 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     expect(page.url()).toBe(`${base}/`);
   });
 
+  it('switches team: the projects page shows the other team’s projects', async () => {
+    // A second team, which the CLI makes the current one; the page learns it on reload.
+    const created = await world.sandbox.cli('teams:create', '--owner', world.user.email, '--name', 'Platform');
+    expect(created.code, created.stderr).toBe(0);
+    await page.reload();
+    await page.getByText('This team has no projects yet.').waitFor();
+    const switcher = page.getByLabel('Team', { exact: true });
+    expect(await switcher.locator('option:checked').textContent()).toBe('Platform');
+
+    await switcher.selectOption({ label: "Ada's team" });
+    await page.locator('.project', { hasText: 'Shop' }).waitFor();
+    await page.reload();
+    expect(await page.getByLabel('Team', { exact: true }).locator('option:checked').textContent()).toBe("Ada's team");
+  });
+
   it('follows the system’s dark mode, still accessible', async () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await expectAccessible(page, 'projects (dark)');
@@ -167,6 +182,20 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     expect(status).toBe(401);
     await page.goto(`${base}/tokens`);
     await page.waitForURL(`${base}/sign-in?next=%2Ftokens`);
+  });
+
+  it('says when sign-in may be tried again after too many attempts', async () => {
+    // The sixth failure in a row is a 429 with Retry-After: D8's budget of 10 requests a minute for
+    // a signed-out IP (the page's own calls count too), or else E7's lockout after five failures.
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      await page.getByLabel('Email').fill('nobody@example.com');
+      await page.getByLabel('Password').fill(`wrong password number ${attempt}`);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in' }).and(page.locator(':enabled')).waitFor();
+    }
+    expect(await page.getByRole('alert').first().textContent()).toMatch(/^Too many requests — try again in \d+ seconds?\.$/);
+    await expectAccessible(page, 'sign-in refused for now');
+    await screenshot(page, 'sign-in-too-many');
   });
 
   it('loaded nothing from another origin, broke no rule of the policy, threw nothing', () => {
