@@ -96,9 +96,13 @@ function Dashboard() {
   if (status.kind === 'loading') return <Layout state={null}>{null}</Layout>;
   if (status.kind === 'failed') {
     return (
+      // Whether anyone is signed in is unknown: the service is down, or over its budget for this address (429).
       <Layout state={null}>
-        <h1>Scoreboard is not answering</h1>
+        <h1>The dashboard could not start</h1>
         <ProblemMessage problem={status.problem} />
+        <button type="button" onClick={() => window.location.reload()}>
+          Try again
+        </button>
       </Layout>
     );
   }
