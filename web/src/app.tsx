@@ -12,6 +12,7 @@ import { safeNextPath, signInUrl } from './lib/next-path.js';
 import { NewProjectPage } from './pages/new-project.js';
 import { PendingPage } from './pages/pending.js';
 import { ProfilePage } from './pages/profile.js';
+import { ProjectPage } from './pages/project/project-page.js';
 import { ProjectsPage } from './pages/projects.js';
 import { SignInPage } from './pages/sign-in.js';
 import { TokensPage } from './pages/tokens.js';
@@ -20,7 +21,7 @@ import { TokensPage } from './pages/tokens.js';
 const SIGNED_IN_PAGES: Record<Exclude<PageName, 'signIn'>, ComponentType> = {
   projects: ProjectsPage,
   newProject: NewProjectPage,
-  project: () => <PendingPage title="Project" />,
+  project: ProjectPage,
   report: () => <PendingPage title="Report" />,
   tokens: TokensPage,
   team: () => <PendingPage title="Team" />,
