@@ -14,6 +14,7 @@ import { PendingPage } from './pages/pending.js';
 import { ProfilePage } from './pages/profile.js';
 import { ProjectPage } from './pages/project/project-page.js';
 import { ProjectsPage } from './pages/projects.js';
+import { ReportPage } from './pages/report.js';
 import { SignInPage } from './pages/sign-in.js';
 import { TokensPage } from './pages/tokens.js';
 
@@ -22,7 +23,7 @@ const SIGNED_IN_PAGES: Record<Exclude<PageName, 'signIn'>, ComponentType> = {
   projects: ProjectsPage,
   newProject: NewProjectPage,
   project: ProjectPage,
-  report: () => <PendingPage title="Report" />,
+  report: ReportPage,
   tokens: TokensPage,
   team: () => <PendingPage title="Team" />,
   invitations: () => <PendingPage title="Invitations" />,
