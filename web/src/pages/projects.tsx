@@ -5,6 +5,7 @@ import type { Project, TrendPoint } from '../api/types.js';
 import { useAppState } from '../app-context.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { ScoreSparkline } from '../components/score-sparkline.js';
+import { recentTrend } from '../lib/trend-cache.js';
 import { useApi, usePageTitle } from '../lib/use-api.js';
 
 /** How many recent reports the sparkline shows. */
@@ -69,19 +70,7 @@ export function ProjectsPage() {
 }
 
 function ProjectRow({ project }: { project: Project }) {
-  const trend = useApi(
-    async () =>
-      project.latest_report === null
-        ? []
-        : (
-            await call(
-              api.GET('/api/v1/projects/{project}/trend', {
-                params: { path: { project: project.id }, query: { limit: SPARKLINE_REPORTS } },
-              }),
-            )
-          ).data,
-    [project.id],
-  );
+  const trend = useApi(() => recentTrend(project, SPARKLINE_REPORTS), [project.id, project.latest_report?.uuid]);
   const latest: TrendPoint | undefined = trend.data?.[trend.data.length - 1];
   const score = project.latest_report?.score;
   return (
