@@ -9,6 +9,7 @@ import { AppContext, type AppState } from './app-context.js';
 import { Layout } from './components/layout.js';
 import { ProblemMessage } from './components/problem-message.js';
 import { safeNextPath, signInUrl } from './lib/next-path.js';
+import { forgetTrends } from './lib/trend-cache.js';
 import { NewProjectPage } from './pages/new-project.js';
 import { PendingPage } from './pages/pending.js';
 import { ProfilePage } from './pages/profile.js';
@@ -52,6 +53,7 @@ function Dashboard() {
 
   const signedIn = useCallback(async (session: Session) => {
     setCsrfToken(session.csrf_token);
+    forgetTrends();
     const { data: profile } = await call(api.GET('/api/v1/user'));
     setStatus({ kind: 'signed-in', session, profile });
   }, []);

@@ -24,7 +24,7 @@ export function recentTrend(project: Project, limit: number): Promise<TrendPoint
   return trend;
 }
 
-/** On sign-out: the next person to sign in here gets nothing of this one's. */
+/** At each sign-in (whoever was signed in before in this tab, however their session ended): nothing kept of theirs. */
 export function forgetTrends(): void {
   trends.clear();
 }
