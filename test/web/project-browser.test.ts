@@ -55,6 +55,17 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
 
   const projectUrl = () => `${base}/projects/${projectId}`;
 
+  /** Screenshots at both widths (dashboard-browser.ts), and at 375 px nothing makes the page scroll sideways. */
+  async function screenshotBothWidths(name: string): Promise<void> {
+    await screenshot(page, name);
+    await page.setViewportSize({ width: 375, height: 900 });
+    // The chart follows the width after a ResizeObserver callback, a moment later.
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.scrollWidth), { message: `${name} at 375 px` })
+      .toBeLessThanOrEqual(375);
+    await page.setViewportSize({ width: 1440, height: 900 });
+  }
+
   it('shows a project without reports what to do next', async () => {
     await page.goto(`${base}/projects/new`);
     await page.waitForURL(/\/sign-in\?next=/);
@@ -74,7 +85,7 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     expect(text).toContain('composer require --dev shieldci/laravel');
     expect(text).toContain(`SHIELDCI_PROJECT_ID=${projectId}`);
     await expectAccessible(page, 'project (empty)');
-    await screenshot(page, 'project-empty');
+    await screenshotBothWidths('project-empty');
   });
 
   it('draws the trend of two uploads on one branch and lists both reports', async () => {
@@ -82,19 +93,19 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     expect(await upload('report-full', token)).toBe(201);
     await page.reload();
     await page.locator('.trend-canvas canvas').first().waitFor();
-    expect(await page.getByLabel('Branch', { exact: true }).first().inputValue()).toBe('main');
+    await expect.poll(() => page.locator('#trend-branch').inputValue()).toBe('main');
     expect(await page.locator('#trend-summary').textContent()).toMatch(/^2 reports, oldest first: the score went from \d+ to \d+/);
     const rows = page.locator('.project-reports tbody tr');
     await expect.poll(() => rows.count()).toBe(2);
     expect(await rows.first().getByRole('link').getAttribute('href')).toMatch(/^\/reports\/[0-9a-f-]{36}$/);
     expect(await page.locator('.branch-list .card').count()).toBe(1);
     await expectAccessible(page, 'project');
-    await screenshot(page, 'project');
+    await screenshotBothWidths('project');
 
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.locator('.trend-canvas canvas').first().waitFor();
     await expectAccessible(page, 'project (dark)');
-    await screenshot(page, 'project-dark');
+    await screenshotBothWidths('project-dark');
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
@@ -113,7 +124,7 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     await page.locator('[id="field-settings.fail_threshold-errors"]').waitFor();
     expect(await threshold.getAttribute('aria-invalid')).toBe('true');
     await expectAccessible(page, 'project settings with an error');
-    await screenshot(page, 'project-settings-error');
+    await screenshotBothWidths('project-settings-error');
 
     await threshold.fill('70');
     await page.getByLabel('Fail on a failed analyzer’s issue of').selectOption('high');
@@ -166,7 +177,7 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     await card.getByText('Ping queued: see the deliveries.').waitFor();
     await card.locator('tbody tr', { hasText: 'ping' }).first().waitFor();
     await expectAccessible(page, 'project with a webhook');
-    await screenshot(page, 'project-webhooks');
+    await screenshotBothWidths('project-webhooks');
   });
 
   it('archives the project after a confirmation', async () => {

@@ -131,9 +131,11 @@ export function GateSettings({ project, onSaved }: { project: Project; onSaved: 
         </Field>
       </div>
       {saved && <p role="status">The settings were saved.</p>}
-      <button type="submit" disabled={busy}>
-        Save settings
-      </button>
+      <div>
+        <button type="submit" disabled={busy}>
+          Save settings
+        </button>
+      </div>
     </form>
   );
 }
