@@ -10,13 +10,15 @@ import { Layout } from './components/layout.js';
 import { ProblemMessage } from './components/problem-message.js';
 import { safeNextPath, signInUrl } from './lib/next-path.js';
 import { forgetTrends } from './lib/trend-cache.js';
+import { AuditPage } from './pages/audit.js';
+import { InvitationsPage } from './pages/invitations.js';
 import { NewProjectPage } from './pages/new-project.js';
-import { PendingPage } from './pages/pending.js';
 import { ProfilePage } from './pages/profile.js';
 import { ProjectPage } from './pages/project/project-page.js';
 import { ProjectsPage } from './pages/projects.js';
 import { ReportPage } from './pages/report.js';
 import { SignInPage } from './pages/sign-in.js';
+import { TeamPage } from './pages/team.js';
 import { TokensPage } from './pages/tokens.js';
 
 /** Every page but sign-in, by name: the compiler checks that each page of DASHBOARD_PAGES has one. */
@@ -26,9 +28,9 @@ const SIGNED_IN_PAGES: Record<Exclude<PageName, 'signIn'>, ComponentType> = {
   project: ProjectPage,
   report: ReportPage,
   tokens: TokensPage,
-  team: () => <PendingPage title="Team" />,
-  invitations: () => <PendingPage title="Invitations" />,
-  audit: () => <PendingPage title="Audit log" />,
+  team: TeamPage,
+  invitations: InvitationsPage,
+  audit: AuditPage,
   profile: ProfilePage,
 };
 
