@@ -41,10 +41,11 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
   }, 60_000);
   afterAll(async () => world?.close());
 
-  /** The client package's upload of a real fixture, on the branch `main`. */
-  async function upload(fixture: FixtureName, apiToken: string): Promise<number> {
+  /** The client package's upload of a real fixture, on the branch `main` unless told, analyzed when the fixture says unless told. */
+  async function upload(fixture: FixtureName, apiToken: string, branch = 'main', analyzedAt?: string): Promise<number> {
     const report = loadFixture(fixture, projectId);
-    report.metadata.git_branch = 'main';
+    report.metadata.git_branch = branch;
+    if (analyzedAt !== undefined) report.analyzed_at = analyzedAt;
     const answer = await fetch(`${base}/api/reports`, {
       method: 'POST',
       headers: { ...CLIENT_POST_HEADERS, authorization: `Bearer ${apiToken}` },
@@ -147,6 +148,23 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     await page.reload();
     await page.getByRole('heading', { name: 'Score trend' }).waitFor();
     expect(await page.locator('#regenerated-token').count()).toBe(0);
+  });
+
+  it('shows the latest report’s branch first, and keeps the chosen branch in the URL (reload and back)', async () => {
+    expect(await upload('report-small', token, 'feature/checkout', '2026-11-22T08:00:00+00:00')).toBe(201);
+    await page.reload();
+    await expect.poll(() => page.locator('#trend-branch').inputValue()).toBe('feature/checkout');
+    await expect.poll(() => page.locator('#trend-summary').textContent()).toMatch(/^One report, score \d+\.$/);
+    expect(await page.locator('.branch-list .card h3').allTextContents()).toEqual(['feature/checkout', 'main']);
+
+    await page.locator('#trend-branch').selectOption('main');
+    await page.waitForURL(`${projectUrl()}?trend=main&branch=main`);
+    await expect.poll(() => page.locator('#trend-summary').textContent()).toMatch(/^2 reports/);
+    await page.reload();
+    await expect.poll(() => page.locator('#trend-branch').inputValue()).toBe('main');
+    await page.goBack();
+    await page.waitForURL(`${projectUrl()}?branch=main`);
+    await expect.poll(() => page.locator('#trend-branch').inputValue()).toBe('feature/checkout');
   });
 
   it('shows the badges’ Markdown with a preview', async () => {
