@@ -102,6 +102,10 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
     await card.waitFor();
     expect(await card.textContent()).toContain('Member');
     expect(await card.textContent()).toContain('Ada');
+    // Bob's plan is not Business: the service refuses him a team of his own, in words.
+    await bob.getByLabel('Team name').fill('Bob’s band');
+    await bob.getByRole('button', { name: 'Create team' }).click();
+    await bob.getByText('Creating a team requires a Business or Enterprise plan.').waitFor();
     await expectAccessible(bob, 'invitations');
     await screenshot(bob, 'invitations');
 
@@ -135,6 +139,9 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
     await ada.getByRole('button', { name: 'Delete team' }).waitFor();
     await expectAccessible(ada, 'team');
     await screenshot(ada, 'team');
+    await ada.emulateMedia({ colorScheme: 'dark' });
+    await expectAccessible(ada, 'team (dark)');
+    await ada.emulateMedia({ colorScheme: 'light' });
   });
 
   it('lists the team’s invitation, joining and role change in the audit log, and filters by action in the URL', async () => {
@@ -177,6 +184,17 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
     await expectAccessible(ada, 'audit (dark)');
     await screenshot(ada, 'audit-dark');
     await ada.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('lets Bob leave after a confirmation; Ada sees him gone', async () => {
+    await bob.goto(teamUrl);
+    await bob.getByRole('button', { name: 'Leave team' }).click();
+    await bob.getByRole('button', { name: 'Yes, leave team' }).click();
+    await bob.waitForURL(`${base}/`);
+
+    await ada.goto(teamUrl);
+    await ada.getByText('Your role: Owner. 1 member, 0 projects.').waitFor();
+    expect(await ada.locator('.card', { hasText: BOB.email }).count()).toBe(0);
   });
 
   it('loaded nothing from another origin, broke no rule of the policy, threw nothing', () => {

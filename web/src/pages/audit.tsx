@@ -90,12 +90,7 @@ export function AuditPage() {
       </form>
       <ProblemMessage problem={teams.problem ?? events.problem} />
       {events.loading && events.data === undefined && <p aria-live="polite">Loading events…</p>}
-      {events.data?.data.length === 0 && (
-        <p class="empty">
-          {action === null ? `No events yet for ${scopeName}.` : `No ${action} events for ${scopeName}.`}{' '}
-          {action !== null || page > 1 ? 'Choose “All actions” to see every event.' : 'Changes appear here as they are made.'}
-        </p>
-      )}
+      {events.data?.data.length === 0 && <p class="empty">{emptyMessage(scopeName, action, page)}</p>}
       {events.data && events.data.data.length > 0 && (
         <AuditTable events={events.data.data} caption={`Audit events of ${scopeName}${action === null ? '' : `: ${action}`}`} />
       )}
@@ -114,6 +109,13 @@ export function AuditPage() {
       )}
     </section>
   );
+}
+
+/** What an empty page says, and what to do next. */
+function emptyMessage(scopeName: string, action: string | null, page: number): string {
+  if (page > 1) return 'This page is past the last one: go back to the first page.';
+  if (action !== null) return `No ${action} events for ${scopeName}. Choose “All actions” to see every event.`;
+  return `No events yet for ${scopeName}. Changes appear here as they are made.`;
 }
 
 /** The events as a table that scrolls sideways inside its own labelled, focusable region on a narrow screen. */
