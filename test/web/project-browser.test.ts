@@ -127,6 +127,14 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     await expectAccessible(page, 'project settings with an error');
     await screenshotBothWidths('project-settings-error');
 
+    // D14: a ticket provider needs the tracker's project key; the message is at the key's field.
+    await threshold.fill('');
+    await page.getByLabel('Issue tracker').selectOption('jira');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.locator('[id="field-settings.ticket_target_project_key-errors"]').waitFor();
+    expect(await page.getByLabel('Tracker project key').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Issue tracker').selectOption('');
+
     await threshold.fill('70');
     await page.getByLabel('Fail on a failed analyzer’s issue of').selectOption('high');
     await page.getByRole('button', { name: 'Save settings' }).click();
@@ -167,7 +175,7 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     await expect.poll(() => page.locator('#trend-branch').inputValue()).toBe('feature/checkout');
   });
 
-  it('shows the badges’ Markdown with a preview', async () => {
+  it('shows the badges’ Markdown with a preview, and regenerates their key after a confirmation', async () => {
     const code = page.locator('.badge-row code').first();
     expect(await code.textContent()).toMatch(/^!\[Score\]\(http:\/\/[^)]+\/score\.svg\)$/);
     await expect
@@ -178,6 +186,15 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
           .evaluate((image: HTMLImageElement) => image.naturalWidth),
       )
       .toBeGreaterThan(0);
+
+    // A new key: new URLs (the old ones answer 404 at once, E2.2).
+    const before = (await code.textContent()) ?? '';
+    await page.getByRole('button', { name: 'Regenerate badge key' }).click();
+    await page.getByRole('button', { name: 'Yes, regenerate badge key' }).click();
+    await page.getByText('New badge URLs: the old ones no longer work.').waitFor();
+    await expect.poll(() => code.textContent()).not.toBe(before);
+    const oldUrl = /\((.+)\)$/.exec(before)![1]!;
+    expect((await fetch(oldUrl)).status).toBe(404);
   });
 
   it('adds a webhook: its URL’s error at the field, then its secret once; a ping shows in its deliveries', async () => {
