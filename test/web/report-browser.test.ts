@@ -203,6 +203,11 @@ describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 
     await page.waitForURL(`${base}/projects/${projectId}`);
     const gone = await page.request.get(`${base}/api/v1/reports/${reportUrl.split('/').pop()}`);
     expect(gone.status()).toBe(404);
+
+    await page.goBack();
+    await page.getByRole('alert').waitFor();
+    await page.getByRole('link', { name: 'Back to the projects' }).waitFor();
+    await expectAccessible(page, 'deleted report');
   });
 
   it('loaded nothing from another origin, broke no rule of the policy, threw nothing', () => {

@@ -1,4 +1,5 @@
 import { useRoute } from 'preact-iso';
+import { pageUrl } from '../../../src/dashboard/dashboard-pages.js';
 import { api, call } from '../api/client.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { formatDate } from '../lib/format.js';
@@ -36,7 +37,16 @@ export function ReportPage() {
     return (
       <section aria-labelledby="report-title">
         <h1 id="report-title">Report</h1>
-        {report.loading ? <p aria-live="polite">Loading the report…</p> : <ProblemMessage problem={report.problem} />}
+        {report.loading ? (
+          <p aria-live="polite">Loading the report…</p>
+        ) : (
+          <>
+            <ProblemMessage problem={report.problem} />
+            <p>
+              <a href={pageUrl('projects', {})}>Back to the projects</a>, where each project lists its reports.
+            </p>
+          </>
+        )}
       </section>
     );
   }

@@ -83,7 +83,7 @@ export function ReportChangesSection({ report }: { report: ReportDetail }) {
       {rows.length > 0 && (
         <TableRegion labelledBy="report-changes-title">
           <table class="report-table">
-            <thead>
+            <thead class="report-table-head">
               <tr>
                 <th scope="col">Change</th>
                 <th scope="col">Severity</th>

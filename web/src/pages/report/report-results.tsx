@@ -47,7 +47,7 @@ export function ReportResultsSection({ results }: { results: ReportResult[] }) {
             </h3>
             <TableRegion labelledBy={headingId}>
               <table class="report-table">
-                <thead>
+                <thead class="report-table-head">
                   <tr>
                     <th scope="col">Analyzer</th>
                     <th scope="col">Status</th>
@@ -60,7 +60,9 @@ export function ReportResultsSection({ results }: { results: ReportResult[] }) {
                 <tbody>
                   {group.results.map((result) => (
                     <tr key={result.analyzer_id}>
-                      <th scope="row">{result.analyzer_name}</th>
+                      <th scope="row" class="report-row-name">
+                        {result.analyzer_name}
+                      </th>
                       <td>
                         <span class={`status status-${result.status}`}>{result.status}</span>
                       </td>
