@@ -136,6 +136,11 @@ describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 
     await page.goBack();
     await page.waitForURL(/[?&]kind=fixed/);
     await expect.poll(() => changes.locator('tbody tr').count()).toBe(4);
+
+    await page.getByLabel('Severity of changes').selectOption('critical');
+    await page.waitForURL(/[?&]kind=fixed&severity=critical|[?&]severity=critical&kind=fixed/);
+    await expect.poll(() => changes.locator('tbody tr').count()).toBe(1);
+    expect(await changes.locator('tbody .severity').textContent()).toBe('critical');
   });
 
   it('filters the results by status, in the URL', async () => {

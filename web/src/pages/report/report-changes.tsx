@@ -60,7 +60,7 @@ export function ReportChangesSection({ report }: { report: ReportDetail }) {
           </ul>
         </nav>
         <div class="field">
-          <label for="changes-severity">Severity</label>
+          <label for="changes-severity">Severity of changes</label>
           <select id="changes-severity" value={severity ?? ''} onChange={(event) => route(linkTo({ severity: event.currentTarget.value }))}>
             <option value="">Every severity</option>
             {SEVERITIES.map((choice) => (

@@ -34,7 +34,7 @@ export function ReportIssuesSection({ results }: { results: ReportResult[] }) {
       <h2 id="report-issues-title">Issues by severity</h2>
       <div class="report-filters">
         <div class="field">
-          <label for="issues-severity">Severity</label>
+          <label for="issues-severity">Severity of issues</label>
           <select
             id="issues-severity"
             value={severity ?? ''}
