@@ -1,6 +1,7 @@
 import { useLocation, useRoute } from 'preact-iso';
 import { pageUrl } from '../../../../src/dashboard/dashboard-pages.js';
 import { api, call } from '../../api/client.js';
+import { plural } from '../../api/problems.js';
 import type { paths } from '../../api/schema.js';
 import { CopyButton } from '../../components/copy-button.js';
 import { ProblemMessage } from '../../components/problem-message.js';
@@ -131,7 +132,7 @@ function Trend(props: {
       {trend.data && branch !== undefined && (
         <TrendChart
           points={trend.data}
-          caption={`Score of the last ${trend.data.length} reports on ${branchLabel(branch)}, oldest first`}
+          caption={`Score of the last ${plural(trend.data.length, 'report')} on ${branchLabel(branch)}, oldest first`}
         />
       )}
     </section>
