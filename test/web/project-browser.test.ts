@@ -207,6 +207,7 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     await page.getByRole('checkbox', { name: 'report.created' }).check();
     await page.getByRole('button', { name: 'Add webhook' }).click();
     expect(await page.locator('#webhook-secret').textContent()).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'Copy secret' }).waitFor();
     const card = page.locator('.webhook', { hasText: 'https://example.com/hook' });
     expect(await card.locator('dd').first().textContent()).toBe('report.created, report.gate_failed');
 

@@ -4,9 +4,9 @@ import { api, call } from '../../api/client.js';
 import { asProblem, type Problem } from '../../api/problems.js';
 import type { components } from '../../api/schema.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
+import { CopyButton } from '../../components/copy-button.js';
 import { Field } from '../../components/field.js';
 import { ProblemMessage } from '../../components/problem-message.js';
-import { ShownOnce } from '../../components/shown-once.js';
 import { errorsUnder, formatDate } from '../../lib/format.js';
 import { WEBHOOK_EVENTS } from '../../lib/project-page.js';
 import { useApi } from '../../lib/use-api.js';
@@ -30,13 +30,16 @@ export function WebhookList({ projectId }: { projectId: string }) {
     <section class="panel stack" aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">Webhooks</h2>
       <ProblemMessage problem={webhooks.problem} />
+      {/* Like ShownOnce, but its button names what it copies: a secret, not a token. */}
       {secret && (
-        <ShownOnce
-          title="The webhook’s signing secret"
-          id="webhook-secret"
-          secret={secret}
-          note="This is the only time the secret is shown. The receiver checks each request's signature with it."
-        />
+        <div class="notice" role="status">
+          <h3>The webhook’s signing secret</h3>
+          <p>This is the only time the secret is shown. The receiver checks each request's signature with it.</p>
+          <p class="token">
+            <code id="webhook-secret">{secret}</code>
+          </p>
+          <CopyButton text={secret} label="Copy secret" />
+        </div>
       )}
       {webhooks.data?.length === 0 && <p class="empty">No webhooks yet. Add one below to be told of new reports, failed gates and runs.</p>}
       {webhooks.data && webhooks.data.length > 0 && (
