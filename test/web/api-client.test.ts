@@ -32,7 +32,11 @@ describe('call()', () => {
 
   it('says when to retry after a 429, and that the server is unreachable when the request fails', async () => {
     const limited = call(
-      answer(429, { error: 'Too Many Requests', message: 'Rate limit exceeded.', retry_after: 7 }, { 'retry-after': '7' }),
+      answer(
+        429,
+        { error: 'Too Many Requests', message: 'Rate limit exceeded. Please wait before making more requests.', retry_after: 7 },
+        { 'retry-after': '7' },
+      ),
     );
     await expect(limited).rejects.toMatchObject({ status: 429, message: 'Too many requests — try again in 7 seconds.', retryAfter: 7 });
     await expect(call(Promise.reject(new TypeError('fetch failed')))).rejects.toMatchObject({ status: 0 });

@@ -18,10 +18,21 @@ describe('API errors in words', () => {
   });
 
   it('says when to retry after a 429, from retry_after or else the Retry-After header', () => {
-    const fromBody = problemOf(429, { error: 'Too Many Requests', message: 'Rate limit exceeded.', retry_after: 42 }, '42');
+    const fromBody = problemOf(
+      429,
+      { error: 'Too Many Requests', message: 'Rate limit exceeded. Please wait before making more requests.', retry_after: 42 },
+      '42',
+    );
     expect(fromBody.message).toBe('Too many requests — try again in 42 seconds.');
     expect(fromBody.retryAfter).toBe(42);
     expect(problemOf(429, null, '1').message).toBe('Too many requests — try again in 1 second.');
+  });
+
+  it('keeps the words of a 429 that says more than the rate limit (E7: a locked email)', () => {
+    const locked = 'Too many failed sign-in attempts for this email. Try again in 15 minutes.';
+    const problem = problemOf(429, { error: 'Too Many Requests', message: locked, retry_after: 900 }, '900');
+    expect(problem.message).toBe(locked);
+    expect(problem.retryAfter).toBe(900);
   });
 
   it('keeps the sign-in’s own 401 message, and has words for answers without an envelope', () => {

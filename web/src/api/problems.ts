@@ -27,6 +27,9 @@ export class ApiProblem extends Error implements Problem {
   }
 }
 
+/** D3's fixed message of a 429 from the rate limit (D8). */
+const RATE_LIMITED = 'Rate limit exceeded. Please wait before making more requests.';
+
 interface Envelope {
   message?: unknown;
   errors?: unknown;
@@ -39,7 +42,10 @@ export function problemOf(status: number, body: unknown, retryAfterHeader: strin
   const retryAfter = secondsOf(envelope.retry_after) ?? secondsOf(retryAfterHeader === null ? undefined : Number(retryAfterHeader));
   const fieldErrors = fieldErrorsOf(envelope.errors);
   let message = typeof envelope.message === 'string' && envelope.message !== '' ? envelope.message : fallbackMessage(status);
-  if (status === 429) message = `Too many requests — try again in ${plural(retryAfter ?? 60, 'second')}.`;
+  // D8's rate limit says only "wait"; the page says how long. E7's lockout of an email says it all itself.
+  if (status === 429 && (message === RATE_LIMITED || message === fallbackMessage(status))) {
+    message = `Too many requests — try again in ${plural(retryAfter ?? 60, 'second')}.`;
+  }
   return new ApiProblem({ status, message, fieldErrors, retryAfter });
 }
 
