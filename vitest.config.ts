@@ -38,8 +38,9 @@ export default defineConfig({
               test: {
                 name: 'postgres',
                 env: { TEST_BACKEND: 'postgres' },
-                // Configuration parsing and .env reading do not touch a database: once is enough.
-                exclude: ['test/config/**', 'test/cli/dotenv.test.ts'],
+                // Configuration parsing and .env reading do not touch a database: once is enough. Nor do
+                // the dashboard's own logic, its serving and its browser tests, which use the API alike on both.
+                exclude: ['test/config/**', 'test/cli/dotenv.test.ts', 'test/web/**'],
               },
             },
           ]

@@ -1,7 +1,7 @@
-// `npm install` / `npm ci` run this (the `prepare` script): compile src/ to dist/ when TypeScript is
-// installed. A production install (`npm ci --omit=dev`, or `npm prune --omit=dev` after a build) has
-// no TypeScript; it must not fail for that, and it keeps the dist/ built before (README, "Production
-// install").
+// `npm install` / `npm ci` run this (the `prepare` script): compile src/ to dist/ and build the
+// dashboard (web/) into dist/web/ when TypeScript is installed. A production install (`npm ci
+// --omit=dev`, or `npm prune --omit=dev` after a build) has no TypeScript; it must not fail for that,
+// and it keeps the dist/ built before (README, "Production install").
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';

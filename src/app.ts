@@ -39,6 +39,7 @@ import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 import { createWebhooksService } from './webhooks/webhooks.service.js';
 import { createBadgesService } from './badges/badges.service.js';
 import { publicBadgeRoutes } from './badges/public-badges.routes.js';
+import { dashboardRoutes } from './dashboard/dashboard.routes.js';
 import { clientApiRoutes } from './client-api/client-api.routes.js';
 import { createProjectIdentifier } from './client-api/identify-project.js';
 import { createFailuresService } from './failures/failures.service.js';
@@ -86,6 +87,8 @@ export interface AppDependencies {
   logStream?: DestinationStream;
   /** Reports each request's SQL statements in a header; `db` must report its queries to it. */
   statementCounter?: StatementCounter;
+  /** Where the built dashboard is (`index.html`, `assets/`); defaults to dist/web of this package. */
+  dashboardRoot?: string;
 }
 
 /** Stdout, in the format the configuration and the terminal call for (config.ts, LOG_FORMAT). */
@@ -298,6 +301,8 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
 
   // E2.3: README images, no token; D8's per-IP budget does not apply, each badge key has its own.
   await app.register(publicBadgeRoutes, { prefix: '/badges', badgesService, applyRateLimit: createBadgeRateLimiter(app) });
+  // E7: the dashboard's pages and assets, for people; it calls /api/v1 like any other client.
+  await app.register(dashboardRoutes, { root: deps.dashboardRoot });
 
   app.setNotFoundHandler(answerUnknownRoute);
   return app;

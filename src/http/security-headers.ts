@@ -63,3 +63,21 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+/**
+ * E7: the dashboard's pages (dashboard/dashboard.routes.ts) load the app's scripts, styles and
+ * images and call the API, all on this origin; no inline script or style (the app sets styles
+ * through the DOM, which the policy allows), no plugin, no framing, forms post only here.
+ */
+export const DASHBOARD_CONTENT_SECURITY_POLICY = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  fontSrc: ["'self'"],
+  objectSrc: ["'none'"],
+  baseUri: ["'none'"],
+  formAction: ["'self'"],
+  frameAncestors: ["'none'"],
+};

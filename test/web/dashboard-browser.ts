@@ -1,0 +1,131 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { BIN, createSandbox, ROOT, type CliResult, type Sandbox } from '../cli/cli-process.js';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+
+/**
+ * The dashboard in a real Chromium (Debian's, driven by playwright-core) against a real
+ * `scoreboard serve` (dist/: run `npm run build` first, which also builds the app), with a user
+ * whose password was set through the CLI, as an operator would.
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+
+/** E7: usable at both widths; every page is screenshot at each. */
+export const WIDTHS = [375, 1440] as const;
+export const SCREENSHOTS = join(ROOT, 'test-results', 'dashboard');
+
+const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+export interface DashboardWorld {
+  sandbox: Sandbox;
+  server: ServerProcess;
+  browser: Browser;
+  user: { email: string; password: string };
+  close(): Promise<void>;
+}
+
+export async function startDashboardWorld(): Promise<DashboardWorld> {
+  const sandbox = await createSandbox({ migrated: true });
+  const user = { email: 'ada@example.com', password: 'correct horse battery staple' };
+  const created = await cliWithInput(
+    sandbox,
+    `${user.password}\n`,
+    'users:create',
+    '--email',
+    user.email,
+    '--name',
+    'Ada',
+    '--password-stdin',
+  );
+  if (created.code !== 0) throw new Error(`users:create --password-stdin exited ${created.code}: ${created.stderr}`);
+  const server = await startServerProcess(sandbox);
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  });
+  return {
+    sandbox,
+    server,
+    browser,
+    user,
+    async close() {
+      await browser.close();
+      await server.kill('SIGTERM');
+      await sandbox.cleanup();
+    },
+  };
+}
+
+/** `scoreboard <args>` with `input` on its standard input (a password, never an argument). */
+function cliWithInput(sandbox: Sandbox, input: string, ...args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: sandbox.dir, env: sandbox.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+/** What a page did that it must not: requests to another origin, scripts or styles the policy blocked, uncaught errors. */
+export interface PageWatch {
+  foreignRequests: string[];
+  policyViolations: string[];
+  pageErrors: string[];
+}
+
+export function watchPage(page: Page, origin: string): PageWatch {
+  const watch: PageWatch = { foreignRequests: [], policyViolations: [], pageErrors: [] };
+  page.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(`${origin}/`) && !url.startsWith('data:')) watch.foreignRequests.push(url);
+  });
+  // A blocked script, style, image or fetch shows up as a console error naming the policy.
+  page.on('console', (message) => {
+    if (/Content[- ]Security[- ]Policy/i.test(message.text())) watch.policyViolations.push(message.text());
+  });
+  page.on('pageerror', (error) => watch.pageErrors.push(error.message));
+  return watch;
+}
+
+/**
+ * axe-core on the page as it is now: no serious or critical violation (E7). The library goes in
+ * through `evaluate`, which the page's Content-Security-Policy does not govern (a script tag would be blocked).
+ */
+export async function expectAccessible(page: Page, name: string): Promise<void> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe;
+    const { violations } = await axe.run();
+    return violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map(
+        (violation) =>
+          `${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes.map((node: any) => node.target.join(' ')).join(', ')})`,
+      );
+  });
+  expect(violations, `axe-core on the ${name} page`).toEqual([]);
+}
+
+/** Screenshots of the page at each width, as `test-results/dashboard/<name>-<width>.png`, then back to the widest. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+}

@@ -1,0 +1,259 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLIENT_POST_HEADERS, fixtureText, loadFixture } from '../helpers/client-wire.js';
+import {
+  CHROMIUM,
+  type DashboardWorld,
+  expectAccessible,
+  hasChromium,
+  type PageWatch,
+  screenshot,
+  startDashboardWorld,
+  WIDTHS,
+  watchPage,
+} from './dashboard-browser.js';
+
+/**
+ * E7 report page, issue 18: two uploads of the client's report-full (the second with one issue
+ * fixed, one new and one analyzer now passing), then the page as a person uses it: summary and gate,
+ * changes by kind in the URL, results by status, an issue's code with its target line, the exports,
+ * and report-large (about 4,000 issues) a page at a time. Also how soon report-full answers a control.
+ */
+if (!hasChromium) {
+  console.warn(
+    `[scoreboard] report page browser test skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
+  );
+}
+
+/** How soon report-full's page must answer a control after navigation. Issue 18 asks for 1 s; CI machines vary, so the test allows 3. */
+const INTERACTIVE_BUDGET_MS = 3_000;
+
+describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 }, () => {
+  let world: DashboardWorld;
+  let page: Page;
+  let watch: PageWatch;
+  let base: string;
+  let projectId: string;
+  let token: string;
+  let reportUrl: string;
+
+  beforeAll(async () => {
+    world = await startDashboardWorld();
+    base = world.server.url;
+    page = await world.browser.newPage({ viewport: { width: 1440, height: 900 } });
+    watch = watchPage(page, base);
+
+    await page.goto(`${base}/sign-in`);
+    await page.getByLabel('Email').fill(world.user.email);
+    await page.getByLabel('Password').fill(world.user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+
+    // The project through the API with the session (its CSRF token from the session), as the new project page does.
+    const session = await (await page.request.get(`${base}/api/v1/session`)).json();
+    const created = await page.request.post(`${base}/api/v1/projects`, {
+      headers: { 'x-csrf-token': session.data.csrf_token },
+      data: { name: 'Shop', framework_version: '11' },
+    });
+    expect(created.status()).toBe(201);
+    const body = await created.json();
+    projectId = body.project.id;
+    token = body.api_token;
+
+    await upload(JSON.stringify(onMain(projectId)));
+    reportUrl = `${base}/reports/${await upload(JSON.stringify(changedFull(projectId)))}`;
+  }, 90_000);
+  afterAll(async () => world?.close());
+
+  /** A panel of the page by its heading's id (the page's own section holds every heading, so `has` would match it too). */
+  function panel(headingId: string) {
+    return page.locator(`section.panel[aria-labelledby="${headingId}"]`);
+  }
+
+  /** axe-core at 375 px and at 1440 px (a table region or a wrapped filter can differ), back at 1440 afterwards. */
+  async function accessibleAtBothWidths(name: string) {
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      await expectAccessible(page, `${name} at ${width} px`);
+    }
+  }
+
+  /** The client's POST /api/reports with the project token; the new report's UUID. */
+  async function upload(body: string): Promise<string> {
+    const answer = await fetch(`${base}/api/reports`, {
+      method: 'POST',
+      headers: { ...CLIENT_POST_HEADERS, authorization: `Bearer ${token}` },
+      body,
+    });
+    expect(answer.status).toBe(201);
+    return ((await answer.json()) as { report: { uuid: string } }).report.uuid;
+  }
+
+  it('answers a control within the budget after navigation to report-full', async () => {
+    const started = Date.now();
+    await page.goto(reportUrl);
+    await page.getByLabel('Status').selectOption('failed');
+    await page.waitForURL(/[?&]status=failed/);
+    await page.locator('.report-table .status-failed').first().waitFor();
+    const elapsed = Date.now() - started;
+    console.info(`[scoreboard] report-full page interactive (status filter applied) ${elapsed} ms after navigation`);
+    expect(elapsed).toBeLessThan(INTERACTIVE_BUDGET_MS);
+  });
+
+  it('shows the summary and the gate in words', async () => {
+    await page.goto(reportUrl);
+    await page.getByRole('heading', { name: /^Report of /, level: 1 }).waitFor();
+    const summary = panel('report-summary-title');
+    await summary.getByRole('link', { name: 'Shop' }).waitFor();
+    expect(await summary.getByRole('link', { name: 'Shop' }).getAttribute('href')).toBe(`/projects/${projectId}`);
+    const text = (await summary.textContent()) ?? '';
+    expect(text).toContain('feature/checkout-hardening');
+    expect(text).toContain('3f9c2a1b7d4e');
+    expect(text).toMatch(/New\s*1/);
+    expect(text).toMatch(/Fixed\s*4/);
+    const gate = panel('report-gate-title');
+    expect(await gate.locator('.gate').textContent()).toMatch(/^(Passed|Failed)$/);
+    await accessibleAtBothWidths('report');
+    await screenshot(page, 'report');
+  });
+
+  it('lists the fixed and the new issues by the kind in the URL; reload and back keep it', async () => {
+    const kinds = page.getByRole('navigation', { name: 'Kind of change' });
+    await kinds.getByRole('link', { name: /^Fixed/ }).click();
+    await page.waitForURL(/[?&]kind=fixed/);
+    const changes = panel('report-changes-title');
+    await expect.poll(() => changes.locator('tbody tr').count()).toBe(4);
+    expect(await changes.locator('tbody .change').allTextContents()).toEqual(['Fixed', 'Fixed', 'Fixed', 'Fixed']);
+
+    await kinds.getByRole('link', { name: /^New/ }).click();
+    await page.waitForURL(/[?&]kind=new/);
+    await expect.poll(() => changes.locator('tbody tr').count()).toBe(1);
+    expect(await changes.locator('tbody').textContent()).toContain('app/Http/Controllers/CheckoutController.php:12');
+    expect(await kinds.getByRole('link', { name: /^New/ }).getAttribute('aria-current')).toBe('page');
+
+    await page.reload();
+    await expect.poll(() => changes.locator('tbody tr').count()).toBe(1);
+    await page.goBack();
+    await page.waitForURL(/[?&]kind=fixed/);
+    await expect.poll(() => changes.locator('tbody tr').count()).toBe(4);
+
+    await page.getByLabel('Severity of changes').selectOption('critical');
+    await page.waitForURL(/[?&]kind=fixed&severity=critical|[?&]severity=critical&kind=fixed/);
+    await expect.poll(() => changes.locator('tbody tr').count()).toBe(1);
+    expect(await changes.locator('tbody .severity').textContent()).toBe('critical');
+  });
+
+  it('filters the results by status, in the URL', async () => {
+    const results = panel('report-results-title');
+    await page.getByLabel('Status').selectOption('passed');
+    await page.waitForURL(/[?&]status=passed/);
+    await expect.poll(async () => new Set(await results.locator('tbody .status').allTextContents())).toEqual(new Set(['passed']));
+    await page.getByLabel('Status').selectOption('');
+    await expect.poll(() => page.url().includes('status=')).toBe(false);
+    expect(new Set(await results.locator('tbody .status').allTextContents()).size).toBeGreaterThan(1);
+  });
+
+  it('opens an issue’s code with its target line marked, for the eye and for screen readers', async () => {
+    const issue = page.locator('.issue', { has: page.locator('details.snippet') }).first();
+    const where = (await issue.locator('.report-location').textContent()) ?? '';
+    const line = where.split(':').pop();
+    expect(await issue.locator('pre').count()).toBe(0);
+    await issue.locator('summary').click();
+    const target = issue.locator('mark.snippet-target');
+    await target.waitFor();
+    expect(await target.locator('.snippet-number').textContent()).toBe(line);
+    expect(await target.textContent()).toMatch(/^Target line: /);
+    await expectAccessible(page, 'report with a snippet open');
+  });
+
+  it('downloads the report as SARIF and as CSV through plain links', async () => {
+    for (const [name, type] of [
+      ['Download SARIF', 'application/sarif+json'],
+      ['Download CSV', 'text/csv'],
+    ] as const) {
+      const href = await page.getByRole('link', { name }).getAttribute('href');
+      const answer = await page.request.get(`${base}${href}`);
+      expect(answer.status()).toBe(200);
+      expect(answer.headers()['content-type']).toContain(type);
+    }
+  });
+
+  it('shows report-large a page of issues at a time', async () => {
+    const large = await upload(fixtureText('report-large', projectId));
+    const started = Date.now();
+    await page.goto(`${base}/reports/${large}`);
+    await page.locator('.issue').first().waitFor();
+    console.info(`[scoreboard] report-large page showed its issues ${Date.now() - started} ms after navigation`);
+    expect(await page.locator('.issue').count()).toBe(50);
+    expect(await page.locator('.snippet-code').count()).toBe(0);
+    const issuePages = page.getByRole('navigation', { name: 'Pages of issues' });
+    expect(await issuePages.textContent()).toMatch(/Page 1 of \d+/);
+    await issuePages.getByRole('button', { name: 'Next' }).click();
+    await page.waitForURL(/[?&]issues_page=2/);
+    expect(await issuePages.textContent()).toMatch(/Page 2 of \d+ \(51–100 of/);
+    expect(await page.locator('.issue').count()).toBe(50);
+    // The changes come a page of the API at a time too.
+    const changeRows = await panel('report-changes-title').locator('tbody tr').count();
+    expect(changeRows).toBeGreaterThan(0);
+    expect(changeRows).toBeLessThanOrEqual(100);
+    await accessibleAtBothWidths('report-large');
+    await screenshot(page, 'report-large');
+  });
+
+  it('follows the system’s dark mode, still accessible', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(reportUrl);
+    await page.locator('details.snippet summary').first().click();
+    await page.locator('mark.snippet-target').waitFor();
+    await accessibleAtBothWidths('report (dark)');
+    await screenshot(page, 'report-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('deletes the report after a confirmation, back to its project', async () => {
+    await page.goto(reportUrl);
+    await page.getByRole('button', { name: 'Delete report' }).click();
+    await page.getByRole('button', { name: 'Yes, delete report' }).click();
+    await page.waitForURL(`${base}/projects/${projectId}`);
+    const gone = await page.request.get(`${base}/api/v1/reports/${reportUrl.split('/').pop()}`);
+    expect(gone.status()).toBe(404);
+
+    await page.goBack();
+    await page.getByRole('alert').waitFor();
+    await page.getByRole('link', { name: 'Back to the projects' }).waitFor();
+    await expectAccessible(page, 'deleted report');
+  });
+
+  it('loaded nothing from another origin, broke no rule of the policy, threw nothing', () => {
+    expect(watch.foreignRequests).toEqual([]);
+    expect(watch.policyViolations).toEqual([]);
+    expect(watch.pageErrors).toEqual([]);
+  });
+});
+
+/** report-full as a run on main (not a pull request): the baseline of the pull request's run below (E1.3). */
+function onMain(projectId: string) {
+  const report = loadFixture('report-full', projectId);
+  const { pr_number: _pr, base_branch: _base, ...metadata } = report.metadata;
+  return { ...report, metadata: { ...metadata, git_branch: 'main' } };
+}
+
+/**
+ * report-full (its pull request against main), an hour later, with one issue fixed (dropped), one analyzer now passing (its issues
+ * three issues fixed) and one new issue in a file the first run did not flag: 1 new, 4 fixed.
+ */
+function changedFull(projectId: string) {
+  const report = loadFixture('report-full', projectId);
+  report.analyzed_at = new Date(Date.parse(report.analyzed_at) + 3_600_000).toISOString();
+  const failing = report.results.filter((result: { issues: unknown[] }) => result.issues.length > 0);
+  const [first, second, third] = failing;
+  first.issues = first.issues.slice(1);
+  third.issues.push({
+    ...third.issues[0],
+    location: { file: 'app/Http/Controllers/CheckoutController.php', line: 12 },
+    code_snippet: undefined,
+  });
+  second.status = 'passed';
+  second.message = 'No issues found';
+  return { ...report, results: report.results.map((result: object) => (result === second ? { ...second, issues: [] } : result)) };
+}

@@ -1,0 +1,44 @@
+import { useState } from 'preact/hooks';
+import { api, call } from '../api/client.js';
+import { asProblem, type Problem } from '../api/problems.js';
+import type { AppState } from '../app-context.js';
+import { useApi } from '../lib/use-api.js';
+
+/** The current team, which the projects page and new projects belong to; switching it is PUT /api/v1/user/current-team. */
+export function TeamSwitcher({ state }: { state: AppState }) {
+  const teams = useApi(async () => (await call(api.GET('/api/v1/teams'))).data, []);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  if (teams.data === undefined || teams.data.length === 0) return null;
+
+  const switchTo = async (teamId: number) => {
+    setProblem(null);
+    try {
+      const { data } = await call(api.PUT('/api/v1/user/current-team', { body: { team_id: teamId } }));
+      state.profileChanged(data);
+    } catch (error) {
+      setProblem(asProblem(error));
+    }
+  };
+  return (
+    <div class="team-switcher">
+      <label for="team-switcher">Team</label>
+      <select
+        id="team-switcher"
+        value={String(state.profile.current_team_id ?? '')}
+        onChange={(event) => void switchTo(Number(event.currentTarget.value))}
+      >
+        {state.profile.current_team_id === null && <option value="">No team</option>}
+        {teams.data.map((team) => (
+          <option key={team.id} value={String(team.id)}>
+            {team.name}
+          </option>
+        ))}
+      </select>
+      {problem && (
+        <span class="problem" role="alert">
+          {problem.message}
+        </span>
+      )}
+    </div>
+  );
+}

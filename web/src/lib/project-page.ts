@@ -1,0 +1,80 @@
+import type { components } from '../api/schema.js';
+
+type Schemas = components['schemas'];
+type WebhookEvent = Schemas['Webhook']['events'][number];
+type TrendPoint = Schemas['TrendPoint'];
+
+/**
+ * E6's event names, in the order the create form offers them. The type check below fails the
+ * build when the API gains or loses an event and this list does not follow.
+ */
+export const WEBHOOK_EVENTS = [
+  'report.created',
+  'report.gate_failed',
+  'run.failed',
+  'project.token_regenerated',
+  'project.archived',
+  'ping',
+] as const satisfies readonly WebhookEvent[];
+type Missing = Exclude<WebhookEvent, (typeof WEBHOOK_EVENTS)[number]>;
+const everyEventListed: [Missing] extends [never] ? true : Missing = true;
+void everyEventListed;
+
+/** The page number in the URL (`?page=3`): a whole number from 1, anything else is page 1. */
+export function pageOf(value: string | undefined): number {
+  const page = Number(value);
+  return Number.isInteger(page) && page >= 1 ? page : 1;
+}
+
+/**
+ * The project page's state in its URL, so that reload and back keep it: the trend's branch, the
+ * report list's branch filter and page. `undefined` leaves a value out; an empty branch is kept
+ * (it means the reports without a branch, as in the API).
+ */
+export interface ProjectQuery {
+  trend?: string | undefined;
+  branch?: string | undefined;
+  page?: number | undefined;
+}
+
+export function projectQueryString(query: ProjectQuery): string {
+  const search = new URLSearchParams();
+  if (query.trend !== undefined) search.set('trend', query.trend);
+  if (query.branch !== undefined) search.set('branch', query.branch);
+  if (query.page !== undefined && query.page > 1) search.set('page', String(query.page));
+  const text = search.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/**
+ * Which branch the trend shows: the one in the URL when the project has it, else the first branch,
+ * which is the latest report's (the API lists branches by their latest report, newest first).
+ * `null` is the reports without a branch; `undefined`: the project has no branch at all.
+ */
+export function trendBranch(branches: readonly { name: string | null }[], fromUrl: string | undefined): string | null | undefined {
+  const names = branches.map((branch) => branch.name);
+  const wanted = fromUrl === undefined ? undefined : fromUrl === '' ? null : fromUrl;
+  if (wanted !== undefined && names.includes(wanted)) return wanted;
+  return names.length > 0 ? names[0] : undefined;
+}
+
+/** A branch as people read it: the reports without one get words instead of nothing. */
+export function branchLabel(name: string | null): string {
+  return name ?? '(no branch)';
+}
+
+/** The Markdown of the project's two badges, for a README. */
+export function badgeMarkdown(urls: { score_svg: string; gate_svg: string }): { score: string; gate: string } {
+  return { score: `![Score](${urls.score_svg})`, gate: `![Quality gate](${urls.gate_svg})` };
+}
+
+/** What the trend chart draws, in one sentence for those who cannot see the canvas. */
+export function trendSummary(points: readonly Pick<TrendPoint, 'score'>[]): string {
+  if (points.length === 0) return 'No reports on this branch yet.';
+  const scores = points.map((point) => point.score);
+  const first = scores[0] as number;
+  const last = scores[scores.length - 1] as number;
+  if (scores.length === 1) return `One report, score ${last}.`;
+  const direction = last > first ? 'up' : last < first ? 'down' : 'unchanged';
+  return `${scores.length} reports, oldest first: the score went from ${first} to ${last} (${direction}); lowest ${Math.min(...scores)}, highest ${Math.max(...scores)}.`;
+}

@@ -1,0 +1,121 @@
+import { pageUrl } from '../../../../src/dashboard/dashboard-pages.js';
+import { ScrollRegion } from '../../components/scroll-region.js';
+import { api, call } from '../../api/client.js';
+import { ProblemMessage } from '../../components/problem-message.js';
+import { formatDate } from '../../lib/format.js';
+import { branchLabel, type ProjectQuery } from '../../lib/project-page.js';
+import { useApi } from '../../lib/use-api.js';
+
+/** The branch filter's value for "every branch" (git refuses `*` in a branch name, so no branch is called that). */
+const ALL = '*';
+
+interface ReportListProps {
+  projectId: string;
+  branches: readonly { name: string | null }[];
+  /** The branch filter from the URL: undefined for every branch, '' for the reports without one. */
+  branch: string | undefined;
+  page: number;
+  onChange: (changes: ProjectQuery) => void;
+}
+
+/** A project's reports, newest first, a page at a time (D16), filtered by branch; both in the page's URL. */
+export function ReportList({ projectId, branches, branch, page, onChange }: ReportListProps) {
+  const reports = useApi(
+    async () =>
+      call(
+        api.GET('/api/v1/projects/{project}/reports', {
+          params: { path: { project: projectId }, query: { page, ...(branch === undefined ? {} : { branch }) } },
+        }),
+      ),
+    [projectId, page, branch],
+  );
+  const meta = reports.data?.meta;
+  return (
+    <section class="panel" aria-labelledby="reports-title">
+      <div class="page-heading">
+        <h2 id="reports-title">Reports</h2>
+        <div class="inline-field">
+          <label for="reports-branch">Branch</label>
+          <select
+            id="reports-branch"
+            value={branch ?? ALL}
+            onChange={(event) => {
+              const value = event.currentTarget.value;
+              onChange({ branch: value === ALL ? undefined : value, page: 1 });
+            }}
+          >
+            <option value={ALL}>All branches</option>
+            {branches.map(({ name }) => (
+              <option key={name ?? ''} value={name ?? ''}>
+                {branchLabel(name)}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <ProblemMessage problem={reports.problem} />
+      {reports.data?.data.length === 0 && (
+        <p class="empty">No reports here. Choose “All branches”, or upload a report with the client package.</p>
+      )}
+      {reports.data && reports.data.data.length > 0 && (
+        <ScrollRegion label="Reports">
+          <table class="report-table project-reports">
+            <thead>
+              <tr>
+                <th scope="col">Analyzed</th>
+                <th scope="col">Branch</th>
+                <th scope="col">Commit</th>
+                <th scope="col" class="number">
+                  Score
+                </th>
+                <th scope="col">Gate</th>
+                <th scope="col" class="number">
+                  New
+                </th>
+                <th scope="col" class="number">
+                  Fixed
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {reports.data.data.map((report) => (
+                <tr key={report.uuid}>
+                  <th scope="row">
+                    <a href={pageUrl('report', { report: report.uuid })}>{formatDate(report.analyzed_at)}</a>
+                  </th>
+                  <td>{report.branch ?? '—'}</td>
+                  <td>{report.commit === null ? '—' : <code title={report.commit}>{report.commit.slice(0, 7)}</code>}</td>
+                  <td class="number">{report.score}</td>
+                  <td>
+                    {report.gate === null ? (
+                      '—'
+                    ) : (
+                      <span class={report.gate.passed ? 'gate gate-passed' : 'gate gate-failed'}>
+                        {report.gate.passed ? 'Passed' : 'Failed'}
+                      </span>
+                    )}
+                  </td>
+                  <td class="number">{report.changes.new ?? '—'}</td>
+                  <td class="number">{report.changes.fixed ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
+      )}
+      {meta && meta.last_page > 1 && (
+        <nav class="pagination" aria-label="Pages of reports">
+          <button type="button" disabled={page <= 1} onClick={() => onChange({ page: page - 1 })}>
+            Newer
+          </button>
+          <span>
+            Page {meta.current_page} of {meta.last_page}
+          </span>
+          <button type="button" disabled={page >= meta.last_page} onClick={() => onChange({ page: page + 1 })}>
+            Older
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}

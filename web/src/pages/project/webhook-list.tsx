@@ -1,0 +1,274 @@
+import { useState } from 'preact/hooks';
+import { ScrollRegion } from '../../components/scroll-region.js';
+import { api, call } from '../../api/client.js';
+import { asProblem, type Problem } from '../../api/problems.js';
+import type { components } from '../../api/schema.js';
+import { ConfirmButton } from '../../components/confirm-button.js';
+import { CopyButton } from '../../components/copy-button.js';
+import { Field } from '../../components/field.js';
+import { ProblemMessage } from '../../components/problem-message.js';
+import { errorsUnder, formatDate } from '../../lib/format.js';
+import { WEBHOOK_EVENTS } from '../../lib/project-page.js';
+import { useApi } from '../../lib/use-api.js';
+
+type Webhook = components['schemas']['Webhook'];
+type WebhookEvent = Webhook['events'][number];
+
+/**
+ * The project's webhooks (E6): each with its last delivery, a ping, its deliveries and delete; and
+ * a form for a new one, whose signing secret is shown once. Only the team's owners and admins may
+ * see them: for anyone else the API answers 404 and the section is left out.
+ */
+export function WebhookList({ projectId }: { projectId: string }) {
+  const webhooks = useApi(
+    async () => (await call(api.GET('/api/v1/projects/{project}/webhooks', { params: { path: { project: projectId } } }))).data,
+    [projectId],
+  );
+  const [secret, setSecret] = useState<string | null>(null);
+  if (webhooks.problem?.status === 404 || webhooks.problem?.status === 403) return null;
+  return (
+    <section class="panel stack" aria-labelledby="webhooks-title">
+      <h2 id="webhooks-title">Webhooks</h2>
+      <ProblemMessage problem={webhooks.problem} />
+      {/* Like ShownOnce, but its button names what it copies: a secret, not a token. */}
+      {secret && (
+        <div class="notice" role="status">
+          <h3>The webhook’s signing secret</h3>
+          <p>This is the only time the secret is shown. The receiver checks each request's signature with it.</p>
+          <p class="token">
+            <code id="webhook-secret">{secret}</code>
+          </p>
+          <CopyButton text={secret} label="Copy secret" />
+        </div>
+      )}
+      {webhooks.data?.length === 0 && <p class="empty">No webhooks yet. Add one below to be told of new reports, failed gates and runs.</p>}
+      {webhooks.data && webhooks.data.length > 0 && (
+        <ul class="cards">
+          {webhooks.data.map((webhook) => (
+            <WebhookCard key={webhook.id} projectId={projectId} webhook={webhook} onChanged={webhooks.reload} />
+          ))}
+        </ul>
+      )}
+      <NewWebhookForm
+        projectId={projectId}
+        onCreated={(created) => {
+          setSecret(created);
+          webhooks.reload();
+        }}
+      />
+    </section>
+  );
+}
+
+function WebhookCard({ projectId, webhook, onChanged }: { projectId: string; webhook: Webhook; onChanged: () => void }) {
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [status, setStatus] = useState('');
+  const [showDeliveries, setShowDeliveries] = useState(false);
+  const path = { params: { path: { project: projectId, webhook: webhook.id } } };
+  const last = webhook.last_delivery;
+
+  const ping = async () => {
+    setProblem(null);
+    try {
+      await call(api.POST('/api/v1/projects/{project}/webhooks/{webhook}/ping', path));
+      setStatus('Ping queued: see the deliveries.');
+      setShowDeliveries(true);
+    } catch (error) {
+      setProblem(asProblem(error));
+    }
+  };
+  const remove = async () => {
+    setProblem(null);
+    try {
+      await call(api.DELETE('/api/v1/projects/{project}/webhooks/{webhook}', path));
+      onChanged();
+    } catch (error) {
+      setProblem(asProblem(error));
+    }
+  };
+  return (
+    <li class="card webhook">
+      <h3>{webhook.url}</h3>
+      {webhook.description && <p>{webhook.description}</p>}
+      <dl class="facts">
+        <div>
+          <dt>Events</dt>
+          <dd>{webhook.events.join(', ')}</dd>
+        </div>
+        <div>
+          <dt>Active</dt>
+          <dd>{webhook.active ? 'Yes' : 'No'}</dd>
+        </div>
+        <div>
+          <dt>Last delivery</dt>
+          <dd>
+            {last === null
+              ? 'None yet'
+              : `${last.status}${last.response_status === null ? '' : ` (HTTP ${last.response_status})`}, ${formatDate(last.at)}`}
+          </dd>
+        </div>
+      </dl>
+      <ProblemMessage problem={problem} />
+      <p role="status">{status}</p>
+      <div class="webhook-actions">
+        <button type="button" class="secondary" onClick={() => void ping()}>
+          Send ping
+        </button>
+        <button type="button" class="secondary" aria-expanded={showDeliveries} onClick={() => setShowDeliveries(!showDeliveries)}>
+          {showDeliveries ? 'Hide deliveries' : 'Show deliveries'}
+        </button>
+        <ConfirmButton label="Delete webhook" question={`Delete the webhook to ${webhook.url}?`} onConfirm={remove} />
+      </div>
+      {showDeliveries && <Deliveries projectId={projectId} webhookId={webhook.id} url={webhook.url} />}
+    </li>
+  );
+}
+
+/** A webhook's deliveries, newest first, a page at a time; "Refresh" to see a pending one's outcome. */
+function Deliveries({ projectId, webhookId, url }: { projectId: string; webhookId: string; url: string }) {
+  const [page, setPage] = useState(1);
+  const deliveries = useApi(
+    async () =>
+      call(
+        api.GET('/api/v1/projects/{project}/webhooks/{webhook}/deliveries', {
+          params: { path: { project: projectId, webhook: webhookId }, query: { page } },
+        }),
+      ),
+    [projectId, webhookId, page],
+  );
+  const meta = deliveries.data?.meta;
+  return (
+    <div class="deliveries">
+      <ProblemMessage problem={deliveries.problem} />
+      {deliveries.data?.data.length === 0 && <p class="muted">No deliveries yet. Send a ping to try the webhook.</p>}
+      {deliveries.data && deliveries.data.data.length > 0 && (
+        <ScrollRegion label={`Deliveries to ${url}`}>
+          <table class="report-table">
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col" class="number">
+                  Attempts
+                </th>
+                <th scope="col">Response</th>
+              </tr>
+            </thead>
+            <tbody>
+              {deliveries.data.data.map((delivery) => (
+                <tr key={delivery.id}>
+                  <td>{formatDate(delivery.created_at)}</td>
+                  <td>{delivery.event}</td>
+                  <td>{delivery.status}</td>
+                  <td class="number">{delivery.attempts}</td>
+                  <td>{delivery.response_status === null ? (delivery.error ?? '—') : `HTTP ${delivery.response_status}`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
+      )}
+      <div class="webhook-actions">
+        <button type="button" class="secondary" onClick={deliveries.reload}>
+          Refresh deliveries
+        </button>
+        {meta && meta.last_page > 1 && (
+          <>
+            <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+              Newer
+            </button>
+            <span>
+              Page {meta.current_page} of {meta.last_page}
+            </span>
+            <button type="button" class="secondary" disabled={page >= meta.last_page} onClick={() => setPage(page + 1)}>
+              Older
+            </button>
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function NewWebhookForm({ projectId, onCreated }: { projectId: string; onCreated: (secret: string) => void }) {
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: SubmitEvent) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    const description = String(data.get('description') ?? '').trim();
+    setBusy(true);
+    setProblem(null);
+    try {
+      const created = await call(
+        api.POST('/api/v1/projects/{project}/webhooks', {
+          params: { path: { project: projectId } },
+          body: {
+            url: String(data.get('url') ?? '').trim(),
+            events: data.getAll('events').map(String) as WebhookEvent[],
+            description: description === '' ? null : description,
+          },
+        }),
+      );
+      form.reset();
+      onCreated(created.secret);
+    } catch (error) {
+      setProblem(asProblem(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const eventErrors = problem === null ? [] : errorsUnder(problem.fieldErrors, 'events');
+  const descriptionErrors = problem?.fieldErrors.description ?? [];
+  return (
+    <form class="stack new-webhook" aria-labelledby="new-webhook-title" onSubmit={(event) => void submit(event)} noValidate>
+      <h3 id="new-webhook-title">New webhook</h3>
+      <ProblemMessage problem={problem} />
+      <Field name="url" label="URL" problem={problem} hint="An https address on the internet; private and loopback addresses are refused.">
+        {(attributes) => <input {...attributes} type="url" maxLength={2048} required />}
+      </Field>
+      <fieldset aria-describedby={eventErrors.length > 0 ? 'webhook-events-errors' : undefined}>
+        <legend>Events</legend>
+        {WEBHOOK_EVENTS.map((name) => (
+          <label key={name} class="check">
+            <input type="checkbox" name="events" value={name} defaultChecked={name === 'report.gate_failed'} /> {name}
+          </label>
+        ))}
+        {eventErrors.length > 0 && (
+          <ul class="field-errors" id="webhook-events-errors">
+            {eventErrors.map((message) => (
+              <li key={message}>{message}</li>
+            ))}
+          </ul>
+        )}
+      </fieldset>
+      {/* Not <Field>: its id would be the settings form's project description's (`field-description`). */}
+      <div class="field">
+        <label for="webhook-description">Description (optional)</label>
+        <input
+          id="webhook-description"
+          name="description"
+          type="text"
+          maxLength={1000}
+          aria-invalid={descriptionErrors.length > 0}
+          aria-describedby={descriptionErrors.length > 0 ? 'webhook-description-errors' : undefined}
+        />
+        {descriptionErrors.length > 0 && (
+          <ul class="field-errors" id="webhook-description-errors">
+            {descriptionErrors.map((message) => (
+              <li key={message}>{message}</li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <div>
+        <button type="submit" disabled={busy}>
+          Add webhook
+        </button>
+      </div>
+    </form>
+  );
+}

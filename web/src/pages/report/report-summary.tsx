@@ -1,0 +1,157 @@
+import { useLocation } from 'preact-iso';
+import { useState } from 'preact/hooks';
+import { pageUrl } from '../../../../src/dashboard/dashboard-pages.js';
+import { api, call } from '../../api/client.js';
+import { asProblem, type Problem } from '../../api/problems.js';
+import type { ReportDetail } from './report-types.js';
+import { ConfirmButton } from '../../components/confirm-button.js';
+import { ProblemMessage } from '../../components/problem-message.js';
+import { formatDate } from '../../lib/format.js';
+import { SEVERITIES } from '../../lib/report-view.js';
+
+/** The report's facts, its gate in words, its downloads and its deletion. */
+export function ReportSummary({ report, projectName }: { report: ReportDetail; projectName: string | null }) {
+  const projectUrl = pageUrl('project', { project: report.project_id });
+  const { changes } = report;
+  return (
+    <>
+      <section class="panel" aria-labelledby="report-summary-title">
+        <h2 id="report-summary-title">Summary</h2>
+        <dl class="facts report-facts">
+          <div>
+            <dt>Project</dt>
+            <dd>
+              <a href={projectUrl}>{projectName ?? 'The project'}</a>
+            </dd>
+          </div>
+          <div>
+            <dt>Branch</dt>
+            <dd>{report.branch ?? <span class="muted">Unknown</span>}</dd>
+          </div>
+          <div>
+            <dt>Commit</dt>
+            <dd>{report.commit === null ? <span class="muted">Unknown</span> : <code>{report.commit.slice(0, 12)}</code>}</dd>
+          </div>
+          <div>
+            <dt>Analyzed</dt>
+            <dd>{formatDate(report.analyzed_at)}</dd>
+          </div>
+          <div>
+            <dt>Score</dt>
+            <dd class="score">{report.score}</dd>
+          </div>
+          <div>
+            <dt>Analyzers</dt>
+            <dd>
+              {report.passed} passed, {report.failed} failed of {report.total}
+            </dd>
+          </div>
+        </dl>
+        <h3 class="report-subtitle">Issues by severity</h3>
+        <dl class="facts report-severities">
+          <div>
+            <dt>Total</dt>
+            <dd>{report.total_issues}</dd>
+          </div>
+          {SEVERITIES.map((severity) => (
+            <div key={severity}>
+              <dt>
+                <span class={`severity severity-${severity}`}>{severity}</span>
+              </dt>
+              <dd>{report.issues_by_severity[severity]}</dd>
+            </div>
+          ))}
+        </dl>
+        <h3 class="report-subtitle">Against the baseline</h3>
+        {changes.baseline === null ? (
+          <p class="muted">
+            No baseline: this is the first report of its branch (or the one before it was deleted), so every issue counts as found.
+          </p>
+        ) : (
+          <dl class="facts">
+            <div>
+              <dt>New</dt>
+              <dd>{changes.new ?? '—'}</dd>
+            </div>
+            <div>
+              <dt>Fixed</dt>
+              <dd>{changes.fixed ?? '—'}</dd>
+            </div>
+            <div>
+              <dt>Unchanged</dt>
+              <dd>{changes.unchanged ?? '—'}</dd>
+            </div>
+            <div>
+              <dt>Baseline</dt>
+              <dd>
+                <a href={pageUrl('report', { report: changes.baseline.uuid })}>{formatDate(changes.baseline.analyzed_at)}</a>
+                {changes.baseline.branch !== null && <span class="muted"> on {changes.baseline.branch}</span>}
+              </dd>
+            </div>
+          </dl>
+        )}
+      </section>
+      <GatePanel gate={report.gate} />
+      <ReportActions report={report} projectUrl={projectUrl} />
+    </>
+  );
+}
+
+function GatePanel({ gate }: { gate: ReportDetail['gate'] }) {
+  return (
+    <section class="panel" aria-labelledby="report-gate-title">
+      <h2 id="report-gate-title">Quality gate</h2>
+      {gate === null ? (
+        <p class="muted">This report was stored before Scoreboard kept gates, so it has none.</p>
+      ) : (
+        <>
+          <p class={gate.passed ? 'gate gate-passed' : 'gate gate-failed'}>{gate.passed ? 'Passed' : 'Failed'}</p>
+          {gate.reasons.length === 0 ? (
+            <p class="muted">{gate.passed ? 'Every condition of the project’s gate was met.' : 'The gate gave no reason.'}</p>
+          ) : (
+            <ul class="gate-reasons">
+              {gate.reasons.map((reason) => (
+                <li key={reason}>{reason}</li>
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** Downloads (plain links: a GET sends the session cookie and needs no CSRF token) and delete. */
+function ReportActions({ report, projectUrl }: { report: ReportDetail; projectUrl: string }) {
+  const { route } = useLocation();
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const exportUrl = (format: 'sarif' | 'csv') => `/api/v1/reports/${encodeURIComponent(report.uuid)}/export?format=${format}`;
+  const remove = async () => {
+    setProblem(null);
+    try {
+      await call(api.DELETE('/api/v1/reports/{report}', { params: { path: { report: report.uuid } } }));
+      route(projectUrl);
+    } catch (error) {
+      setProblem(asProblem(error));
+    }
+  };
+  return (
+    <section class="panel" aria-labelledby="report-actions-title">
+      <h2 id="report-actions-title">Export and delete</h2>
+      <p class="report-actions">
+        <a class="button" href={exportUrl('sarif')} download>
+          Download SARIF
+        </a>
+        <a class="button" href={exportUrl('csv')} download>
+          Download CSV
+        </a>
+      </p>
+      <ProblemMessage problem={problem} />
+      <ConfirmButton
+        label="Delete report"
+        question="Delete this report for good? Its project keeps its other reports."
+        onConfirm={remove}
+      />
+    </section>
+  );
+}
