@@ -14034,6 +14034,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Sign out: ends the session and clears its cookie */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description The body is not valid JSON, not a JSON object, nested too deep, or has a `__proto__` key; or the Host header is not a host name or IP address with an optional port. */
             400: {
                 headers: {
