@@ -16,7 +16,15 @@ export const REDACTED_LOG_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'headers.authorization',
-  ...['plain_text_token', 'api_token', 'token'].flatMap((key) => [key, `*.${key}`, `*.*.${key}`, `*.*.*.${key}`]),
+  'req.headers["x-csrf-token"]',
+  'res.headers["set-cookie"]',
+  // E7: a password, a session's CSRF token, a webhook's secret, wherever a log call might put them.
+  ...['plain_text_token', 'api_token', 'token', 'password', 'current_password', 'csrf_token', 'secret'].flatMap((key) => [
+    key,
+    `*.${key}`,
+    `*.*.${key}`,
+    `*.*.*.${key}`,
+  ]),
 ];
 
 /**

@@ -60,6 +60,28 @@ describe('plain-text tokens at rest, every table (D9, D10)', () => {
     }
   });
 
+  it('stores dashboard passwords as scrypt hashes and sessions as SHA-256 of their secret, never the plain text (E7)', async () => {
+    const user = await ctx.given.user();
+    const password = 'a password kept nowhere';
+    await ctx.given.password(user, password);
+    const signIn = await ctx.request({ method: 'POST', url: '/api/v1/session', body: { email: user.email, password } });
+    expect(signIn.statusCode).toBe(201);
+    const secret = signIn.cookies[0]!.value;
+    const csrf: string = signIn.json().data.csrf_token;
+    const headers = { cookie: `scoreboard_session=${secret}`, 'x-csrf-token': csrf };
+    const newPassword = 'another password kept nowhere';
+    const change = { current_password: password, password: newPassword };
+    expect((await ctx.request({ method: 'PUT', url: '/api/v1/user/password', headers, body: change })).statusCode).toBe(200);
+    await ctx.request({ method: 'POST', url: '/api/v1/session', body: { email: user.email, password: 'a wrong one, counted' } });
+
+    const stored = await ctx.store.everythingStored();
+    expect(stored).toContain(sha256(secret)); // the search covers the sessions table
+    expect(stored).toMatch(/scrypt\$15\$8\$1\$/); // and the users' password hashes
+    for (const plain of [password, newPassword, secret, csrf, 'a wrong one, counted']) {
+      expect(stored.includes(plain), `${plain} stored in plain text`).toBe(false);
+    }
+  });
+
   it("never puts a secret in an audit event's details (E5): tokens, project tokens, badge keys", async () => {
     const user = await ctx.given.user({ plan: 'business' });
     const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) =>

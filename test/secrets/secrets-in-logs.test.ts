@@ -66,6 +66,29 @@ describe('the service logger (trace level, captured stream)', () => {
     expectNoSecret(log.text, [user.token, pat, created.api_token, rotated, 'service_not-a-real-token']);
   });
 
+  it('logs a dashboard session without its password, cookie or CSRF token (E7)', async () => {
+    const user = await ctx.given.user();
+    const password = 'a logged-nowhere passphrase';
+    await ctx.given.password(user, password);
+    const signIn = await ctx.request({ method: 'POST', url: '/api/v1/session', body: { email: user.email, password } });
+    const secret = signIn.cookies[0]!.value;
+    const csrf: string = signIn.json().data.csrf_token;
+    const headers = { cookie: `scoreboard_session=${secret}`, 'x-csrf-token': csrf };
+    await ctx.request({ method: 'POST', url: '/api/v1/session', body: { email: user.email, password: `${password} but wrong` } });
+    const changed = await ctx.request({
+      method: 'PUT',
+      url: '/api/v1/user/password',
+      headers,
+      body: { current_password: password, password: 'another unlogged passphrase' },
+    });
+    expect(changed.statusCode).toBe(200);
+    await ctx.request({ method: 'DELETE', url: '/api/v1/session', headers });
+    ctx.app.log.info({ body: { password, current_password: password }, csrf_token: csrf, secret }, 'a careless debug line');
+
+    expect(log.text).toMatch(/request completed/);
+    expectNoSecret(log.text, [password, 'another unlogged passphrase', secret, csrf]);
+  });
+
   it('redacts tokens by their shape wherever a URL carries them: a path segment, any query value, a fragment', async () => {
     const user = await ctx.given.user();
     const { apiToken } = await ctx.given.project(user);
