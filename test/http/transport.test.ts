@@ -149,7 +149,8 @@ describe('D5: unknown paths get 404, unsupported methods 405', () => {
   });
 
   it('answers an unknown path outside /api/v1 with the exact 404 envelope', async () => {
-    for (const url of ['/nope', '/']) {
+    // (`/` is the dashboard, E7: test/web/dashboard-serving.test.ts.)
+    for (const url of ['/nope', '/projects', '/assets/nope.js', '/sign-in/more']) {
       expectError(await call({ method: 'GET', url }), 404, NOT_FOUND);
     }
   });

@@ -16,10 +16,13 @@
  * for an /api/v1 route without an ability in test/auth/route-table.test.ts, the role matrix of the
  * project endpoints in test/projects/permissions.test.ts.
  */
+import { readdirSync } from 'node:fs';
 import type { HTTPMethods } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Ability } from '../../src/auth/abilities.js';
 import { createApp } from '../../src/app.js';
+import { DASHBOARD_PAGES } from '../../src/dashboard/dashboard-pages.js';
+import { DEFAULT_DASHBOARD_ROOT } from '../../src/dashboard/dashboard.routes.js';
 import type { TeamRole } from '../../src/db/schema.js';
 import type { RouteTableEntry } from '../../src/http/app-types.js';
 import { UNAUTHENTICATED, expectError, expectNotFound, freshAddress, missingAbility } from '../helpers/contract.js';
@@ -60,6 +63,8 @@ const CLIENT_ROUTES = [
   'GET /api/token/verify',
   'GET /api/project',
 ];
+/** E7: the dashboard's pages (each the app's index.html, no data) and its built assets, for anyone. */
+const DASHBOARD_ROUTES = [...Object.values(DASHBOARD_PAGES), '/assets/*'];
 /** E7's own routes: the sign-in (no credential) and the session's (a session only, never a token). */
 const SESSION_ROUTES = ['POST /api/v1/session sign-in', 'GET /api/v1/session signed-in', 'DELETE /api/v1/session signed-in'];
 /** The public badges (E2.3): no token, the project's badge key in the path is the credential. */
@@ -119,7 +124,7 @@ function classify(route: Route): { kind: 'v1' | 'client' | 'document' | 'public'
     if (endpoint.subscription !== (config.subscription === true)) return { problem: `${name}: subscription rule differs from D7` };
     return { kind: 'v1' };
   }
-  if (PUBLIC_ROUTES.includes(route.url)) return { kind: 'public' };
+  if (PUBLIC_ROUTES.includes(route.url) || DASHBOARD_ROUTES.includes(route.url)) return { kind: 'public' };
   return { problem: `${name}: declares no ability, is no client-package route and is not a named public route` };
 }
 
@@ -134,6 +139,8 @@ const urlOf = (route: Route) =>
     .replace(':id', MISSING_TOKEN)
     .replace(':webhook', MISSING_WEBHOOK)
     .replace(':delivery', MISSING_DELIVERY)
+    // A file the dashboard's build really made (npm test builds first).
+    .replace(/^\/assets\/\*$/, `/assets/${readdirSync(`${DEFAULT_DASHBOARD_ROOT}assets`)[0]}`)
     .replace('*', 'index.html');
 
 describe('API5 broken function level authorization', () => {

@@ -91,7 +91,8 @@ describe('API8 security headers on every kind of answer', () => {
       ['404 v1 resource', 404, await ctx.request({ method: 'GET', url: '/api/v1/projects/nope', token: user.token })],
       ['404 unknown v1 path', 404, await ctx.request({ method: 'GET', url: '/api/v1/nope', token: user.token })],
       ['404 unknown path', 404, await ctx.request({ method: 'GET', url: '/nope' })],
-      ['404 root', 404, await ctx.request({ method: 'GET', url: '/' })],
+      // (`/` is the dashboard, with its own page policy: below.)
+      ['404 a path beside the dashboard', 404, await ctx.request({ method: 'GET', url: '/projects' })],
       ['405 v1', 405, await ctx.request({ method: 'PATCH', url: '/api/v1/projects', token: user.token })],
       [
         '413 v1',
@@ -154,6 +155,40 @@ describe('API8 security headers on every kind of answer', () => {
         }
       }
       expect(directives['script-src'], url).not.toContain("'unsafe-inline'");
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      expectNothingAdvertised(response, url);
+    }
+  });
+
+  it('gives the dashboard (E7) a same-origin policy without inline scripts: no wildcard, no remote host, no framing', async () => {
+    const page = await ctx.request({ method: 'GET', url: '/' });
+    const asset = /src="(\/assets\/[^"]+\.js)"/.exec(page.body)?.[1];
+    expect(asset, 'the page names its script').toBeDefined();
+    for (const [url, response] of [
+      ['/', page],
+      ['/reports/x', await ctx.request({ method: 'GET', url: '/reports/x' })],
+      [asset!, await ctx.request({ method: 'GET', url: asset! })],
+    ] as const) {
+      expect(response.statusCode, url).toBe(200);
+      const csp = String(response.headers['content-security-policy']);
+      const directives = Object.fromEntries(
+        csp
+          .split(';')
+          .map((d) => d.trim().split(/\s+/))
+          .filter((d) => d[0])
+          .map(([name, ...sources]) => [name!, sources]),
+      );
+      if (url !== asset) {
+        // The page's own policy; an asset keeps the API's `default-src 'none'`, which is stricter still.
+        expect(directives['default-src'], url).toEqual(["'self'"]);
+        expect(directives['script-src'], url).toEqual(["'self'"]);
+        expect(directives['style-src'], url).toEqual(["'self'"]);
+      }
+      expect(directives['frame-ancestors'], url).toEqual(["'none'"]);
+      for (const [name, sources] of Object.entries(directives)) {
+        for (const source of sources as string[]) expect(source, `${url} ${name}`).toMatch(/^'(self|none)'$|^data:$/);
+      }
       expect(response.headers['x-content-type-options']).toBe('nosniff');
       expect(response.headers['x-frame-options']).toBe('DENY');
       expectNothingAdvertised(response, url);

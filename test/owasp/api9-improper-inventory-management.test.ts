@@ -11,13 +11,20 @@
  * test/openapi/document.test.ts checks the document against the ENDPOINTS table; this file checks it
  * against what the app registered.
  */
+import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_PAGES } from '../../src/dashboard/dashboard-pages.js';
+import { DEFAULT_DASHBOARD_ROOT } from '../../src/dashboard/dashboard.routes.js';
 import { freshAddress } from '../helpers/contract.js';
 import { MISSING_PROJECT, MISSING_REPORT, MISSING_TOKEN } from '../helpers/endpoints.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
-/** Served but deliberately not in the document: the document itself, metrics, the /docs pages. */
+/** The dashboard (E7): its pages (the app's index.html) and its built assets; pages for people, not API operations. */
+const DASHBOARD_ROUTES = [...Object.values(DASHBOARD_PAGES).map((path) => `GET ${path}`), 'GET /assets/*'];
+
+/** Served but deliberately not in the document: the document itself, metrics, the /docs pages, the dashboard. */
 const UNDOCUMENTED = [
+  ...DASHBOARD_ROUTES,
   'GET /api/v1/openapi.json',
   'GET /metrics',
   'GET /docs',
@@ -69,7 +76,8 @@ describe('API9 improper inventory management', () => {
   it('serves nothing outside the API, the public badges, the operational endpoints and /docs, and no debug or test route', () => {
     for (const route of served) {
       const url = route.split(' ')[1]!;
-      expect(url, route).toMatch(/^\/(api\/|badges\/:key\/|healthz$|readyz$|metrics$|docs($|\/))/);
+      const dashboard = DASHBOARD_ROUTES.some((page) => page.split(' ')[1] === url);
+      if (!dashboard) expect(url, route).toMatch(/^\/(api\/|badges\/:key\/|healthz$|readyz$|metrics$|docs($|\/))/);
       expect(url, route).not.toMatch(/debug|test|internal|admin|phpinfo|\benv\b|config|seed|reset|dump|__/i);
     }
     // One API version: /api/v1, plus the client package's unversioned /api paths (CLIENT-WIRE.md).
@@ -91,11 +99,15 @@ describe('API9 improper inventory management', () => {
   });
 
   it('answers HEAD like GET on every GET route: same status and headers, no body', async () => {
+    // A file the build really made, for the dashboard's assets (npm test builds first).
+    const asset = readdirSync(`${DEFAULT_DASHBOARD_ROOT}assets`)[0]!;
     const concrete = (url: string) =>
       url
         .replace(':project', MISSING_PROJECT)
         .replace(':report', MISSING_REPORT)
         .replace(':token', MISSING_TOKEN)
+        .replace(':team', MISSING_TOKEN)
+        .replace(/^\/assets\/\*$/, `/assets/${asset}`)
         .replace('*', 'index.html');
     const ignored = new Set(['date', 'x-ratelimit-remaining', 'content-length', 'transfer-encoding', 'etag', 'last-modified']);
     const comparable = (headers: Record<string, unknown>) =>
