@@ -8,9 +8,16 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-/** Loads what a page shows, again whenever `deps` change; a later load's answer replaces an earlier one's, never the reverse. */
+/**
+ * Loads what a page shows, again whenever `deps` change; a later load's answer replaces an earlier
+ * one's, never the reverse. What was loaded for other `deps` is never shown as this one's (a team's
+ * audit log under another team's title): until the new answer arrives there is no data, only
+ * `loading`. A `reload` with the same `deps` keeps showing the current data meanwhile.
+ */
 export function useApi<T>(load: () => Promise<T>, deps: readonly unknown[]): Loaded<T> {
-  const [state, setState] = useState<{ data: T | undefined; problem: Problem | null; loading: boolean }>({
+  const key = JSON.stringify(deps);
+  const [state, setState] = useState<{ key: string | null; data: T | undefined; problem: Problem | null; loading: boolean }>({
+    key: null,
     data: undefined,
     problem: null,
     loading: true,
@@ -21,15 +28,16 @@ export function useApi<T>(load: () => Promise<T>, deps: readonly unknown[]): Loa
     let current = true;
     setState((previous) => ({ ...previous, loading: true }));
     load().then(
-      (data) => current && setState({ data, problem: null, loading: false }),
-      (error: unknown) => current && setState({ data: undefined, problem: asProblem(error), loading: false }),
+      (data) => current && setState({ key, data, problem: null, loading: false }),
+      (error: unknown) => current && setState({ key, data: undefined, problem: asProblem(error), loading: false }),
     );
     return () => {
       current = false;
     };
   }, [...deps, generation]);
   const reload = useCallback(() => setGeneration((value) => value + 1), []);
-  return { ...state, reload };
+  const fresh = state.key === key;
+  return { data: fresh ? state.data : undefined, problem: fresh ? state.problem : null, loading: state.loading || !fresh, reload };
 }
 
 /** Sets the window's title for the page being shown. */
