@@ -13,9 +13,11 @@ import {
 } from './dashboard-browser.js';
 
 /**
- * Issue 18: a person signs in through the page, sees the projects of their team, creates a project
- * and gets its token once; the client package's reports then show as score, gate, new issues and a
- * sparkline. Every page passes axe-core, loads nothing from another origin and breaks no rule of its
+ * Issue 18, the whole journey: a person signs in through the page, sees the projects of their team,
+ * creates a project and gets its token once; the client package's reports (two real fixtures through
+ * /api/reports) then show as score, gate, new issues and a sparkline, the project's trend and the
+ * report's new and fixed issues; they change the gate, create and revoke a token, invite a colleague
+ * who accepts in another browser, sign out, and the session is refused afterwards. Every page passes axe-core, loads nothing from another origin and breaks no rule of its
  * Content-Security-Policy; each is screenshot at 375 and 1440 px under test-results/dashboard/.
  */
 if (!hasChromium) {
@@ -113,11 +115,38 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     expect(page.url()).toBe(`${base}/`);
   });
 
+  it('opens the project: the score trend is drawn, and a gate setting is saved', async () => {
+    await page.locator('.project', { hasText: 'Shop' }).getByRole('link', { name: 'Shop' }).click();
+    await page.waitForURL(/\/projects\/[0-9a-f-]{36}$/);
+    await page.locator('.trend-canvas canvas').first().waitFor();
+    await page.getByLabel('Minimum score').fill('60');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('The settings were saved.').waitFor();
+    await page.reload();
+    await page.locator('.trend-canvas canvas').first().waitFor();
+    expect(await page.getByLabel('Minimum score').inputValue()).toBe('60');
+  });
+
+  it('opens the latest report: what it changed, new and fixed issues', async () => {
+    // report-full is a pull request's run against main, where report-small ran: its baseline.
+    await page.locator('.project-reports tbody tr').first().getByRole('link').click();
+    await page.waitForURL(/\/reports\/[0-9a-f-]{36}$/);
+    const kinds = page.getByRole('navigation', { name: 'Kind of change' });
+    await kinds.getByRole('link', { name: /^New/ }).click();
+    await page.waitForURL(/[?&]kind=new/);
+    const changes = page.locator('section', { has: page.locator('#report-changes-title') });
+    await expect.poll(() => changes.locator('tbody .change').count()).toBeGreaterThan(0);
+    expect(new Set(await changes.locator('tbody .change').allTextContents())).toEqual(new Set(['New']));
+    await kinds.getByRole('link', { name: /^Fixed/ }).click();
+    await page.waitForURL(/[?&]kind=fixed/);
+    await expect.poll(async () => new Set(await changes.locator('tbody .change').allTextContents())).toEqual(new Set(['Fixed']));
+  });
+
   it('switches team: the projects page shows the other team’s projects', async () => {
     // A second team, which the CLI makes the current one; the page learns it on reload.
     const created = await world.sandbox.cli('teams:create', '--owner', world.user.email, '--name', 'Platform');
     expect(created.code, created.stderr).toBe(0);
-    await page.reload();
+    await page.goto(`${base}/`);
     await page.getByText('This team has no projects yet.').waitFor();
     const switcher = page.getByLabel('Team', { exact: true });
     expect(await switcher.locator('option:checked').textContent()).toBe('Platform');
@@ -158,6 +187,43 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     await card.waitFor({ state: 'detached' });
     const refused = await fetch(`${base}/api/v1/projects`, { headers: { authorization: `Bearer ${secret}` } });
     expect(refused.status).toBe(401);
+  });
+
+  it('invites a colleague, who signs in in another browser and accepts; the team then lists them', async () => {
+    const colleague = { email: 'grace@example.com', password: 'another long passphrase' };
+    const created = await world.sandbox.cliWithInput(
+      `${colleague.password}\n`,
+      'users:create',
+      '--email',
+      colleague.email,
+      '--password-stdin',
+    );
+    expect(created.code, created.stderr).toBe(0);
+    await page.getByRole('link', { name: 'Team', exact: true }).click();
+    await page.waitForURL(/\/teams\/\d+$/);
+    const teamUrl = page.url();
+    const invite = page.locator('form', { has: page.getByRole('heading', { name: 'Invite someone' }) });
+    await invite.getByLabel('Email').fill(colleague.email);
+    await invite.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByRole('button', { name: `Cancel the invitation for ${colleague.email}` }).waitFor();
+
+    const other = await world.browser.newPage({ viewport: { width: 375, height: 800 } });
+    try {
+      await other.goto(`${base}/invitations`);
+      await other.waitForURL(`${base}/sign-in?next=%2Finvitations`);
+      await other.getByLabel('Email').fill(colleague.email);
+      await other.getByLabel('Password').fill(colleague.password);
+      await other.getByRole('button', { name: 'Sign in' }).click();
+      await other.waitForURL(`${base}/invitations`);
+      await other.getByRole('button', { name: /^Accept the invitation to / }).click();
+      await other.getByRole('link', { name: /^Go to / }).click();
+      await other.waitForURL(teamUrl);
+      await other.getByText('Your role: Member.').waitFor();
+    } finally {
+      await other.close();
+    }
+    await page.reload();
+    await page.locator('main').getByText(colleague.email).first().waitFor();
   });
 
   it('changes the name, and says at the field when the current password is wrong', async () => {
