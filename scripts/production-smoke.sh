@@ -39,6 +39,8 @@ smoke() {
   url="http://127.0.0.1:$port"
 
   curl -fsS "$url/healthz" >/dev/null
+  # The dashboard (E7) was built into dist/web/ before the dev dependencies went: still served.
+  curl -fsS "$url/" | grep -q '<div id="app"></div>' || { echo "production-smoke ($label): / does not serve the dashboard" >&2; return 1; }
   status="$(curl -sS -o "$work/project.json" -w '%{http_code}' -X POST "$url/api/v1/projects" \
     -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -d '{"name": "Shop", "framework_version": "11"}')"
   [[ "$status" == 201 ]] || { cat "$work/project.json" >&2; echo "production-smoke ($label): POST /api/v1/projects gave $status" >&2; return 1; }
