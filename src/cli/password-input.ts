@@ -1,23 +1,25 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { OperatorError } from '../accounts/accounts.service.js';
+import { trimInvisible } from '../http/json-body.js';
 
 /**
  * E7: a password never appears on a command line (shell history, `ps`). `users:password` and
- * `users:create --password-stdin` read it from standard input: piped, everything up to the end
- * (one trailing newline dropped); at a terminal, typed twice at a prompt that does not echo it.
+ * `users:create --password-stdin` read it from standard input: piped, everything up to the end; at
+ * a terminal, typed twice at a prompt that does not echo it. Trimmed as the API trims every string
+ * it reads (D12), the sign-in's password included, so that what is set here is what signs in.
  */
 export async function readPassword(input: NodeJS.ReadStream = process.stdin): Promise<string> {
   if (input.isTTY) {
     const first = await promptHidden(input, 'Password: ');
     const again = await promptHidden(input, 'Password again: ');
     if (first !== again) throw new OperatorError('The two passwords do not match.');
-    return first;
+    return trimInvisible(first);
   }
   let text = '';
   input.setEncoding('utf8');
   for await (const chunk of input) text += chunk;
-  return text.replace(/\r?\n$/, '');
+  return trimInvisible(text);
 }
 
 async function promptHidden(input: NodeJS.ReadStream, question: string): Promise<string> {

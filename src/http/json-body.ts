@@ -43,19 +43,7 @@ export async function requireJsonObjectBody(request: FastifyRequest): Promise<vo
 export async function normalizeJsonBody(request: FastifyRequest): Promise<void> {
   if (!request.routeOptions.schema?.body) return;
   await requireJsonObjectBody(request);
-  const verbatim = request.routeOptions.config.verbatimFields ?? [];
-  const body = request.body as Record<string, unknown>;
-  const trimmed = trimStrings(body) as Record<string, unknown>;
-  // A password is checked, never stored as text: its spaces are part of it (the CLI keeps them too).
-  for (const field of verbatim) if (typeof body[field] === 'string') trimmed[field] = body[field];
-  request.body = trimmed;
-}
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Top-level body fields D12's trimming leaves as sent (passwords, E7). */
-    verbatimFields?: readonly string[];
-  }
+  request.body = trimStrings(request.body);
 }
 
 /** Recursion bounded by `levels`, whatever the input. */

@@ -22,7 +22,7 @@ declare module 'fastify' {
 /** E7: dashboard sign-in, the session, sign-out, and a user's own password. */
 export async function sessionsRoutes(app: App, { sessionsService, config }: { sessionsService: SessionsService; config: Config }) {
   app.post('/session', {
-    config: { sessionRoute: 'sign-in', verbatimFields: ['password'] },
+    config: { sessionRoute: 'sign-in' },
     schema: {
       tags: ['sessions'],
       summary: 'Sign in to the dashboard with email and password; sets the session cookie',
@@ -63,7 +63,7 @@ export async function sessionsRoutes(app: App, { sessionsService, config }: { se
   });
 
   app.put('/user/password', {
-    config: { ability: 'admin', verbatimFields: ['current_password', 'password'] },
+    config: { ability: 'admin' },
     schema: {
       tags: ['user'],
       summary: "Change the caller's dashboard password; ends their other sessions",

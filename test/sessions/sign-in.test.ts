@@ -88,11 +88,21 @@ describe('POST /api/v1/session (E7 sign-in)', () => {
     expectError(await postSignIn(ctx, user.email, user.token), 401, INVALID_CREDENTIALS);
   });
 
-  it('takes a password exactly as sent: D12 trims names, not passwords', async () => {
+  it('trims a password like every string it reads (D12): spaces around it do not count', async () => {
     const user = await ctx.given.user();
-    await ctx.given.password(user, '  spaced out passphrase  ');
-    expect((await postSignIn(ctx, user.email, 'spaced out passphrase')).statusCode).toBe(401);
-    expect((await postSignIn(ctx, user.email, '  spaced out passphrase  ')).statusCode).toBe(201);
+    await ctx.given.password(user, 'spaced out passphrase');
+    expect((await postSignIn(ctx, user.email, '  spaced out passphrase \u200b')).statusCode).toBe(201);
+    expect((await postSignIn(ctx, user.email, 'spaced  out passphrase')).statusCode).toBe(401);
+    // Twelve characters once trimmed.
+    const session = await postSignIn(ctx, user.email, 'spaced out passphrase');
+    const change = await ctx.request({
+      method: 'PUT',
+      url: '/api/v1/user/password',
+      headers: { cookie: `scoreboard_session=${session.cookies[0]!.value}`, 'x-csrf-token': session.json().data.csrf_token },
+      body: { current_password: 'spaced out passphrase', password: `   ${'x'.repeat(11)}   ` },
+    });
+    expect(change.statusCode).toBe(422);
+    expect(change.json().errors).toEqual({ password: ['The password must be at least 12 characters.'] });
   });
 
   it('uses the __Host- cookie with Secure when served over HTTPS (PUBLIC_URL)', async () => {
