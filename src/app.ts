@@ -102,9 +102,11 @@ function defaultLogStream(config: Config): DestinationStream | undefined {
  * `inject` and over a socket) and by anything that needs the route table.
  *
  * How a request to /api/v1 meets D4's order of checks:
- *   onRequest      1 identify the caller: bearer token, else session cookie (never rejects)   auth/identify-caller.ts
+ *   onRequest      1 identify the caller (never rejects)   auth/identify-caller.ts: a bearer token, else
+ *                    the dashboard's session cookie (E7)  sessions/identify-session.ts
  *                  2 count it against the rate limit (429) rate-limit/api-rate-limit.ts
- *                  3-5 401, 403 subscription, 403 ability  auth/route-guard.ts, from the route's config
+ *                  3-5 401, (a session's write without its CSRF token: 403), 403 subscription, 403 ability
+ *                                                         auth/route-guard.ts, from the route's config
  *   parsing        6 415, 413, 400 from Fastify's body parser, then non-object bodies (json-body.ts)
  *   preValidation  1-5 again when a body arrived, which may have taken long enough for the token to be
  *                  revoked (D22); then 7 404 for the path resource, 8 403s of state, per route

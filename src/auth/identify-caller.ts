@@ -17,8 +17,9 @@ export function bearerValue(header: string | undefined): string | null {
 }
 
 /**
- * D4 step 1: identify the caller from the bearer token (else the dashboard session, E7) without rejecting anything. A value of the
- * wrong shape or with a wrong checksum is dismissed before any database lookup (D9).
+ * D4 step 1: identify the caller from the bearer token, else from the dashboard session (E7), without
+ * rejecting anything. A token of the wrong shape or with a wrong checksum is dismissed before any
+ * database lookup (D9).
  */
 export function createCallerIdentifier(deps: {
   tokens: Pick<TokensRepository, 'findForAuth' | 'touchLastUsed'>;
