@@ -15,6 +15,7 @@
  * Campaign size: FUZZ_RUNS runs per property (default below, for `npm test`); `npm run fuzz` sets
  * 1000. A failure prints fast-check's seed and path: FUZZ_SEED=<seed> FUZZ_PATH=<path> replays it.
  */
+import { DASHBOARD_PAGES } from '../../src/dashboard/dashboard-pages.js';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { hashToken } from '../../src/auth/token-hash.js';
@@ -373,6 +374,14 @@ interface DocumentedOperation {
 const UNROUTED_STATUSES = new Set([400, 404, 405, 413, 415, 429]);
 
 /**
+ * E7: the dashboard's pages (the app's index.html, for people; not API operations) and its built
+ * assets. A GET answers 200 (an asset that is not there, 404), or a transport error like any path.
+ */
+const DASHBOARD_PATHS = [...Object.values(DASHBOARD_PAGES), '/assets/*'].map(
+  (page) => new RegExp(`^${page.replace(/:\w+/g, '[^/]+').replace('*', '.+')}/?$`),
+);
+
+/**
  * Answers Node's HTTP parser gives before any route runs (src/http/client-errors.ts): a request line
  * or header it cannot parse (400), or headers over the 16 KiB limit (431). They carry the envelope
  * with `success: false`; no operation is reached, so the OpenAPI document has no say.
@@ -490,6 +499,8 @@ export class FuzzServer {
     const operation = this.documented.find((d) => d.method === method && d.pattern.test(path));
     if (operation) {
       expect([...operation.statuses], `documented statuses of ${operation.name}`).toContain(response.status);
+    } else if (method === 'GET' && DASHBOARD_PATHS.some((page) => page.test(path))) {
+      expect([200, ...UNROUTED_STATUSES], `statuses for ${request.method} ${path}, a dashboard page`).toContain(response.status);
     } else {
       expect([...UNROUTED_STATUSES], `statuses for ${request.method} ${path}, which no operation serves`).toContain(response.status);
     }

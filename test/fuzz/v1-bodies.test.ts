@@ -51,7 +51,8 @@ describe('generated bodies on /api/v1: no 5xx, documented statuses, D3 envelope,
 });
 
 describe('bodies around the 1 MiB limit of /api/v1 (D5)', () => {
-  const bodyOperations = v1.filter((operation) => operation.method !== 'GET');
+  // Sign-out takes a session, not the token the campaign sends: D4 answers its 401 before any 413.
+  const bodyOperations = v1.filter((operation) => operation.method !== 'GET' && operation.name !== 'DELETE /api/v1/session');
   const count = runs(0.2);
   it(
     'answer 413 over the limit, and never a 5xx around it',
