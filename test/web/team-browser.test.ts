@@ -79,6 +79,9 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
     await ada.getByText('No invitations are waiting.').waitFor();
     // The navigation's Team link follows the new current team.
     expect(await ada.getByRole('link', { name: 'Team', exact: true }).getAttribute('href')).toBe(new URL(teamUrl).pathname);
+    // The team switcher reads the teams again: the new one is listed, and chosen, without a reload.
+    const switcher = ada.getByLabel('Team', { exact: true });
+    await expect.poll(() => switcher.locator('option:checked').textContent()).toBe('Acme');
   });
 
   it('invites Bob: a bad email is said at the field, then the invitation is pending', async () => {

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, call } from '../api/client.js';
 import { asProblem, type Problem } from '../api/problems.js';
 import type { AppState } from '../app-context.js';
@@ -8,6 +8,15 @@ import { useApi } from '../lib/use-api.js';
 export function TeamSwitcher({ state }: { state: AppState }) {
   const teams = useApi(async () => (await call(api.GET('/api/v1/teams'))).data, []);
   const [problem, setProblem] = useState<Problem | null>(null);
+  // A team created or left in another page changes the current team (E4): the list is read again
+  // then, and stays shown meanwhile (a reload keeps it), so the select keeps its focus.
+  const currentTeam = state.profile.current_team_id;
+  const listedFor = useRef(currentTeam);
+  useEffect(() => {
+    if (listedFor.current === currentTeam) return;
+    listedFor.current = currentTeam;
+    teams.reload();
+  }, [currentTeam]);
   if (teams.data === undefined || teams.data.length === 0) return null;
 
   const switchTo = async (teamId: number) => {
