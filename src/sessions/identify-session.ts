@@ -27,7 +27,7 @@ export function createSessionIdentifier(deps: {
     const row = await deps.sessions.findForAuth(hashToken(secret));
     if (!row) return null;
     const now = deps.clock.now();
-    if (callerFromSessionRow(row, now, '') === null) return null;
+    if (Date.parse(sessionEndsAt(row)) <= now.getTime()) return null;
     let lastSeen = row.last_seen_at;
     if (now.getTime() - Date.parse(row.last_seen_at) >= LAST_SEEN_RESOLUTION_MS) {
       lastSeen = now.toISOString();
@@ -42,8 +42,8 @@ export function createSessionIdentifier(deps: {
  * idle). A session acts with the user's full rights (E7): every ability, the user's own plan (D7).
  */
 export function callerFromSessionRow(row: SessionAuthRow, now: Date, csrfToken: string): Caller | null {
-  const idleExpiresAt = Date.parse(row.last_seen_at) + SESSION_IDLE_MS;
-  if (Date.parse(row.expires_at) <= now.getTime() || idleExpiresAt <= now.getTime()) return null;
+  const endsAt = sessionEndsAt(row);
+  if (Date.parse(endsAt) <= now.getTime()) return null;
   return {
     userId: row.user_id,
     email: row.email,
@@ -52,10 +52,16 @@ export function callerFromSessionRow(row: SessionAuthRow, now: Date, csrfToken: 
       id: row.id,
       csrfToken,
       expiresAt: row.expires_at,
-      idleExpiresAt: new Date(Math.min(idleExpiresAt, Date.parse(row.expires_at))).toISOString(),
+      idleExpiresAt: endsAt,
     },
     abilities: ['admin'],
     currentTeamId: row.current_team_id,
     activePlan: activePlanOf(row, now),
   };
+}
+
+/** When a session ends unless it is used again: 12 hours after it was last seen, never after its absolute end. */
+export function sessionEndsAt(session: { last_seen_at: string; expires_at: string }): string {
+  const idleEnd = Date.parse(session.last_seen_at) + SESSION_IDLE_MS;
+  return new Date(Math.min(idleEnd, Date.parse(session.expires_at))).toISOString();
 }

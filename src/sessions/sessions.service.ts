@@ -1,4 +1,4 @@
-import { OPERATOR, type RequestOrigin, USER_AGENT_MAX } from '../audit/audit-actor.js';
+import { type AuditActor, OPERATOR, type RequestOrigin, USER_AGENT_MAX } from '../audit/audit-actor.js';
 import { recordAudit } from '../audit/audit-log.js';
 import type { Caller } from '../auth/caller.js';
 import { hashToken } from '../auth/token-hash.js';
@@ -9,7 +9,7 @@ import { invalidCredentials, invalidField, signInLocked, unauthenticated } from 
 import { storableText } from '../http/json-body.js';
 import type { RepositoriesOn } from '../repositories.js';
 import { normalizeEmail, OperatorError } from '../accounts/accounts.service.js';
-import { SESSION_IDLE_MS, SESSION_LIFETIME_MS } from './identify-session.js';
+import { SESSION_LIFETIME_MS, sessionEndsAt } from './identify-session.js';
 import { hashPassword, passwordProblem, verifyPassword } from './password-hash.js';
 import { csrfTokenFor, newSessionSecret } from './session-secret.js';
 import { createSignInLockout } from './sign-in-lockout.js';
@@ -26,6 +26,24 @@ export interface SessionView {
 export function createSessionsService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
   const { db, clock, repositories } = deps;
   const lockout = createSignInLockout(db);
+
+  /**
+   * The new hash, the end of the user's sessions but `keepSessionId` (the one that made the change),
+   * and the change's audit event (never the password): in the caller's transaction. How many ended.
+   */
+  async function replacePassword(trx: Db, actor: AuditActor, userId: number, hash: string, keepSessionId: number | null) {
+    const sessions = repositories(trx).sessions;
+    await sessions.setPasswordHash(userId, hash);
+    const ended = await sessions.deleteForUser(userId, keepSessionId);
+    await recordAudit(trx, clock, actor, {
+      action: 'user.updated',
+      target: { type: 'user', id: userId },
+      teamId: null,
+      userId,
+      details: { password: 'changed' },
+    });
+    return ended;
+  }
 
   async function userOf(userId: number) {
     const user = await repositories(db).sessions.findUser(userId);
@@ -74,27 +92,15 @@ export function createSessionsService(deps: { db: Db; clock: Clock; repositories
           userId: user.id,
         });
       });
-      return {
-        secret,
-        session: {
-          user: { id: user.id, email: user.email, name: user.name },
-          csrf_token: csrfTokenFor(secret),
-          expires_at: expiresAt.toISOString(),
-          idle_expires_at: new Date(Math.min(createdAt.getTime() + SESSION_IDLE_MS, expiresAt.getTime())).toISOString(),
-        },
-      };
+      const session = { last_seen_at: createdAt.toISOString(), expires_at: expiresAt.toISOString() };
+      return { secret, session: viewOf(user, csrfTokenFor(secret), session.expires_at, sessionEndsAt(session)) };
     },
 
     /** The caller's session as the page sees it (the route guard lets only sessions in). */
     async describe(caller: Caller): Promise<SessionView> {
       if (caller.session === null) throw unauthenticated();
-      const user = await userOf(caller.userId);
-      return {
-        user: { id: user.id, email: user.email, name: user.name },
-        csrf_token: caller.session.csrfToken,
-        expires_at: caller.session.expiresAt,
-        idle_expires_at: caller.session.idleExpiresAt,
-      };
+      const { csrfToken, expiresAt, idleExpiresAt } = caller.session;
+      return viewOf(await userOf(caller.userId), csrfToken, expiresAt, idleExpiresAt);
     },
 
     /** Ends the caller's session. */
@@ -116,37 +122,19 @@ export function createSessionsService(deps: { db: Db; clock: Clock; repositories
       const hash = await hashPassword(input.password);
       await inTransaction(db, async (trx) => {
         const { caller: current, actor } = await recheckActor(credential, trx);
-        const sessions = repositories(trx).sessions;
-        await sessions.setPasswordHash(current.userId, hash);
-        await sessions.deleteForUser(current.userId, current.session?.id ?? null);
-        await recordAudit(trx, clock, actor, {
-          action: 'user.updated',
-          target: { type: 'user', id: current.userId },
-          teamId: null,
-          userId: current.userId,
-          details: { password: 'changed' },
-        });
+        await replacePassword(trx, actor, current.userId, hash, current.session?.id ?? null);
       });
     },
 
     /** `scoreboard users:password` / `users:create --password-stdin`: the operator sets a password; every session of the user ends. */
-    async setPassword(email: string, password: string, on: Db = db): Promise<{ id: number; email: string; sessions_ended: number }> {
+    async setPassword(email: string, password: string): Promise<{ id: number; email: string; sessions_ended: number }> {
       const problem = passwordProblem(password);
       if (problem !== null) throw new OperatorError(problem);
       const hash = await hashPassword(password);
-      return inTransaction(on, async (trx) => {
-        const sessions = repositories(trx).sessions;
-        const user = await sessions.findUserForSignIn(normalizeEmail(email));
+      return inTransaction(db, async (trx) => {
+        const user = await repositories(trx).sessions.findUserForSignIn(normalizeEmail(email));
         if (!user) throw new OperatorError(`No user with email ${email}.`);
-        await sessions.setPasswordHash(user.id, hash);
-        const ended = await sessions.deleteForUser(user.id);
-        await recordAudit(trx, clock, OPERATOR, {
-          action: 'user.updated',
-          target: { type: 'user', id: user.id },
-          teamId: null,
-          userId: user.id,
-          details: { password: 'changed' },
-        });
+        const ended = await replacePassword(trx, OPERATOR, user.id, hash, null);
         return { id: user.id, email: user.email, sessions_ended: ended };
       });
     },
@@ -154,3 +142,12 @@ export function createSessionsService(deps: { db: Db; clock: Clock; repositories
 }
 
 export type SessionsService = ReturnType<typeof createSessionsService>;
+
+function viewOf(user: SessionView['user'], csrfToken: string, expiresAt: string, idleExpiresAt: string): SessionView {
+  return {
+    user: { id: user.id, email: user.email, name: user.name },
+    csrf_token: csrfToken,
+    expires_at: expiresAt,
+    idle_expires_at: idleExpiresAt,
+  };
+}

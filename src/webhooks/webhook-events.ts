@@ -4,16 +4,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { WebhookDeliveriesTable } from '../db/schema.js';
 
-/** E6: the events a webhook may subscribe to (`events` is a non-empty subset of these). */
-export const WEBHOOK_EVENTS = [
-  'report.created',
-  'report.gate_failed',
-  'run.failed',
-  'project.token_regenerated',
-  'project.archived',
-  'ping',
-] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+import type { WebhookEvent } from './webhook-event-names.js';
 
 /** E6: how an event names its project in `data.project`. */
 export interface EventProject {

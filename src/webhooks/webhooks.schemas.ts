@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { NullableString, NullableTimestamp, Nullable } from '../http/schemas.js';
-import { WEBHOOK_EVENTS, type WebhookEvent } from './webhook-events.js';
+import { WEBHOOK_EVENTS, type WebhookEvent } from './webhook-event-names.js';
 
 export const WEBHOOK_URL_MAX = 2048;
 export const WEBHOOK_DESCRIPTION_MAX = 1000;

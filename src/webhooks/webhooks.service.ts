@@ -9,7 +9,8 @@ import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../http/pagination.js
 import { UUID_PATTERN } from '../projects/permissions.js';
 import { projectForWrite } from '../projects/project-write-access.js';
 import { generateWebhookSecret } from './signature.js';
-import { pendingDelivery, recordPing, type WebhookEvent } from './webhook-events.js';
+import type { WebhookEvent } from './webhook-event-names.js';
+import { pendingDelivery, recordPing } from './webhook-events.js';
 import { webhookUrlProblem } from './webhook-url.js';
 import type { RepositoriesOn } from '../repositories.js';
 import type { DeliveryRow, WebhookWithLastDelivery } from './webhooks.repository.js';

@@ -122,6 +122,13 @@ export async function ok(sandbox: Sandbox, ...args: string[]): Promise<string> {
   return result.stdout;
 }
 
+/** Runs a CLI command that must succeed with `input` on its standard input (a password, never an argument). */
+export async function okWithInput(sandbox: Sandbox, input: string, ...args: string[]): Promise<string> {
+  const result = await sandbox.cliWithInput(input, ...args);
+  if (result.code !== 0) throw new Error(`scoreboard ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+  return result.stdout;
+}
+
 /** Runs a `--json` CLI command that must succeed and parses its single line of output. */
 export async function okJson<T = any>(sandbox: Sandbox, ...args: string[]): Promise<T> {
   return JSON.parse(await ok(sandbox, ...args, '--json')) as T;

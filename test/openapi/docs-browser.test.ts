@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, hasChromium, launchChromium } from '../helpers/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 
@@ -8,8 +9,6 @@ import { buildTestApp, type TestContext } from '../helpers/test-app.js';
  * Issue 5: /docs renders every endpoint in a real headless Chromium (Debian's), offline: every
  * request the page makes goes to our own server. Skipped, saying so, where Chromium is not installed.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) {
   console.warn(`[scoreboard] docs-browser.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
 }
@@ -23,17 +22,7 @@ describe.skipIf(!hasChromium)('GET /docs in headless Chromium', { timeout: 60_00
   beforeAll(async () => {
     ctx = await buildTestApp();
     base = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

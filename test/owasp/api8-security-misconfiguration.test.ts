@@ -138,14 +138,7 @@ describe('API8 security headers on every kind of answer', () => {
     for (const url of pages) {
       const response = await ctx.request({ method: 'GET', url });
       expect(response.statusCode, url).toBeLessThan(400);
-      const csp = String(response.headers['content-security-policy']);
-      const directives = Object.fromEntries(
-        csp
-          .split(';')
-          .map((d) => d.trim().split(/\s+/))
-          .filter((d) => d[0])
-          .map(([name, ...sources]) => [name!, sources]),
-      );
+      const directives = directivesOf(response);
       expect(directives['default-src'], url).toEqual(["'none'"]);
       expect(directives['frame-ancestors'], url).toEqual(["'none'"]);
       for (const [name, sources] of Object.entries(directives)) {
@@ -171,14 +164,7 @@ describe('API8 security headers on every kind of answer', () => {
       [asset!, await ctx.request({ method: 'GET', url: asset! })],
     ] as const) {
       expect(response.statusCode, url).toBe(200);
-      const csp = String(response.headers['content-security-policy']);
-      const directives = Object.fromEntries(
-        csp
-          .split(';')
-          .map((d) => d.trim().split(/\s+/))
-          .filter((d) => d[0])
-          .map(([name, ...sources]) => [name!, sources]),
-      );
+      const directives = directivesOf(response);
       if (url !== asset) {
         // The page's own policy; an asset keeps the API's `default-src 'none'`, which is stricter still.
         expect(directives['default-src'], url).toEqual(["'self'"]);
@@ -328,3 +314,14 @@ describe('API8 errors without internals in production (NODE_ENV=production)', ()
     expectApiSecurityHeaders(response, '5xx database gone');
   });
 });
+
+/** A Content-Security-Policy header as `{directive: [sources]}`. */
+function directivesOf(response: { headers: Record<string, unknown> }): Record<string, string[]> {
+  return Object.fromEntries(
+    String(response.headers['content-security-policy'])
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .filter((d) => d[0])
+      .map(([name, ...sources]) => [name!, sources]),
+  );
+}

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { BIN, createSandbox, ROOT, type CliResult, type Sandbox } from '../cli/cli-process.js';
+import { createSandbox, ROOT, type Sandbox } from '../cli/cli-process.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 
 /**
@@ -11,8 +11,7 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
  * `scoreboard serve` (dist/: run `npm run build` first, which also builds the app), with a user
  * whose password was set through the CLI, as an operator would.
  */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const hasChromium = existsSync(CHROMIUM);
+export { CHROMIUM, hasChromium } from '../helpers/chromium.js';
 
 /** E7: usable at both widths; every page is screenshot at each. */
 export const WIDTHS = [375, 1440] as const;
@@ -31,8 +30,7 @@ export interface DashboardWorld {
 export async function startDashboardWorld(): Promise<DashboardWorld> {
   const sandbox = await createSandbox({ migrated: true });
   const user = { email: 'ada@example.com', password: 'correct horse battery staple' };
-  const created = await cliWithInput(
-    sandbox,
+  const created = await sandbox.cliWithInput(
     `${user.password}\n`,
     'users:create',
     '--email',
@@ -43,17 +41,7 @@ export async function startDashboardWorld(): Promise<DashboardWorld> {
   );
   if (created.code !== 0) throw new Error(`users:create --password-stdin exited ${created.code}: ${created.stderr}`);
   const server = await startServerProcess(sandbox);
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-    ],
-  });
+  const browser = await launchChromium();
   return {
     sandbox,
     server,
@@ -65,20 +53,6 @@ export async function startDashboardWorld(): Promise<DashboardWorld> {
       await sandbox.cleanup();
     },
   };
-}
-
-/** `scoreboard <args>` with `input` on its standard input (a password, never an argument). */
-function cliWithInput(sandbox: Sandbox, input: string, ...args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: sandbox.dir, env: sandbox.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    child.stdin.end(input);
-  });
 }
 
 /** What a page did that it must not: requests to another origin, scripts or styles the policy blocked, uncaught errors. */

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, type Sandbox } from '../cli/cli-process.js';
+import { ok, okWithInput } from '../cli/cli-process.js';
 import { CLIENT_POST_HEADERS, type FixtureName, loadFixture } from '../helpers/client-wire.js';
 import {
   CHROMIUM,
@@ -229,9 +228,9 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
   it('hides the webhooks from a member (the API answers 404), and says in words that a member may not delete', async () => {
     const { data } = (await (await page.request.get(`${base}/api/v1/projects/${projectId}`)).json()) as { data: { team_id: number } };
     const bob = { email: 'bob@example.com', password: 'another long passphrase' };
-    await cliWithInput(world.sandbox, `${bob.password}\n`, 'users:create', '--email', bob.email, '--name', 'Bob', '--password-stdin');
-    await cliWithInput(world.sandbox, '', 'teams:add-member', '--team', String(data.team_id), '--email', bob.email, '--role', 'member');
-    await cliWithInput(world.sandbox, '', 'users:switch-team', '--email', bob.email, '--team', String(data.team_id));
+    await okWithInput(world.sandbox, `${bob.password}\n`, 'users:create', '--email', bob.email, '--name', 'Bob', '--password-stdin');
+    await ok(world.sandbox, 'teams:add-member', '--team', String(data.team_id), '--email', bob.email, '--role', 'member');
+    await ok(world.sandbox, 'users:switch-team', '--email', bob.email, '--team', String(data.team_id));
 
     const context = await world.browser.newContext({ viewport: { width: 1440, height: 900 } });
     const member = await context.newPage();
@@ -270,15 +269,3 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     expect(watch.pageErrors).toEqual([]);
   });
 });
-
-/** `scoreboard <args>` in the sandbox with `input` on its standard input (a password, never an argument). */
-function cliWithInput(sandbox: Sandbox, input: string, ...args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: sandbox.dir, env: sandbox.env, stdio: ['pipe', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`scoreboard ${args[0]} exited ${code}: ${stderr}`))));
-    child.stdin.end(input);
-  });
-}

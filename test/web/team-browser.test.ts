@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, type CliResult, type Sandbox } from '../cli/cli-process.js';
 import {
   CHROMIUM,
   type DashboardWorld,
@@ -40,8 +38,7 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
     base = world.server.url;
     const plan = await world.sandbox.cli('users:plan', '--email', world.user.email, '--plan', 'business');
     expect(plan.code, plan.stderr).toBe(0);
-    const created = await cliWithInput(
-      world.sandbox,
+    const created = await world.sandbox.cliWithInput(
       `${BOB.password}\n`,
       'users:create',
       '--email',
@@ -208,17 +205,3 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
     }
   });
 });
-
-/** `scoreboard <args>` with `input` on its standard input (a password, never an argument); as in dashboard-browser.ts. */
-function cliWithInput(sandbox: Sandbox, input: string, ...args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: sandbox.dir, env: sandbox.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}

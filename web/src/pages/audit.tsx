@@ -1,3 +1,4 @@
+import { ScrollRegion } from '../components/scroll-region.js';
 import { useLocation } from 'preact-iso';
 import { DASHBOARD_PAGES } from '../../../src/dashboard/dashboard-pages.js';
 import { api, call } from '../api/client.js';
@@ -118,11 +119,10 @@ function emptyMessage(scopeName: string, action: string | null, page: number): s
   return `No events yet for ${scopeName}. Changes appear here as they are made.`;
 }
 
-/** The events as a table that scrolls sideways inside its own labelled, focusable region on a narrow screen. */
+/** The events as a table that scrolls sideways inside its own region on a narrow screen. */
 function AuditTable({ events, caption }: { events: AuditEvent[]; caption: string }) {
   return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard to scroll (axe: scrollable-region-focusable).
-    <section class="table-scroll" aria-labelledby="audit-caption" tabIndex={0}>
+    <ScrollRegion labelledBy="audit-caption">
       <table class="audit-table">
         <caption id="audit-caption">{caption}</caption>
         <thead>
@@ -152,7 +152,7 @@ function AuditTable({ events, caption }: { events: AuditEvent[]; caption: string
           ))}
         </tbody>
       </table>
-    </section>
+    </ScrollRegion>
   );
 }
 

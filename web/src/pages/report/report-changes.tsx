@@ -4,7 +4,7 @@ import { ProblemMessage } from '../../components/problem-message.js';
 import { useApi } from '../../lib/use-api.js';
 import { CHANGE_KINDS, type ChangeKind, choiceParam, fileAndLine, pageParam, SEVERITIES, withQuery } from '../../lib/report-view.js';
 import { Pagination } from './pagination.js';
-import { TableRegion } from './table-region.js';
+import { ScrollRegion } from '../../components/scroll-region.js';
 import type { ReportDetail } from './report-types.js';
 
 const KIND_LABELS: Record<ChangeKind, string> = { new: 'New', fixed: 'Fixed', unchanged: 'Unchanged' };
@@ -81,7 +81,7 @@ export function ReportChangesSection({ report }: { report: ReportDetail }) {
         </p>
       )}
       {rows.length > 0 && (
-        <TableRegion labelledBy="report-changes-title">
+        <ScrollRegion labelledBy="report-changes-title">
           <table class="report-table">
             <thead class="report-table-head">
               <tr>
@@ -115,7 +115,7 @@ export function ReportChangesSection({ report }: { report: ReportDetail }) {
               ))}
             </tbody>
           </table>
-        </TableRegion>
+        </ScrollRegion>
       )}
       {meta && meta.last_page > 1 && (
         <Pagination

@@ -1,7 +1,7 @@
 import { useLocation } from 'preact-iso';
 import { useMemo } from 'preact/hooks';
 import { categoryLabel, choiceParam, countByStatus, RESULT_STATUSES, resultsByCategory, withQuery } from '../../lib/report-view.js';
-import { TableRegion } from './table-region.js';
+import { ScrollRegion } from '../../components/scroll-region.js';
 import type { ReportResult } from './report-types.js';
 
 /** Every analyzer's result grouped by category, filtered by status through the query string (`?status=failed`). */
@@ -45,7 +45,7 @@ export function ReportResultsSection({ results }: { results: ReportResult[] }) {
             <h3 id={headingId}>
               {categoryLabel(group.category)} <span class="muted">({group.results.length})</span>
             </h3>
-            <TableRegion labelledBy={headingId}>
+            <ScrollRegion labelledBy={headingId}>
               <table class="report-table">
                 <thead class="report-table-head">
                   <tr>
@@ -72,7 +72,7 @@ export function ReportResultsSection({ results }: { results: ReportResult[] }) {
                   ))}
                 </tbody>
               </table>
-            </TableRegion>
+            </ScrollRegion>
           </div>
         );
       })}

@@ -1,0 +1,80 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMigrator, migrateToLatest } from '../../src/db/database.js';
+import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
+import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+
+/**
+ * Migration 0011 (E7's sessions) on a live database: what the release before it wrote (a database at
+ * 0010) reads the same after `scoreboard migrate` — tokens, users, projects with their settings,
+ * reports, webhooks, the audit log — and its users, who have no password yet, are refused by the
+ * sign-in until the operator sets one, while their tokens go on working.
+ */
+describe('migration 0011 on a database written by the release before it', () => {
+  let ctx: TestContext;
+  beforeEach(async () => {
+    ctx = await buildTestApp();
+  });
+  afterEach(async () => ctx.close());
+
+  it('reads everything the same after the upgrade; users sign in once the operator gives them a password', async () => {
+    const { user, projectId, apiToken } = await givenUploader(ctx);
+    const settings = await ctx.request({
+      method: 'PUT',
+      url: `/api/v1/projects/${projectId}`,
+      token: user.token,
+      body: { name: 'Shop', framework_version: '12', settings: { fail_on: 'high', fail_threshold: 70 } },
+    });
+    expect(settings.statusCode, settings.body).toBe(200);
+    const hook = await ctx.request({
+      method: 'POST',
+      url: `/api/v1/projects/${projectId}/webhooks`,
+      token: user.token,
+      body: { url: 'https://hooks.example.com/in', events: ['report.created'] },
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
+    const uuids: string[] = [];
+    for (const name of ['report-small', 'report-full']) uuids.push((await uploadOk(ctx, apiToken, fixture(name, projectId))).report.uuid);
+    const reads = [
+      '/api/v1/user',
+      '/api/v1/tokens',
+      `/api/v1/projects/${projectId}`,
+      '/api/v1/projects',
+      `/api/v1/projects/${projectId}/reports`,
+      `/api/v1/projects/${projectId}/webhooks`,
+      '/api/v1/user/audit-events',
+      ...uuids.flatMap((uuid) => [`/api/v1/reports/${uuid}`, `/api/v1/reports/${uuid}/changes`]),
+    ];
+    const readAll = async () => Promise.all(reads.map(async (url) => (await ctx.request({ method: 'GET', url, token: user.token })).body));
+    const before = await readAll();
+
+    // Back to the previous release's schema: no password column, no sessions.
+    const { error } = await (await createMigrator(ctx.db)).migrateTo('0010-webhooks');
+    expect(error).toBeUndefined();
+    await migrateToLatest(ctx.db);
+
+    expect(await readAll()).toEqual(before);
+    expect(await ctx.db.selectFrom('users').select('password_hash').execute()).toEqual([{ password_hash: null }]);
+    expect(await ctx.db.selectFrom('sessions').select('id').execute()).toEqual([]);
+    const verified = await ctx.request({ method: 'GET', url: '/api/token/verify', token: apiToken });
+    expect(verified.json()).toMatchObject({ success: true, valid: true, project: { id: projectId } });
+
+    // A user of the previous release has no password: the sign-in refuses them like a wrong one...
+    const refused = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/session',
+      body: { email: user.email, password: 'anything long enough' },
+    });
+    expect(refused.statusCode).toBe(401);
+    // ... until the operator sets one (users:password); then their session reads what their token reads.
+    await ctx.given.password(user, 'a password for the dashboard');
+    const signIn = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/session',
+      body: { email: user.email, password: 'a password for the dashboard' },
+    });
+    expect(signIn.statusCode, signIn.body).toBe(201);
+    const cookie = `scoreboard_session=${signIn.cookies[0]!.value}`;
+    const viaSession = await ctx.request({ method: 'GET', url: `/api/v1/projects/${projectId}`, headers: { cookie } });
+    expect(viaSession.body).toBe(before[2]);
+  });
+});
