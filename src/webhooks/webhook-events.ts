@@ -3,7 +3,6 @@ import type { Clock } from '../clock.js';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { WebhookDeliveriesTable } from '../db/schema.js';
-
 import type { WebhookEvent } from './webhook-event-names.js';
 
 /** E6: how an event names its project in `data.project`. */
