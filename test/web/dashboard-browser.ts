@@ -95,11 +95,18 @@ export async function expectAccessible(page: Page, name: string): Promise<void> 
   expect(violations, `axe-core on the ${name} page`).toEqual([]);
 }
 
-/** Screenshots of the page at each width, as `test-results/dashboard/<name>-<width>.png`, then back to the widest. */
+/**
+ * Screenshots of the page at each width, as `test-results/dashboard/<name>-<width>.png`, then back to
+ * the widest. At each width nothing may make the page scroll sideways (E7: usable at 375 px); a
+ * chart follows the width a moment later (a ResizeObserver callback), hence the poll.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 900 });
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.scrollWidth), { message: `${name} is wider than ${width} px` })
+      .toBeLessThanOrEqual(width);
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
   }
 }
