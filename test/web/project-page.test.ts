@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { badgeMarkdown, branchLabel, pageOf, projectQueryString, trendBranch, trendSummary } from '../../web/src/lib/project-page.js';
+import {
+  badgeMarkdown,
+  branchLabel,
+  pageOf,
+  projectQueryString,
+  TREND_MIN_SPAN,
+  trendBranch,
+  trendSummary,
+  trendTimeRange,
+} from '../../web/src/lib/project-page.js';
 
 describe('the project page’s URL state', () => {
   it('reads the page number, page 1 for anything that is not a whole number from 1', () => {
@@ -49,5 +58,17 @@ describe('badges and the chart’s text', () => {
     expect(trendSummary([{ score: 70 }, { score: 60 }, { score: 90 }])).toBe(
       '3 reports, oldest first: the score went from 70 to 90 (up); lowest 60, highest 90.',
     );
+  });
+});
+
+describe('the trend chart’s time axis', () => {
+  it('keeps a span of two days or more as it is', () => {
+    expect(trendTimeRange(1_000, 1_000 + TREND_MIN_SPAN)).toEqual([1_000, 1_000 + TREND_MIN_SPAN]);
+    expect(trendTimeRange(0, 30 * 86_400)).toEqual([0, 30 * 86_400]);
+  });
+
+  it('widens a lone run, or runs seconds apart, to two days around them', () => {
+    expect(trendTimeRange(500_000, 500_000)).toEqual([500_000 - 86_400, 500_000 + 86_400]);
+    expect(trendTimeRange(500_000, 500_002)).toEqual([500_001 - 86_400, 500_001 + 86_400]);
   });
 });

@@ -4,11 +4,10 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { TrendPoint } from '../api/types.js';
 import { formatDate } from '../lib/format.js';
-import { trendSummary } from '../lib/project-page.js';
+import { trendSummary, trendTimeRange } from '../lib/project-page.js';
 
 const HEIGHT = 240;
 const DARK = '(prefers-color-scheme: dark)';
-const DAY = 24 * 60 * 60;
 
 /**
  * A branch's scores over time, drawn by uPlot on a canvas. A canvas says nothing by itself: the
@@ -33,9 +32,8 @@ export function TrendChart({ points, caption }: { points: readonly TrendPoint[];
       {
         width: element.clientWidth,
         height: HEIGHT,
-        // One report alone: a day either side (uPlot would pad a lone time by 86,400,000 of our seconds, years).
         scales: {
-          x: { time: true, range: (_, min, max) => (data[0].length === 1 ? [min - DAY, min + DAY] : [min, max]) },
+          x: { time: true, range: (_, min, max) => trendTimeRange(min, max) },
           y: { range: [0, 100] },
         },
         // Room between the time labels: reports can come seconds apart.

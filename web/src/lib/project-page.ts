@@ -64,3 +64,16 @@ export function trendSummary(points: readonly Pick<TrendPoint, 'score'>[]): stri
   const direction = last > first ? 'up' : last < first ? 'down' : 'unchanged';
   return `${scores.length} reports, oldest first: the score went from ${first} to ${last} (${direction}); lowest ${Math.min(...scores)}, highest ${Math.max(...scores)}.`;
 }
+
+/** The narrowest time axis the trend chart draws, in seconds: two days. */
+export const TREND_MIN_SPAN = 2 * 24 * 60 * 60;
+
+/**
+ * The trend chart's time axis for reports from `min` to `max` (seconds): as they are, or widened
+ * around them to two days when they are closer than that. Runs minutes apart (or a lone run) would
+ * otherwise get an axis of seconds or fractions of one (uPlot pads a lone time by 86,400,000).
+ */
+export function trendTimeRange(min: number, max: number): [number, number] {
+  const pad = Math.max(0, TREND_MIN_SPAN - (max - min)) / 2;
+  return [min - pad, max + pad];
+}
