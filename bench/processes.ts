@@ -29,6 +29,7 @@ export function serviceEnv(databaseUrl: string, extra: NodeJS.ProcessEnv = {}): 
     DATABASE_URL: databaseUrl,
     RATE_LIMIT_USER_BASE: '100000000',
     UPLOAD_RATE_LIMIT: '100000000',
+    BADGE_RATE_LIMIT: '100000000',
     ...extra,
   };
 }

@@ -302,7 +302,11 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   });
 
   // E2.3: README images, no token; D8's per-IP budget does not apply, each badge key has its own.
-  await app.register(publicBadgeRoutes, { prefix: '/badges', badgesService, applyRateLimit: createBadgeRateLimiter(app) });
+  await app.register(publicBadgeRoutes, {
+    prefix: '/badges',
+    badgesService,
+    applyRateLimit: createBadgeRateLimiter(app, config.badgeRateLimit),
+  });
   // E7: the dashboard's pages and assets, for people; it calls /api/v1 like any other client.
   await app.register(dashboardRoutes, { root: deps.dashboardRoot });
 

@@ -42,6 +42,8 @@ const EnvSchema = Type.Object({
   SQL_STATEMENT_HEADER: Type.Boolean({ default: false }),
   // CLIENT-WIRE.md: report uploads are limited per project, 60 a minute unless configured.
   UPLOAD_RATE_LIMIT: Type.Integer({ minimum: 1, default: 60 }),
+  // E2.3: requests a minute for each public badge key, 600 unless configured (load tests).
+  BADGE_RATE_LIMIT: Type.Integer({ minimum: 1, default: 600 }),
   // E5: audit events older than this many days are deleted by a periodic job.
   AUDIT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 365 }),
   // Reports stored more than this many days ago, and a project's reports beyond its this-many
@@ -96,6 +98,8 @@ export interface Config {
   readonly sqlStatementHeader: boolean;
   /** Client-package requests per project and minute (CLIENT-WIRE.md). */
   readonly uploadRateLimit: number;
+  /** E2.3: requests per public badge key and minute. */
+  readonly badgeRateLimit: number;
   /** E5: how long audit events are kept. */
   readonly auditRetentionDays: number;
   /** Issue 15: which reports the retention job deletes (reports/report-retention.ts); both unset by default. */
@@ -147,6 +151,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logFormat: parsed.LOG_FORMAT,
     isProduction: parsed.NODE_ENV === 'production',
     uploadRateLimit: parsed.UPLOAD_RATE_LIMIT,
+    badgeRateLimit: parsed.BADGE_RATE_LIMIT,
     shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
     httpHeadersTimeoutMs: parsed.HTTP_HEADERS_TIMEOUT_MS,
     httpRequestTimeoutMs: parsed.HTTP_REQUEST_TIMEOUT_MS,

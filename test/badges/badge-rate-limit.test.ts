@@ -92,3 +92,26 @@ describe('the badge rate limit: 600 a minute per key (E2.3)', () => {
     expect((await badge(key)).headers['x-ratelimit-remaining']).toBe(String(BUDGET - 1));
   });
 });
+
+describe('BADGE_RATE_LIMIT', () => {
+  it('sets the per-key budget (load tests), still with 429 beyond it', async () => {
+    const ctx = await buildTestApp({ env: { BADGE_RATE_LIMIT: '3' } });
+    try {
+      const user = await ctx.given.user({ plan: 'business' });
+      const { project } = await ctx.given.project(user);
+      const { badge_key: key } = await ctx.db
+        .selectFrom('projects')
+        .select('badge_key')
+        .where('id', '=', project.id)
+        .executeTakeFirstOrThrow();
+      for (let i = 1; i <= 3; i++) {
+        const response = await ctx.request({ method: 'GET', url: `/badges/${key}/score.json`, remoteAddress: PROXY });
+        expect(response.statusCode).toBe(200);
+        expect(response.headers['x-ratelimit-limit']).toBe('3');
+      }
+      expectTooManyRequests(await ctx.request({ method: 'GET', url: `/badges/${key}/score.json`, remoteAddress: PROXY }));
+    } finally {
+      await ctx.close();
+    }
+  });
+});
