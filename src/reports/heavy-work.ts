@@ -39,9 +39,9 @@ export const WORKER_YOUNG_HEAP_MIB = 32;
  * thread's heap grow to four times what its last collection kept (measured: 350 MiB for a 9 MiB
  * upload that keeps under 100); under a cap of this size it collects at about 1.3 times. The
  * heaviest upload admitted (upload-processing.ts's UPLOAD_MAX_VALUES and UPLOAD_MAX_ISSUES) needs
- * under half of it: a thread must never reach it, since one that does may end the whole process
- * (a fatal "heap limit" error as the thread is torn down, seen on Node 20 and 24) rather than
- * only itself (ERR_WORKER_OUT_OF_MEMORY, answered 413 below).
+ * some 270 MiB, about half of it. A thread must never reach the cap: one that does may end the
+ * whole process (a fatal "heap limit" error as the thread is torn down, seen on Node 20 and 24)
+ * rather than only itself (ERR_WORKER_OUT_OF_MEMORY, answered 413 below).
  */
 export const WORKER_OLD_HEAP_MIB = 512;
 

@@ -86,9 +86,9 @@ const validateUpload = validatorCompiler({ schema: ReportUpload, httpPart: 'body
  * thread to its heap's cap (heavy-work.ts), which may end the whole process rather than the thread.
  * Preparing an upload costs memory with its JSON values (parsing them) and with its issues
  * (fingerprints, rows, the answer: 1 to 3 KB each meanwhile). Within both limits an upload needs at
- * most some 280 MiB of a thread's heap (measured, Node 20: a 10 MiB report of D28's benchmark, 83,000
- * issues, 190 MiB; 70,000 issues with ten-line code snippets, 270 MiB), half the cap. Beyond either,
- * the body is refused as too costly (413).
+ * most some 270 MiB of a thread's heap (measured, Node 20: a 10 MiB report of D28's benchmark,
+ * 83,000 issues, 190 MiB; 70,000 issues with ten-line code snippets, 268 MiB), about half the cap.
+ * Beyond either, the body is refused as too costly (413).
  *
  * - UPLOAD_MAX_VALUES: counted in the bytes before anything is parsed (`exceedsJsonValues`). The
  *   client package's reports have one value in 15 to 19 bytes (600,000 in 10 MiB), the benchmark's

@@ -190,7 +190,7 @@ describe('report answers stored compressed, uploads off the event loop (D28)', (
       // 9.7 MiB of empty objects: some 3.4 million of them, far beyond any report's needs; parsed, they
       // would take a thread near its heap's cap (heavy-work.ts), which may end the whole process.
       const payload = `{"results":[],"metadata":{"x":[${'{},'.repeat(3_400_000)}{}]}}`;
-      for (const [i, env] of [{ WORKER_INLINE_MAX_BYTES: '0' }, { WORKER_THREADS: '0' }].entries()) {
+      for (const [i, env] of ([{ WORKER_INLINE_MAX_BYTES: '0' }, { WORKER_THREADS: '0' }] as Record<string, string>[]).entries()) {
         if (i > 0) await ctx.close();
         await start(env);
         const answer = await ctx.app.inject({
