@@ -11,7 +11,7 @@ import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import type { ProjectWithLatestReport } from '../projects/projects.repository.js';
 import { toProject } from '../projects/projects.service.js';
 import type { ApplyRateLimit } from '../rate-limit/api-rate-limit.js';
-import type { HeavyWork } from '../reports/heavy-work.js';
+import { tooCostly, type HeavyWork } from '../reports/heavy-work.js';
 import type { ReportsService } from '../reports/reports.service.js';
 import { processUploadBytes, type UploadOutcome } from '../reports/upload-processing.js';
 import { ReportUpload } from '../reports/upload.schemas.js';
@@ -81,6 +81,7 @@ export async function clientApiRoutes(app: App, deps: ClientApiDeps) {
     if (body.length === 0) throw emptyJsonBody();
     const outcome = await deps.heavyWork.processUpload(body);
     if (outcome.kind === 'malformed') throw badRequest(outcome.message);
+    if (outcome.kind === 'too-costly') throw tooCostly();
     return new UploadBody(outcome);
   });
   /** After the credential's second check (D22), as `requireJsonObjectBody` for other bodies. */

@@ -30,13 +30,24 @@ export interface HeavyWork {
 /**
  * The young generation of a heavy-work thread, in MiB. Without a limit V8 sizes it from the
  * machine's memory, and Node 24's V8 makes it several times larger than Node 20's (measured: some
- * 100 MiB more RSS under D28's load). The old generation is not capped: on Node 24 a thread that
- * reaches such a cap in the middle of a parse takes the whole process down (a fatal "heap limit"
- * error, not the thread's ERR_WORKER_OUT_OF_MEMORY), and a hostile body could aim for it.
+ * 100 MiB more RSS under D28's load).
  */
 export const WORKER_YOUNG_HEAP_MIB = 32;
 
-const tooCostly = () => new ApiError(413, 'Payload Too Large', 'The request body takes more memory to process than a report may use.');
+/**
+ * The old generation of a heavy-work thread, in MiB (D28's memory bound). Without a cap V8 lets a
+ * thread's heap grow to four times what its last collection kept (measured: 350 MiB for a 9 MiB
+ * upload that keeps under 100); under a cap of this size it collects at about 1.3 times. The
+ * heaviest upload admitted (upload-processing.ts's UPLOAD_MAX_VALUES and UPLOAD_MAX_ISSUES) needs
+ * some 270 MiB, about half of it. A thread must never reach the cap: one that does may end the
+ * whole process (a fatal "heap limit" error as the thread is torn down, seen on Node 20 and 24)
+ * rather than only itself (ERR_WORKER_OUT_OF_MEMORY, answered 413 below).
+ */
+export const WORKER_OLD_HEAP_MIB = 512;
+
+/** 413, with the limit's reason: a body within the size limit that costs more than a report may (upload-processing.ts). */
+export const tooCostly = () =>
+  new ApiError(413, 'Payload Too Large', 'The request body takes more memory to process than a report may use.');
 
 export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQueueMax' | 'workerInlineMaxBytes'>): HeavyWork {
   let pool: Piscina | null = null;
@@ -52,7 +63,7 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
       // Below the event loop's priority (Linux, through piscina's optional @napi-rs/nice): when the
       // cores are busy, answering requests comes before preparing large reports.
       niceIncrement: 10,
-      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_HEAP_MIB },
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_HEAP_MIB, maxOldGenerationSizeMb: WORKER_OLD_HEAP_MIB },
     }));
   const onThread = config.workerThreads > 0;
   const inline = (size: number) => !onThread || size < config.workerInlineMaxBytes;
@@ -65,7 +76,7 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
     } catch (error) {
       // Another task took the last place between the check and the run.
       if (error instanceof Error && error.message === 'Task queue is at limit') throw new WorkQueueFull();
-      // A thread that ran out of memory (the process's own limit) is replaced, the request refused.
+      // A thread that ran out of memory is replaced, the request refused.
       if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw tooCostly();
       throw error;
     }

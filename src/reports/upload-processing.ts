@@ -28,6 +28,8 @@ export type UploadOutcome =
   | { kind: 'not-an-object'; message: string }
   /** The schema refused it: 422, after the project's own checks (409). */
   | { kind: 'invalid'; fieldErrors: FieldErrors }
+  /** More values or issues than a report may have (UPLOAD_MAX_VALUES, UPLOAD_MAX_ISSUES): 413 at parsing. */
+  | { kind: 'too-costly' }
   | { kind: 'processed'; upload: ProcessedUpload };
 
 /** An upload as the reports service stores it. */
@@ -79,8 +81,26 @@ const validateUpload = validatorCompiler({ schema: ReportUpload, httpPart: 'body
   data: unknown,
 ) => boolean) & { errors?: ErrorObject[] | null };
 
+/**
+ * D28: what one upload may cost, so that no body within the 10 MiB limit can take a heavy-work
+ * thread to its heap's cap (heavy-work.ts), which may end the whole process rather than the thread.
+ * Preparing an upload costs memory with its JSON values (parsing them) and with its issues
+ * (fingerprints, rows, the answer: 1 to 3 KB each meanwhile). Within both limits an upload needs at
+ * most some 270 MiB of a thread's heap (measured, Node 20: a 10 MiB report of D28's benchmark,
+ * 83,000 issues, 190 MiB; 70,000 issues with ten-line code snippets, 268 MiB), about half the cap.
+ * Beyond either, the body is refused as too costly (413).
+ *
+ * - UPLOAD_MAX_VALUES: counted in the bytes before anything is parsed (`exceedsJsonValues`). The
+ *   client package's reports have one value in 15 to 19 bytes (600,000 in 10 MiB), the benchmark's
+ *   one in 11 (920,000); 3.5 million empty objects (`{},` repeated) are what the limit is for.
+ * - UPLOAD_MAX_ISSUES: issues and suppressed issues of all results, counted once the body is valid.
+ */
+export const UPLOAD_MAX_VALUES = 1_500_000;
+export const UPLOAD_MAX_ISSUES = 120_000;
+
 /** `bytes`: the body as received (after gzip), UTF-8 JSON. */
 export function processUploadBytes(bytes: Uint8Array): UploadOutcome {
+  if (exceedsJsonValues(bytes, UPLOAD_MAX_VALUES)) return { kind: 'too-costly' };
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   let body: unknown;
   try {
@@ -95,7 +115,36 @@ export function processUploadBytes(bytes: Uint8Array): UploadOutcome {
     return { kind: 'not-an-object', message: `The request body may not be nested more than ${MAX_JSON_DEPTH} levels deep.` };
   }
   if (!validateUpload(body)) return { kind: 'invalid', fieldErrors: toFieldErrors(validateUpload.errors ?? []) };
+  if (issueCount(body as ReportUploadInput) > UPLOAD_MAX_ISSUES) return { kind: 'too-costly' };
   return { kind: 'processed', upload: processUpload(withStorableText(body as ReportUploadInput)) };
+}
+
+/**
+ * Whether the JSON text `bytes` holds more than `max` values, without parsing it: every value but
+ * the first follows a `,`, a `:` or an opening bracket outside a string, so their count bounds the
+ * values from above (and the object keys with them). One pass over the bytes, some 10 ms for 10 MiB.
+ */
+export function exceedsJsonValues(bytes: Uint8Array, max: number): boolean {
+  let count = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (byte === QUOTE) {
+      // To the string's closing quote: the next one not escaped by a backslash.
+      for (i++; i < bytes.length && bytes[i] !== QUOTE; i++) if (bytes[i] === BACKSLASH) i++;
+    } else if (byte === COMMA || byte === COLON || byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
+      if (++count > max) return true;
+    }
+  }
+  return false;
+}
+
+const [QUOTE, BACKSLASH, COMMA, COLON, OPEN_ARRAY, OPEN_OBJECT] = [...'"\\,:[{'].map((character) => character.charCodeAt(0));
+
+/** The issues and suppressed issues of all results (lists, or PHP's objects keyed by position). */
+function issueCount(upload: ReportUploadInput): number {
+  const sizeOf = (list: unknown[] | Record<string, unknown> | undefined) =>
+    list === undefined ? 0 : Array.isArray(list) ? list.length : Object.keys(list).length;
+  return upload.results.reduce((sum, result) => sum + sizeOf(result.issues) + sizeOf(result.suppressed_issues), 0);
 }
 
 /**

@@ -57,7 +57,26 @@ describe('D28: heavy reports do not stall light requests', () => {
     // 70 ms); here other test files, and on PostgreSQL its server, share the two cores (up to
     // ~500 ms seen). Before D28 the same run's p99 was seconds.
     expect(result.tokens.p99).toBeLessThan(1_000);
-    expect(result.rssPeakMiB).toBeLessThan(600);
+    // Half the benchmark's report: 335 to 350 MiB measured on Node 20, 400 on Node 24, since the
+    // upload threads' old generation is capped (heavy-work.ts); before the cap the bound was 600.
+    expect(result.rssPeakMiB).toBeLessThan(500);
+    expect(server.alive()).toBe(true);
+  }, 60_000);
+
+  it('refuses a body of millions of tiny values as too costly (413), and the process goes on', async () => {
+    // Parsed, 3.4 million empty objects would take an upload thread near its heap's cap, which may
+    // end the whole process; the byte scan before parsing refuses them (upload-processing.ts).
+    const answer = await http(server, 'POST', '/api/reports', {
+      token: heavy.apiToken,
+      body: `{"results":[],"metadata":{"x":[${'{},'.repeat(3_400_000)}{}]}}`,
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.body).toEqual({
+      success: false,
+      error: 'Payload Too Large',
+      message: 'The request body takes more memory to process than a report may use.',
+    });
+    expect((await http(server, 'GET', '/api/v1/tokens', { token: otherToken })).status).toBe(200);
     expect(server.alive()).toBe(true);
   }, 60_000);
 });

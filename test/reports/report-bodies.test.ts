@@ -2,6 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acceptsGzip } from '../../src/http/content-coding.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { UPLOAD_MAX_ISSUES } from '../../src/reports/upload-processing.js';
 import { fixture, givenUploader, result, upload, uploadBody, uploadOk } from '../helpers/reports-world.js';
 
 /**
@@ -185,20 +186,50 @@ describe('report answers stored compressed, uploads off the event loop (D28)', (
       expect(stored).toHaveLength(statuses.filter((status) => status === 201).length);
     });
 
-    it('answers a body of millions of tiny values without failing, and goes on working', async () => {
-      await start({ WORKER_INLINE_MAX_BYTES: '0' });
-      // 9.7 MiB of empty objects: some 3.4 million of them, far beyond any report's needs. Stored
-      // (201), or refused as too costly (413) if the thread ran out of memory; never a crash or a 500.
+    it('refuses a body of millions of tiny values as too costly (413) before parsing it, on a thread or not, and goes on working', async () => {
+      // 9.7 MiB of empty objects: some 3.4 million of them, far beyond any report's needs; parsed, they
+      // would take a thread near its heap's cap (heavy-work.ts), which may end the whole process.
       const payload = `{"results":[],"metadata":{"x":[${'{},'.repeat(3_400_000)}{}]}}`;
+      for (const [i, env] of ([{ WORKER_INLINE_MAX_BYTES: '0' }, { WORKER_THREADS: '0' }] as Record<string, string>[]).entries()) {
+        if (i > 0) await ctx.close();
+        await start(env);
+        const answer = await ctx.app.inject({
+          method: 'POST',
+          url: '/api/reports',
+          headers: { authorization: `Bearer ${apiToken}`, 'content-type': 'application/json' },
+          payload,
+        });
+        expect(answer.statusCode).toBe(413);
+        expect(answer.json()).toEqual({
+          success: false,
+          error: 'Payload Too Large',
+          message: 'The request body takes more memory to process than a report may use.',
+        });
+        expect(await ctx.db.selectFrom('reports').select('id').execute()).toEqual([]);
+        await uploadOk(ctx, apiToken, fixture('report-large', projectId));
+      }
+    }, 60_000);
+
+    it('refuses more issues than a report may have (413), counted once the body is valid', async () => {
+      await start({ WORKER_INLINE_MAX_BYTES: '0' });
+      // Two results: one may have 100,000 issues at most (the schema's own limit, a 422).
+      const issues = (count: number) => Array.from({ length: count }, () => '{"message":"","severity":"low"}').join(',');
+      const half = UPLOAD_MAX_ISSUES / 2;
       const answer = await ctx.app.inject({
         method: 'POST',
         url: '/api/reports',
         headers: { authorization: `Bearer ${apiToken}`, 'content-type': 'application/json' },
-        payload,
+        payload:
+          `{"results":[{"analyzer_id":"a","status":"failed","issues":[${issues(half)}]},` +
+          `{"analyzer_id":"b","status":"failed","issues":[${issues(half + 1)}]}]}`,
       });
-      expect([201, 413]).toContain(answer.statusCode);
-      expect(answer.json().success).toBe(answer.statusCode === 201);
-      await uploadOk(ctx, apiToken, fixture('report-large', projectId));
+      expect(answer.statusCode).toBe(413);
+      expect(answer.json()).toEqual({
+        success: false,
+        error: 'Payload Too Large',
+        message: 'The request body takes more memory to process than a report may use.',
+      });
+      await uploadOk(ctx, apiToken, fixture('report-full', projectId));
     }, 60_000);
   });
 });
