@@ -438,10 +438,9 @@ async function postgresWriter(url: string): Promise<BulkWriter> {
   const nextId = async (table: string) => {
     let ids = reserved.get(table);
     if (!ids || ids.length === 0) {
-      const result = await client.query(
-        `select nextval(pg_get_serial_sequence($1, 'id'))::bigint as id from generate_series(1, ${ROWS})`,
-        [table],
-      );
+      const result = await client.query(`select nextval(pg_get_serial_sequence($1, 'id'))::bigint as id from generate_series(1, ${ROWS})`, [
+        table,
+      ]);
       reserved.set(table, (ids = result.rows.map((row: { id: string }) => Number(row.id))));
     }
     return ids.shift()!;
