@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { heavyReport, runHeavyReports } from './heavy-reports.js';
 import { machine, SERVICE_NODE_FLAGS, serviceEnv, startServer, type ServerProcess } from './processes.js';
 import { seed, type Seeded } from './seed.js';
-import { deleteRedisKeys, inSchema, redactUrl, withPostgres } from './stores.js';
+import { deleteRedisKeys, inSchema, pingRedis, redactUrl, withPostgres } from './stores.js';
 
 /**
  * `npm run bench` (issue 6): seeds a fresh database, starts the service and a bare Fastify server
@@ -129,6 +129,7 @@ interface Table {
 const POSTGRES_TARGET = 0.6;
 
 async function main(): Promise<void> {
+  if (databases.includes('postgres')) await checkPostgresTargets();
   const dataDir = join(ROOT, 'bench', '.data', 'bench');
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
@@ -208,8 +209,7 @@ function sqliteBackend(dataDir: string): Backend {
  */
 async function postgresBackend(): Promise<Backend> {
   const run = `scoreboard_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const redisUrl = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
-  const given = process.env.BENCH_DATABASE_URL;
+  const { redisUrl, given, server } = postgresTargets();
   const redis = { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `${run}:` };
   const dropKeys = () => deleteRedisKeys(redisUrl, `${run}:*`);
   const instances = 2;
@@ -228,7 +228,6 @@ async function postgresBackend(): Promise<Backend> {
       },
     };
   }
-  const server = 'postgres://postgres@127.0.0.1:5432';
   await withPostgres(`${server}/postgres`, (client) => client.query(`create database ${run}`));
   return {
     name: 'postgres',
@@ -241,6 +240,31 @@ async function postgresBackend(): Promise<Backend> {
       await dropKeys();
     },
   };
+}
+
+/** Where PostgreSQL and Redis are (BENCH_DATABASE_URL, BENCH_REDIS_URL, or the defaults). */
+function postgresTargets() {
+  return {
+    redisUrl: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
+    given: process.env.BENCH_DATABASE_URL || null,
+    server: 'postgres://postgres@127.0.0.1:5432',
+  };
+}
+
+/** Fails at once, before SQLite's ten minutes, when PostgreSQL or Redis cannot be reached. */
+async function checkPostgresTargets(): Promise<void> {
+  const { redisUrl, given, server } = postgresTargets();
+  const database = given ?? `${server}/postgres`;
+  try {
+    await withPostgres(database, (client) => client.query('select 1'));
+    await pingRedis(redisUrl);
+  } catch (error) {
+    process.stderr.write(
+      `PostgreSQL (${redactUrl(database)}) or Redis (${redactUrl(redisUrl)}) cannot be reached: ${(error as Error).message}\n` +
+        'Set BENCH_DATABASE_URL and BENCH_REDIS_URL, or run with --database sqlite.\n',
+    );
+    process.exit(2);
+  }
 }
 
 /**

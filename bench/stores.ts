@@ -36,6 +36,18 @@ export async function deleteRedisKeys(url: string, pattern: string): Promise<voi
   }
 }
 
+/** Throws unless Redis at `url` answers PING. */
+export async function pingRedis(url: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /** A URL without its credentials, for what is printed and written. */
 export function redactUrl(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
