@@ -85,6 +85,8 @@ interface Measured {
   p50: number;
   p99: number;
   errors: number;
+  /** What the errors were (`503 x3, timeouts x21`), empty without errors. */
+  errorKinds?: string;
   ratio: number | null;
   statements: string;
   /** PostgreSQL's rows: req/s over the SQLite figure of the same scenario in the same run (null without one). */
@@ -327,7 +329,10 @@ async function runScenarioTable(backend: Backend, ceiling: Awaited<ReturnType<ty
         ratio: result.requestsPerSecond / ceiling.requestsPerSecond,
         statements: statements.get(scenario.name)!,
       });
-      log(`${backend.name}: ${scenario.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99} ms, ${result.errors} errors`);
+      log(
+        `${backend.name}: ${scenario.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99} ms, ${result.errors} errors` +
+          (result.errorKinds ? ` (${result.errorKinds})` : ''),
+      );
     }
 
     let memory: Memory = { peakRssMiB: [], afterTenthMiB: null, afterAllMiB: null, requests: 0 };
@@ -598,9 +603,23 @@ async function load(urls: string[], requests: autocannon.Request[], options: { c
     requestsPerSecond: result.requests.total / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    // Non-2xx answers count as errors, with socket errors and timeouts.
-    errors: result.non2xx + result.errors + result.timeouts,
+    // Non-2xx answers count as errors, with socket errors and timeouts (autocannon's `errors`
+    // already counts its `timeouts`: adding them again counted each timeout twice).
+    errors: result.non2xx + result.errors,
+    // What the errors were: `503 x3, timeouts x21` (empty without errors).
+    errorKinds: errorKinds(result),
   };
+}
+
+function errorKinds(result: autocannon.Result): string {
+  const statuses = (result as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
+  const kinds = Object.entries(statuses)
+    .filter(([status]) => !status.startsWith('2'))
+    .map(([status, { count }]) => `${status} x${count}`);
+  const socket = result.errors - result.timeouts;
+  if (result.timeouts > 0) kinds.push(`timeouts x${result.timeouts}`);
+  if (socket > 0) kinds.push(`socket errors x${socket}`);
+  return kinds.join(', ');
 }
 
 /** RSS after a tenth of `leakRequests` show requests, and after all of them. */
@@ -661,6 +680,7 @@ function render(table: Table): string {
     ...rows.map((row) => `| ${cells(row).join(' | ')} |`),
     '',
     `Service peak RSS: ${memory.peakRssMiB.map((mib) => `${mib.toFixed(0)} MiB`).join(', ')}.`,
+    ...rows.filter((row) => row.errors > 0).map((row) => `Errors in ${row.name}: ${row.errorKinds}.`),
   ];
   if (memory.afterAllMiB !== null && memory.afterTenthMiB !== null) {
     lines.push(
