@@ -14,7 +14,9 @@ import { deleteRedisKeys, inSchema, pingRedis, redactUrl, withPostgres } from '.
  * `npm run bench` (issue 6): seeds a fresh database, starts the service and a bare Fastify server
  * (the ceiling) as separate processes with production settings, drives each scenario with
  * autocannon from this process, and reports throughput, latency, errors, the ratio to the ceiling,
- * SQL statements per request and memory. `--smoke` runs everything tiny and short (CI).
+ * SQL statements per request and memory. Issue 15 item 4: the scenario table runs on SQLite, then
+ * on PostgreSQL with Redis counters and two instances (`--database sqlite|postgres|both`), each
+ * PostgreSQL row with its ratio to SQLite's. `--smoke` runs everything tiny and short (CI).
  */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values: args } = parseArgs({
