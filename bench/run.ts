@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -7,12 +8,15 @@ import { execFileSync } from 'node:child_process';
 import { heavyReport, runHeavyReports } from './heavy-reports.js';
 import { machine, SERVICE_NODE_FLAGS, serviceEnv, startServer, type ServerProcess } from './processes.js';
 import { seed, type Seeded } from './seed.js';
+import { deleteRedisKeys, inSchema, pingRedis, redactUrl, withPostgres } from './stores.js';
 
 /**
  * `npm run bench` (issue 6): seeds a fresh database, starts the service and a bare Fastify server
  * (the ceiling) as separate processes with production settings, drives each scenario with
  * autocannon from this process, and reports throughput, latency, errors, the ratio to the ceiling,
- * SQL statements per request and memory. `--smoke` runs everything tiny and short (CI).
+ * SQL statements per request and memory. Issue 15 item 4: the scenario table runs on SQLite, then
+ * on PostgreSQL with Redis counters and two instances (`--database sqlite|postgres|both`), each
+ * PostgreSQL row with its ratio to SQLite's. `--smoke` runs everything tiny and short (CI).
  */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values: args } = parseArgs({
@@ -23,9 +27,16 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '32' },
     'leak-requests': { type: 'string' },
     only: { type: 'string' },
+    // Issue 15 item 4: the scenario table on SQLite, on PostgreSQL with Redis (two instances), or both.
+    database: { type: 'string', default: 'both' },
   },
 });
 const smoke = args.smoke!;
+if (!['sqlite', 'postgres', 'both'].includes(args.database!)) {
+  process.stderr.write(`--database is sqlite, postgres or both, not ${args.database}\n`);
+  process.exit(2);
+}
+const databases = args.database === 'both' ? ['sqlite', 'postgres'] : [args.database!];
 const settings = {
   projects: smoke ? 60 : 10_000,
   reportsPerProject: smoke ? 3 : 10,
@@ -76,97 +87,273 @@ interface Measured {
   p50: number;
   p99: number;
   errors: number;
+  /** What the errors were (`503 x3, timeouts x21`), empty without errors. */
+  errorKinds?: string;
   ratio: number | null;
   statements: string;
+  /** PostgreSQL's rows: req/s over the SQLite figure of the same scenario in the same run (null without one). */
+  ratioToSqlite?: number | null;
 }
 
+/** Where a scenario table runs: a database (and Redis) and how many service instances share it. */
+interface Backend {
+  name: 'sqlite' | 'postgres';
+  /** The table's heading. */
+  title: string;
+  /** What the table's line says about the store, without credentials. */
+  describe: string;
+  /** The services' environment (DATABASE_URL, REDIS_URL and its prefix). */
+  env: NodeJS.ProcessEnv;
+  instances: number;
+  /** Deletes what the run created (the SQLite file; the PostgreSQL database or schema, the Redis keys). */
+  drop(): Promise<void>;
+}
+
+interface Memory {
+  /** Each instance's peak RSS. */
+  peakRssMiB: number[];
+  afterTenthMiB: number | null;
+  afterAllMiB: number | null;
+  requests: number;
+}
+
+/** One backend's scenario table. */
+interface Table {
+  backend: Backend['name'];
+  title: string;
+  describe: string;
+  instances: number;
+  seedSeconds: number;
+  reports: number;
+  rows: Measured[];
+  memory: Memory;
+}
+
+/** A PostgreSQL target ratio to SQLite (issue 15 item 4). */
+const POSTGRES_TARGET = 0.6;
+
 async function main(): Promise<void> {
+  if (databases.includes('postgres')) await checkPostgresTargets();
   const dataDir = join(ROOT, 'bench', '.data', 'bench');
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
-  const databaseFile = join(dataDir, 'bench.db');
-  // The rate limiter stays on; the budgets are only made large enough never to answer 429.
-  const env = serviceEnv(`sqlite:${databaseFile}`);
 
-  log(`seeding ${settings.projects} projects x ${settings.reportsPerProject} reports`);
-  const started = Date.now();
-  const seeded = await seed({
-    root: ROOT,
-    env,
-    projects: settings.projects,
-    reportsPerProject: settings.reportsPerProject,
-    largeProjects: settings.largeProjects,
-    changesProjectRuns: settings.changesProjectRuns,
-  });
-  log(`seeded ${seeded.reports} reports in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-
-  let scenarios = buildScenarios(seeded).filter((s) => !args.only || s.name.includes(args.only));
-
-  // Cost per request: the service with X-SQL-Statements on, one request of each step.
-  const counting = await startServer(
-    [...SERVICE_NODE_FLAGS, join(ROOT, 'bin/scoreboard.js'), 'serve'],
-    { ...env, SQL_STATEMENT_HEADER: 'true' },
-    '/healthz',
-  );
-  const paths = await documentedPaths(counting.url);
-  scenarios = scenarios.filter((scenario) => {
-    if (!scenario.requiresPath || paths.has(scenario.requiresPath)) return true;
-    log(`skipped ${scenario.name}: the service has no ${scenario.requiresPath} yet`);
-    return false;
-  });
-  const statements = new Map<string, string>();
-  for (const scenario of scenarios) statements.set(scenario.name, await countStatements(counting.url, scenario, seeded));
-  await counting.stop();
-
-  const ceilingServer = await startServer([join(ROOT, 'bench/.build/hello.js')], env, '/hello');
-  const ceiling = await load(ceilingServer.url, [{ method: 'GET', path: '/hello' }], settings);
+  // The ceiling, once for both tables: a bare server is the same on either database.
+  const ceilingServer = await startServer([join(ROOT, 'bench/.build/hello.js')], serviceEnv('sqlite::memory:'), '/hello');
+  const ceiling = await load([ceilingServer.url], [{ method: 'GET', path: '/hello' }], settings);
   await ceilingServer.stop();
   log(`ceiling: ${ceiling.requestsPerSecond.toFixed(0)} req/s`);
 
-  const service = await startServer([...SERVICE_NODE_FLAGS, join(ROOT, 'bin/scoreboard.js'), 'serve'], env, '/healthz');
-  const rows: Measured[] = [{ name: 'ceiling: bare Fastify GET /hello', ...ceiling, ratio: 1, statements: '-' }];
-  for (const scenario of scenarios) {
-    const result = await load(service.url, withAuth(scenario.requests, seeded), {
-      connections: scenario.heavy ? settings.heavyConnections : settings.connections,
-      warmupSeconds: settings.warmupSeconds,
-    });
-    rows.push({
-      name: scenario.name,
-      ...result,
-      ratio: result.requestsPerSecond / ceiling.requestsPerSecond,
-      statements: statements.get(scenario.name)!,
-    });
-    log(`${scenario.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99} ms, ${result.errors} errors`);
+  const tables: Table[] = [];
+  if (databases.includes('sqlite')) {
+    tables.push(await runScenarioTable(sqliteBackend(dataDir), ceiling));
+  }
+  if (databases.includes('postgres')) {
+    const sqlite = tables.find((table) => table.backend === 'sqlite');
+    const table = await runScenarioTable(await postgresBackend(), ceiling);
+    for (const row of table.rows) {
+      const same = sqlite?.rows.find((other) => other.name === row.name);
+      row.ratioToSqlite = same && same.requestsPerSecond > 0 ? row.requestsPerSecond / same.requestsPerSecond : null;
+    }
+    tables.push(table);
   }
 
-  let memory = {
-    peakRssMiB: service.peakRss() / 2 ** 20,
-    afterTenthMiB: null as number | null,
-    afterAllMiB: null as number | null,
-    requests: 0,
-  };
-  if (settings.leakRequests > 0) memory = { ...memory, ...(await leakCheck(service, seeded)) };
-  memory.peakRssMiB = service.peakRss() / 2 ** 20;
-  await service.stop();
+  // D28 and the storage per report: SQLite's (their own fresh databases), run with SQLite's table.
+  const withSqlite = databases.includes('sqlite');
+  const heavy =
+    withSqlite && (!args.only || 'd28 heavy reports'.includes(args.only.toLowerCase())) ? await heavyReportsBench(dataDir) : null;
+  const storage = withSqlite && !args.only ? await storageBench(dataDir) : null;
 
-  const heavy = !args.only || 'd28 heavy reports'.includes(args.only.toLowerCase()) ? await heavyReportsBench(dataDir) : null;
-  const storage = args.only ? null : await storageBench(dataDir);
-
-  const report = render(rows, memory) + (heavy ? renderHeavy(heavy) : '') + (storage ? renderStorage(storage) : '');
+  const report = renderHeader() + tables.map(render).join('') + (heavy ? renderHeavy(heavy) : '') + (storage ? renderStorage(storage) : '');
   process.stdout.write(`\n${report}\n`);
   const resultsDir = join(ROOT, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, smoke ? 'smoke.md' : 'latest.md'), report);
+  const sqlite = tables.find((table) => table.backend === 'sqlite');
   writeFileSync(
     join(resultsDir, smoke ? 'smoke.json' : 'latest.json'),
-    JSON.stringify({ machine: machine(), settings, rows, memory, heavy, storage }, null, 2),
+    JSON.stringify(
+      // `rows` and `memory` stay SQLite's, as before issue 15 item 4; `tables` has every backend's.
+      { machine: machine(), settings, ceiling, rows: sqlite?.rows ?? null, memory: sqlite?.memory ?? null, tables, heavy, storage },
+      null,
+      2,
+    ),
   );
   if (!smoke) rmSync(dataDir, { recursive: true, force: true });
-  const failed = rows.filter((row) => row.errors > 0).map((row) => row.name);
+  const failed = tables.flatMap((table) => table.rows.filter((row) => row.errors > 0).map((row) => `${row.name} (${table.backend})`));
   if (heavy && heavy.result.errors.length > 0) failed.push('D28');
   if (failed.length > 0) {
     process.stderr.write(`errors in: ${failed.join(', ')}\n`);
     process.exitCode = 1;
+  }
+}
+
+/** The SQLite file of the benchmark (deleted with `dataDir` at the end of a full run). */
+function sqliteBackend(dataDir: string): Backend {
+  const file = join(dataDir, 'bench.db');
+  return {
+    name: 'sqlite',
+    title: 'SQLite, one instance',
+    describe: `SQLite ${join('bench', '.data', 'bench', 'bench.db')}, rate-limit counters in memory, 1 instance`,
+    // The rate limiter stays on; the budgets are only made large enough never to answer 429.
+    env: serviceEnv(`sqlite:${file}`),
+    instances: 1,
+    async drop() {
+      if (!smoke) for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+    },
+  };
+}
+
+/**
+ * Issue 15 item 4: PostgreSQL with the rate-limit counters in Redis, two instances on the same
+ * database and Redis. BENCH_DATABASE_URL names a database to work in (a schema of the run's own is
+ * created there and dropped afterwards); without it, a database of the run's own is created on
+ * postgres://postgres@127.0.0.1:5432 and dropped afterwards. BENCH_REDIS_URL (default
+ * redis://127.0.0.1:6379): the counters' keys have a prefix of the run's own, deleted afterwards.
+ */
+async function postgresBackend(): Promise<Backend> {
+  const run = `scoreboard_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const { redisUrl, given, server } = postgresTargets();
+  const redis = { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `${run}:` };
+  const dropKeys = () => deleteRedisKeys(redisUrl, `${run}:*`);
+  const instances = 2;
+  const title = `PostgreSQL + Redis, ${instances} instances`;
+  if (given) {
+    await withPostgres(given, (client) => client.query(`create schema ${run}`));
+    return {
+      name: 'postgres',
+      title,
+      describe: `PostgreSQL ${redactUrl(given)} schema ${run}, Redis ${redactUrl(redisUrl)} prefix ${run}:, ${instances} instances`,
+      env: serviceEnv(inSchema(given, run), redis),
+      instances,
+      async drop() {
+        await withPostgres(given, (client) => client.query(`drop schema if exists ${run} cascade`));
+        await dropKeys();
+      },
+    };
+  }
+  await withPostgres(`${server}/postgres`, (client) => client.query(`create database ${run}`));
+  return {
+    name: 'postgres',
+    title,
+    describe: `PostgreSQL ${server}/${run}, Redis ${redactUrl(redisUrl)} prefix ${run}:, ${instances} instances`,
+    env: serviceEnv(`${server}/${run}`, redis),
+    instances,
+    async drop() {
+      await withPostgres(`${server}/postgres`, (client) => client.query(`drop database if exists ${run} with (force)`));
+      await dropKeys();
+    },
+  };
+}
+
+/** Where PostgreSQL and Redis are (BENCH_DATABASE_URL, BENCH_REDIS_URL, or the defaults). */
+function postgresTargets() {
+  return {
+    redisUrl: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
+    given: process.env.BENCH_DATABASE_URL || null,
+    server: 'postgres://postgres@127.0.0.1:5432',
+  };
+}
+
+/** Fails at once, before SQLite's ten minutes, when PostgreSQL or Redis cannot be reached. */
+async function checkPostgresTargets(): Promise<void> {
+  const { redisUrl, given, server } = postgresTargets();
+  const database = given ?? `${server}/postgres`;
+  try {
+    await withPostgres(database, (client) => client.query('select 1'));
+    await pingRedis(redisUrl);
+  } catch (error) {
+    process.stderr.write(
+      `PostgreSQL (${redactUrl(database)}) or Redis (${redactUrl(redisUrl)}) cannot be reached: ${(error as Error).message}\n` +
+        'Set BENCH_DATABASE_URL and BENCH_REDIS_URL, or run with --database sqlite.\n',
+    );
+    process.exit(2);
+  }
+}
+
+/**
+ * The scenario table on one backend: seed it, count each scenario's SQL statements (one instance
+ * with SQL_STATEMENT_HEADER), then load `backend.instances` services on the same database with
+ * autocannon, whose connections are dealt out among the instances in turn (`load`); on SQLite,
+ * the memory check. Whatever the run created is dropped at the end, also on failure.
+ */
+async function runScenarioTable(backend: Backend, ceiling: Awaited<ReturnType<typeof load>>): Promise<Table> {
+  const { env } = backend;
+  const services: ServerProcess[] = [];
+  try {
+    log(`${backend.title}: seeding ${settings.projects} projects x ${settings.reportsPerProject} reports`);
+    const started = Date.now();
+    const seeded = await seed({
+      root: ROOT,
+      env,
+      projects: settings.projects,
+      reportsPerProject: settings.reportsPerProject,
+      largeProjects: settings.largeProjects,
+      changesProjectRuns: settings.changesProjectRuns,
+    });
+    const seedSeconds = (Date.now() - started) / 1000;
+    log(`${backend.title}: seeded ${seeded.reports} reports in ${seedSeconds.toFixed(1)} s`);
+
+    let scenarios = buildScenarios(seeded).filter((s) => !args.only || s.name.includes(args.only));
+
+    // Cost per request: the service with X-SQL-Statements on, one request of each step.
+    const counting = await startServer(
+      [...SERVICE_NODE_FLAGS, join(ROOT, 'bin/scoreboard.js'), 'serve'],
+      { ...env, SQL_STATEMENT_HEADER: 'true' },
+      '/healthz',
+    );
+    services.push(counting);
+    const paths = await documentedPaths(counting.url);
+    scenarios = scenarios.filter((scenario) => {
+      if (!scenario.requiresPath || paths.has(scenario.requiresPath)) return true;
+      log(`skipped ${scenario.name}: the service has no ${scenario.requiresPath} yet`);
+      return false;
+    });
+    const statements = new Map<string, string>();
+    for (const scenario of scenarios) statements.set(scenario.name, await countStatements(counting.url, scenario, seeded));
+    await counting.stop();
+    services.length = 0;
+
+    // One at a time: the first migrates (nothing to do after the seed), the others find it done.
+    for (let i = 0; i < backend.instances; i++) {
+      services.push(await startServer([...SERVICE_NODE_FLAGS, join(ROOT, 'bin/scoreboard.js'), 'serve'], env, '/healthz'));
+    }
+    const urls = services.map((service) => service.url);
+    const rows: Measured[] = [{ name: 'ceiling: bare Fastify GET /hello', ...ceiling, ratio: 1, statements: '-' }];
+    for (const scenario of scenarios) {
+      const result = await load(urls, withAuth(scenario.requests, seeded), {
+        connections: scenario.heavy ? settings.heavyConnections : settings.connections,
+        warmupSeconds: settings.warmupSeconds,
+      });
+      rows.push({
+        name: scenario.name,
+        ...result,
+        ratio: result.requestsPerSecond / ceiling.requestsPerSecond,
+        statements: statements.get(scenario.name)!,
+      });
+      log(
+        `${backend.name}: ${scenario.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99} ms, ${result.errors} errors` +
+          (result.errorKinds ? ` (${result.errorKinds})` : ''),
+      );
+    }
+
+    let memory: Memory = { peakRssMiB: [], afterTenthMiB: null, afterAllMiB: null, requests: 0 };
+    // The leak check drives one instance: SQLite's (a second backend would only repeat it).
+    if (settings.leakRequests > 0 && backend.name === 'sqlite') memory = { ...memory, ...(await leakCheck(services[0]!, seeded)) };
+    memory.peakRssMiB = services.map((service) => service.peakRss() / 2 ** 20);
+    return {
+      backend: backend.name,
+      title: backend.title,
+      describe: backend.describe,
+      instances: backend.instances,
+      seedSeconds,
+      reports: seeded.reports,
+      rows,
+      memory,
+    };
+  } finally {
+    for (const service of services) await service.stop();
+    await backend.drop();
   }
 }
 
@@ -398,8 +585,18 @@ async function countStatements(base: string, scenario: Scenario, seeded: Seeded)
   return counts.join(' + ');
 }
 
-async function load(base: string, requests: autocannon.Request[], options: { connections: number; warmupSeconds: number }) {
-  const run = (duration: number) => autocannon({ url: base, connections: options.connections, duration, requests, timeout: 10 });
+/**
+ * Drives `urls` with autocannon. With several URLs (instances of the service), autocannon deals its
+ * connections out in turn (connection i to `urls[i % urls.length]`: 16 each of 32, one each of 2),
+ * each connection keeping its instance, like a round-robin balancer of keep-alive connections; one
+ * run, so one histogram and one count over all of them.
+ */
+async function load(urls: string[], requests: autocannon.Request[], options: { connections: number; warmupSeconds: number }) {
+  if (options.connections % urls.length !== 0)
+    throw new Error(`${options.connections} connections do not split evenly over ${urls.length} instances`);
+  const url = urls.length === 1 ? urls[0]! : urls;
+  // The typings say one URL; autocannon takes an array (lib/run.js).
+  const run = (duration: number) => autocannon({ url: url as string, connections: options.connections, duration, requests, timeout: 10 });
   if (options.warmupSeconds > 0) await run(options.warmupSeconds);
   const result = await run(settings.durationSeconds);
   return {
@@ -408,9 +605,23 @@ async function load(base: string, requests: autocannon.Request[], options: { con
     requestsPerSecond: result.requests.total / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    // Non-2xx answers count as errors, with socket errors and timeouts.
-    errors: result.non2xx + result.errors + result.timeouts,
+    // Non-2xx answers count as errors, with socket errors and timeouts (autocannon's `errors`
+    // already counts its `timeouts`: adding them again counted each timeout twice).
+    errors: result.non2xx + result.errors,
+    // What the errors were: `503 x3, timeouts x21` (empty without errors).
+    errorKinds: errorKinds(result),
   };
+}
+
+function errorKinds(result: autocannon.Result): string {
+  const statuses = (result as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
+  const kinds = Object.entries(statuses)
+    .filter(([status]) => !status.startsWith('2'))
+    .map(([status, { count }]) => `${status} x${count}`);
+  const socket = result.errors - result.timeouts;
+  if (result.timeouts > 0) kinds.push(`timeouts x${result.timeouts}`);
+  if (socket > 0) kinds.push(`socket errors x${socket}`);
+  return kinds.join(', ');
 }
 
 /** RSS after a tenth of `leakRequests` show requests, and after all of them. */
@@ -427,32 +638,62 @@ async function leakCheck(service: ServerProcess, seeded: Seeded) {
   return { afterTenthMiB, afterAllMiB, requests: settings.leakRequests };
 }
 
-function render(
-  rows: Measured[],
-  memory: { peakRssMiB: number; afterTenthMiB: number | null; afterAllMiB: number | null; requests: number },
-): string {
+function renderHeader(): string {
   const m = machine();
-  const lines = [
+  return [
     `# Scoreboard benchmark${smoke ? ' (smoke)' : ''}`,
     '',
     `${m.date} · ${m.cores} cores (${m.cpu}) · ${m.memoryGiB} GiB · Node ${m.node} · ${settings.connections} connections, ` +
       `${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s per scenario · ${settings.projects} projects, ` +
       `${settings.projects * settings.reportsPerProject} reports`,
     '',
-    '| scenario | req/s | p50 ms | p99 ms | errors | ratio to ceiling | SQL statements per request |',
-    '|---|---:|---:|---:|---:|---:|---|',
-    ...rows.map(
-      (row) =>
-        `| ${row.name} | ${row.requestsPerSecond.toFixed(row.requestsPerSecond < 100 ? 1 : 0)} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.ratio === null ? '-' : row.ratio.toFixed(2)} | ${row.statements} |`,
-    ),
+  ].join('\n');
+}
+
+function render(table: Table): string {
+  const { rows, memory } = table;
+  const postgres = table.backend === 'postgres';
+  const rate = (value: number) => value.toFixed(value < 100 ? 1 : 0);
+  const cells = (row: Measured) => [
+    row.name,
+    rate(row.requestsPerSecond),
+    row.p50,
+    row.p99,
+    row.errors,
+    row.ratio === null ? '-' : row.ratio.toFixed(2),
+    ...(postgres
+      ? [
+          row.ratioToSqlite === undefined || row.ratioToSqlite === null || row.statements === '-'
+            ? '-'
+            : `${row.ratioToSqlite.toFixed(2)} ${row.ratioToSqlite >= POSTGRES_TARGET ? '(≥ 0.6)' : '(**< 0.6**)'}`,
+        ]
+      : []),
+    row.statements,
+  ];
+  const lines = [
     '',
-    `Service peak RSS: ${memory.peakRssMiB.toFixed(0)} MiB.`,
+    `## ${table.title}`,
+    '',
+    `${table.describe}; seeded ${table.reports} reports in ${table.seedSeconds.toFixed(0)} s.` +
+      (table.instances > 1 ? ` Load: autocannon's connections dealt out to the ${table.instances} instances in turn.` : ''),
+    '',
+    `| scenario | req/s | p50 ms | p99 ms | errors | ratio to ceiling |${postgres ? ' ratio to SQLite |' : ''} SQL statements per request |`,
+    `|---|---:|---:|---:|---:|---:|${postgres ? '---:|' : ''}---|`,
+    ...rows.map((row) => `| ${cells(row).join(' | ')} |`),
+    '',
+    `Service peak RSS: ${memory.peakRssMiB.map((mib) => `${mib.toFixed(0)} MiB`).join(', ')}.`,
+    ...rows.filter((row) => row.errors > 0).map((row) => `Errors in ${row.name}: ${row.errorKinds}.`),
   ];
   if (memory.afterAllMiB !== null && memory.afterTenthMiB !== null) {
     lines.push(
       `RSS after ${memory.requests / 10} requests: ${memory.afterTenthMiB.toFixed(0)} MiB; after ${memory.requests}: ` +
         `${memory.afterAllMiB.toFixed(0)} MiB (${(((memory.afterAllMiB - memory.afterTenthMiB) / memory.afterTenthMiB) * 100).toFixed(1)} %).`,
     );
+  }
+  if (postgres) {
+    const measured = rows.filter((row) => row.statements !== '-' && row.ratioToSqlite != null);
+    const met = measured.filter((row) => row.ratioToSqlite! >= POSTGRES_TARGET).length;
+    if (measured.length > 0) lines.push(`Within ${POSTGRES_TARGET} of SQLite: ${met} of ${measured.length} scenarios.`);
   }
   return `${lines.join('\n')}\n`;
 }

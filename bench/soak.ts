@@ -5,11 +5,10 @@ import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
-import pg from 'pg';
 import { machine, SERVICE_NODE_FLAGS, serviceEnv, startServer, type ServerProcess } from './processes.js';
 import { seed, type Seeded } from './seed.js';
 import { startWebhookSoak } from './soak-webhooks.js';
+import { deleteRedisKeys, inSchema, redactUrl, withPostgres } from './stores.js';
 
 /**
  * `npm run soak` (issue 7): holds a mixed, realistic load at a fixed offered rate against a real
@@ -670,7 +669,7 @@ async function createStore(): Promise<Store> {
     const serverUrl = settings.postgres;
     await withPostgres(serverUrl, (client) => client.query(`create schema ${run}`));
     // Every connection of the service (and of the seeding) works inside the run's own schema.
-    const databaseUrl = `${serverUrl}${serverUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${run}`)}`;
+    const databaseUrl = inSchema(serverUrl, run);
     const redis = settings.redis;
     return {
       env: serviceEnv(databaseUrl, redis ? { REDIS_URL: redis, REDIS_KEY_PREFIX: `${run}:` } : {}),
@@ -691,32 +690,6 @@ async function createStore(): Promise<Store> {
       if (settings.redis) await deleteRedisKeys(settings.redis, `${run}:*`);
     },
   };
-}
-
-async function withPostgres<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function deleteRedisKeys(url: string, pattern: string): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -818,10 +791,6 @@ function positiveInteger(text: string, option: string): number {
 function usage(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
   process.exit(2);
-}
-
-function redactUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
 }
 
 /** `low-high` RSS of an interval, per instance. */
