@@ -138,6 +138,11 @@ function withStatementCache(sqlite: SqliteDatabase): SqliteHandle {
 /** Each PostgreSQL database's pool, for a migrator that shares it (below). */
 const postgresPools = new WeakMap<Db, pg.Pool>();
 
+/** The pool of a PostgreSQL database opened here (its settings serve a connection of its own), else undefined. */
+export function postgresPoolOf(db: Db): pg.Pool | undefined {
+  return postgresPools.get(db);
+}
+
 /**
  * Kysely's migrator asks whether its two bookkeeping tables exist by listing every column of every
  * table of every schema, with a sequence lookup per column: about 130 ms of a 340 ms migration run
