@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Db } from '../db/database.js';
-import { postgresPoolOf } from '../db/database.js';
+import { onLocalAuthWrite, postgresPoolOf } from '../db/database.js';
 import { preparedQuery } from '../db/prepared-query.js';
 
 /**
@@ -126,6 +126,11 @@ export class PostgresFreshness implements CacheFreshness {
     private readonly onLost: (error: unknown) => void = () => {},
   ) {}
 
+  /** A change made by this process (database.ts `onLocalAuthWrite`), known before its notification comes back. */
+  changed(): void {
+    this.version += 1;
+  }
+
   /**
    * Starts listening; resolves once it listens, or once the first attempt failed (it goes on trying
    * in the background: until it listens, the cache is not used).
@@ -218,8 +223,15 @@ export async function freshnessFor(db: Db, onLost?: (error: unknown) => void): P
   if (!pool) return sqliteFreshness(db);
   const { connectionString, host, port, user, password, database, ssl, application_name, options } = pool.options as pg.ClientConfig;
   const config: pg.ClientConfig = { connectionString, host, port, user, password, database, ssl, application_name, options };
-  return new PostgresFreshness(
+  const freshness = new PostgresFreshness(
     { ...config, application_name: 'scoreboard-auth-listener', keepAlive: true, connectionTimeoutMillis: 5_000 },
     onLost,
-  ).start();
+  );
+  const stopObserving = onLocalAuthWrite(db, () => freshness.changed());
+  const close = freshness.close.bind(freshness);
+  freshness.close = async () => {
+    stopObserving();
+    await close();
+  };
+  return freshness.start();
 }

@@ -33,8 +33,12 @@ export interface DatabaseOptions {
 
 /** D21: `sqlite:./path.db`, `sqlite::memory:`, `postgres://…` or `postgresql://…`. */
 export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
-  const log = options.onQuery ? (event: LogEvent) => options.onQuery!(event) : undefined;
   if (/^postgres(ql)?:\/\//.test(url)) {
+    const observers = new Set<() => void>();
+    const log = (event: LogEvent) => {
+      options.onQuery?.(event);
+      if (observers.size > 0 && changesAuth(event.query.sql)) for (const observer of observers) observer();
+    };
     const pool = new pg.Pool({
       connectionString: url,
       max: options.poolMax ?? 10,
@@ -50,8 +54,10 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
     postgresPools.set(db, pool);
+    authWriteObservers.set(db, observers);
     return db;
   }
+  const log = options.onQuery ? (event: LogEvent) => options.onQuery!(event) : undefined;
   if (!url.startsWith('sqlite:')) {
     throw new Error(`Unsupported DATABASE_URL "${url}": expected sqlite:<file>, sqlite::memory: or postgres://…`);
   }
@@ -133,6 +139,30 @@ function withStatementCache(sqlite: SqliteDatabase): SqliteHandle {
       return statement;
     },
   };
+}
+
+/** Each PostgreSQL database's observers of `onLocalAuthWrite`. */
+const authWriteObservers = new WeakMap<Db, Set<() => void>>();
+
+// A write to what a token lookup reads (migration 0012), other than D9's last_used_at, or the end of
+// any transaction (which may have held such a write: the log does not say which connection ran what).
+const AUTH_WRITE = /^\s*(insert into|update|delete from) "(personal_access_tokens|users|subscriptions)"/i;
+const LAST_USED_WRITE = /^update "personal_access_tokens" set "last_used_at" = \$1 where/;
+const TRANSACTION_END = /^\s*(commit|rollback)\b/i;
+function changesAuth(text: string): boolean {
+  return TRANSACTION_END.test(text) || (AUTH_WRITE.test(text) && !LAST_USED_WRITE.test(text));
+}
+
+/**
+ * PostgreSQL: calls `observer` after each statement this process runs through `db` that may have
+ * changed what a token lookup reads, once it has completed (a commit included). The token cache
+ * (auth/token-cache.ts) hears its own process's changes this way at once, before the database's
+ * notification comes back. Returns the function that stops it; nothing happens on SQLite.
+ */
+export function onLocalAuthWrite(db: Db, observer: () => void): () => void {
+  const observers = authWriteObservers.get(db);
+  observers?.add(observer);
+  return () => observers?.delete(observer);
 }
 
 /** Each PostgreSQL database's pool, for a migrator that shares it (below). */
