@@ -140,6 +140,11 @@ export class PostgresFreshness implements CacheFreshness {
     return this;
   }
 
+  /** The server process of the listening connection, or null (for tests). */
+  get backendPid(): number | null {
+    return this.listening ? ((this.client as unknown as { processID?: number } | null)?.processID ?? null) : null;
+  }
+
   /** Whether notifications are being received now (for tests). */
   get isListening(): boolean {
     return this.current() !== null;
