@@ -1,7 +1,6 @@
 import pg from 'pg';
 import type { Db } from '../db/database.js';
-import { onLocalAuthWrite, postgresPoolOf } from '../db/database.js';
-import { preparedQuery } from '../db/prepared-query.js';
+import { onLocalAuthWrite, postgresPoolOf, sqliteAuthGeneration } from '../db/database.js';
 
 /**
  * Issue 15: a per-instance cache of token lookups that never outlives a change of what it holds.
@@ -88,15 +87,10 @@ export class LookupCache<V> {
   }
 }
 
-const readGeneration = preparedQuery((db: Db) => db.selectFrom('auth_changes').select('generation').where('id', '=', 1));
-
-/** SQLite: migration 0012's counter, read with every lookup. */
-export function sqliteFreshness(db: Db): CacheFreshness {
+/** SQLite: migration 0012's counter, read with every lookup (one statement on a one-row table). */
+export function sqliteFreshness(readGeneration: () => number | null): CacheFreshness {
   return {
-    async current() {
-      const [row] = await readGeneration(db);
-      return row === undefined ? null : Number(row.generation);
-    },
+    current: readGeneration,
     unchanged: () => true,
     close: async () => {},
   };
@@ -225,7 +219,11 @@ export class PostgresFreshness implements CacheFreshness {
 /** The freshness source for `db`'s engine (on PostgreSQL, once its first attempt to listen has ended). */
 export async function freshnessFor(db: Db, onLost?: (error: unknown) => void): Promise<CacheFreshness> {
   const pool = postgresPoolOf(db);
-  if (!pool) return sqliteFreshness(db);
+  if (!pool) {
+    const readGeneration = sqliteAuthGeneration(db);
+    if (!readGeneration) throw new Error('token cache: a database not opened by createDatabase');
+    return sqliteFreshness(readGeneration);
+  }
   const { connectionString, host, port, user, password, database, ssl, application_name, options } = pool.options as pg.ClientConfig;
   const config: pg.ClientConfig = { connectionString, host, port, user, password, database, ssl, application_name, options };
   const freshness = new PostgresFreshness(

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
+  CompiledQuery,
   Kysely,
   Migrator,
   PostgresDialect,
@@ -18,7 +19,7 @@ import { isTransientConflict } from './errors.js';
 import type { Database } from './schema.js';
 import { migrations, runDataSteps } from './migrations/index.js';
 import { SqliteDatabase } from './sqlite-binding.js';
-import { SqliteSplitDialect, type SqliteHandle } from './sqlite-driver.js';
+import { type SqliteHandle, SqliteSplitDialect } from './sqlite-driver.js';
 
 export type Db = Kysely<Database>;
 
@@ -64,7 +65,39 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   const file = sqliteFileOf(url);
   const writer = withStatementCache(openSqlite(file));
   const reader = file === null ? null : withStatementCache(openSqliteReader(file));
-  return new Kysely<Database>({ dialect: new SqliteSplitDialect({ writer, reader }), log });
+  const db = new Kysely<Database>({ dialect: new SqliteSplitDialect({ writer, reader }), log });
+  sqliteGenerations.set(db, generationReader(reader ?? writer, options.onQuery));
+  return db;
+}
+
+/** SQLite: each database's reader of migration 0012's counter (`sqliteAuthGeneration`). */
+const sqliteGenerations = new WeakMap<Db, () => number | null>();
+const READ_GENERATION = CompiledQuery.raw('select "generation" from "auth_changes" where "id" = 1');
+
+function generationReader(handle: SqliteHandle, onQuery: DatabaseOptions['onQuery']): () => number | null {
+  let statement: ReturnType<SqliteHandle['prepare']> | null = null;
+  return () => {
+    try {
+      statement ??= handle.prepare(READ_GENERATION.sql);
+      const [row] = statement.all([]) as { generation: number }[];
+      // Counted like every other statement (X-SQL-Statements): it is one.
+      onQuery?.({ level: 'query', query: READ_GENERATION, queryDurationMillis: 0 });
+      return row === undefined ? null : Number(row.generation);
+    } catch {
+      return null; // not migrated yet, or the file is unreadable: nothing is served from a cache
+    }
+  };
+}
+
+/**
+ * SQLite: migration 0012's change counter (auth/token-cache.ts), read at once on the read connection
+ * (the last committed state, whichever process committed it), or null when it cannot be read. Read
+ * directly rather than through Kysely: building, routing and awaiting a query cost more than the
+ * three-table lookup it replaces. Without a file (`:memory:`) it reads the write connection, whose
+ * open transaction, if any, it may see: the cache then drops its entries early, never late.
+ */
+export function sqliteAuthGeneration(db: Db): (() => number | null) | undefined {
+  return sqliteGenerations.get(db);
 }
 
 /**
