@@ -11,6 +11,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { createCallerIdentifier } from './auth/identify-caller.js';
+import { freshnessFor, LookupCache } from './auth/token-cache.js';
 import { enforceRouteAccess, requirementOf } from './auth/route-guard.js';
 import fastifyCookie from '@fastify/cookie';
 import { callerCredential, originOf } from './auth/write-credential.js';
@@ -42,6 +43,7 @@ import { publicBadgeRoutes } from './badges/public-badges.routes.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
 import { clientApiRoutes } from './client-api/client-api.routes.js';
 import { createProjectIdentifier } from './client-api/identify-project.js';
+import type { TokenAuthRow } from './tokens/tokens.repository.js';
 import { createFailuresService } from './failures/failures.service.js';
 import { failuresRoutes } from './failures/failures.routes.js';
 import { createProjectsService } from './projects/projects.service.js';
@@ -186,7 +188,14 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     clock,
     secretOf: (request) => sessionSecretOf(request, config.publicUrl),
   });
-  const identifyCaller = createCallerIdentifier({ tokens: repositoriesOn(db).tokens, clock, identifySession });
+  // Issue 15: token lookups are cached per instance until anything they read changes (token-cache.ts).
+  const tokenCache = new LookupCache<TokenAuthRow>(
+    await freshnessFor(db, (error) =>
+      app.log.warn({ err: error }, 'token cache: lost the database notifications; reading every token until they are back'),
+    ),
+  );
+  app.addHook('onClose', async () => tokenCache.close());
+  const identifyCaller = createCallerIdentifier({ tokens: repositoriesOn(db).tokens, clock, identifySession, cache: tokenCache });
   const credentialStores = {
     tokensOn: (trx: Db) => repositoriesOn(trx).tokens,
     sessionsOn: (trx: Db) => repositoriesOn(trx).sessions,

@@ -5,6 +5,7 @@ import type { TokenAuthRow, TokensRepository } from '../tokens/tokens.repository
 import { parseStoredAbilities } from './abilities.js';
 import type { Caller } from './caller.js';
 import { isWellFormedPersonalAccessToken } from './personal-access-token.js';
+import type { LookupCache } from './token-cache.js';
 import { hashToken } from './token-hash.js';
 
 /** D9: last_used_at is written at most once a minute per token, so reads stay reads. */
@@ -26,21 +27,27 @@ export function createCallerIdentifier(deps: {
   clock: Clock;
   /** E7: the dashboard session of a request without a bearer token (sessions/identify-session.ts). */
   identifySession?: (request: FastifyRequest) => Promise<Caller | null>;
+  /** Issue 15: this instance's cache of token lookups (token-cache.ts); without it every lookup reads the database. */
+  cache?: LookupCache<TokenAuthRow>;
 }) {
+  const { tokens, cache } = deps;
   return async function identifyCaller(request: FastifyRequest): Promise<Caller | null> {
     const plainText = bearerValue(request.headers.authorization);
     // E7: a bearer token, when present, wins over the session cookie (even when it is no good).
     if (plainText === null) return deps.identifySession ? deps.identifySession(request) : null;
     if (!isWellFormedPersonalAccessToken(plainText)) return null;
 
-    const row = await deps.tokens.findForAuth(hashToken(plainText));
+    const tokenHash = hashToken(plainText);
+    const row = cache ? await cache.get(tokenHash, () => tokens.findForAuth(tokenHash)) : await tokens.findForAuth(tokenHash);
     if (!row) return null;
     const now = deps.clock.now();
     const caller = callerFromAuthRow(row, now);
     if (caller === null) return null;
 
     if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) {
-      await deps.tokens.touchLastUsed(row.id, now.toISOString());
+      await tokens.touchLastUsed(row.id, now.toISOString(), new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString());
+      // The cached row (if it is one) remembers the write, so the next one waits its minute (D9).
+      row.last_used_at = now.toISOString();
     }
     return caller;
   };

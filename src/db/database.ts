@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
+  CompiledQuery,
   Kysely,
   Migrator,
   PostgresDialect,
@@ -18,7 +19,7 @@ import { isTransientConflict } from './errors.js';
 import type { Database } from './schema.js';
 import { migrations, runDataSteps } from './migrations/index.js';
 import { SqliteDatabase } from './sqlite-binding.js';
-import { SqliteSplitDialect, type SqliteHandle } from './sqlite-driver.js';
+import { type SqliteHandle, SqliteSplitDialect } from './sqlite-driver.js';
 
 export type Db = Kysely<Database>;
 
@@ -33,8 +34,12 @@ export interface DatabaseOptions {
 
 /** D21: `sqlite:./path.db`, `sqlite::memory:`, `postgres://…` or `postgresql://…`. */
 export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
-  const log = options.onQuery ? (event: LogEvent) => options.onQuery!(event) : undefined;
   if (/^postgres(ql)?:\/\//.test(url)) {
+    const observers = new Set<() => void>();
+    const log = (event: LogEvent) => {
+      options.onQuery?.(event);
+      if (observers.size > 0 && changesAuth(event.query.sql)) for (const observer of observers) observer();
+    };
     const pool = new pg.Pool({
       connectionString: url,
       max: options.poolMax ?? 10,
@@ -50,15 +55,49 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
     postgresPools.set(db, pool);
+    authWriteObservers.set(db, observers);
     return db;
   }
+  const log = options.onQuery ? (event: LogEvent) => options.onQuery!(event) : undefined;
   if (!url.startsWith('sqlite:')) {
     throw new Error(`Unsupported DATABASE_URL "${url}": expected sqlite:<file>, sqlite::memory: or postgres://…`);
   }
   const file = sqliteFileOf(url);
   const writer = withStatementCache(openSqlite(file));
   const reader = file === null ? null : withStatementCache(openSqliteReader(file));
-  return new Kysely<Database>({ dialect: new SqliteSplitDialect({ writer, reader }), log });
+  const db = new Kysely<Database>({ dialect: new SqliteSplitDialect({ writer, reader }), log });
+  sqliteGenerations.set(db, generationReader(reader ?? writer, options.onQuery));
+  return db;
+}
+
+/** SQLite: each database's reader of migration 0012's counter (`sqliteAuthGeneration`). */
+const sqliteGenerations = new WeakMap<Db, () => number | null>();
+const READ_GENERATION = CompiledQuery.raw('select "generation" from "auth_changes" where "id" = 1');
+
+function generationReader(handle: SqliteHandle, onQuery: DatabaseOptions['onQuery']): () => number | null {
+  let statement: ReturnType<SqliteHandle['prepare']> | null = null;
+  return () => {
+    try {
+      statement ??= handle.prepare(READ_GENERATION.sql);
+      const [row] = statement.all([]) as { generation: number }[];
+      // Counted like every other statement (X-SQL-Statements): it is one.
+      onQuery?.({ level: 'query', query: READ_GENERATION, queryDurationMillis: 0 });
+      return row === undefined ? null : Number(row.generation);
+    } catch {
+      return null; // not migrated yet, or the file is unreadable: nothing is served from a cache
+    }
+  };
+}
+
+/**
+ * SQLite: migration 0012's change counter (auth/token-cache.ts), read at once on the read connection
+ * (the last committed state, whichever process committed it), or null when it cannot be read. Read
+ * directly rather than through Kysely: building, routing and awaiting a query cost more than the
+ * three-table lookup it replaces. Without a file (`:memory:`) it reads the write connection, whose
+ * open transaction, if any, it may see: the cache then drops its entries early, never late.
+ */
+export function sqliteAuthGeneration(db: Db): (() => number | null) | undefined {
+  return sqliteGenerations.get(db);
 }
 
 /**
@@ -135,8 +174,37 @@ function withStatementCache(sqlite: SqliteDatabase): SqliteHandle {
   };
 }
 
+/** Each PostgreSQL database's observers of `onLocalAuthWrite`. */
+const authWriteObservers = new WeakMap<Db, Set<() => void>>();
+
+// A write to what a token lookup reads (migration 0012), other than D9's last_used_at, or the end of
+// any transaction (which may have held such a write: the log does not say which connection ran what).
+const AUTH_WRITE = /^\s*(insert into|update|delete from) "(personal_access_tokens|users|subscriptions)"/i;
+const LAST_USED_WRITE = /^update "personal_access_tokens" set "last_used_at" = \$1 where/;
+const TRANSACTION_END = /^\s*(commit|rollback)\b/i;
+function changesAuth(text: string): boolean {
+  return TRANSACTION_END.test(text) || (AUTH_WRITE.test(text) && !LAST_USED_WRITE.test(text));
+}
+
+/**
+ * PostgreSQL: calls `observer` after each statement this process runs through `db` that may have
+ * changed what a token lookup reads, once it has completed (a commit included). The token cache
+ * (auth/token-cache.ts) hears its own process's changes this way at once, before the database's
+ * notification comes back. Returns the function that stops it; nothing happens on SQLite.
+ */
+export function onLocalAuthWrite(db: Db, observer: () => void): () => void {
+  const observers = authWriteObservers.get(db);
+  observers?.add(observer);
+  return () => observers?.delete(observer);
+}
+
 /** Each PostgreSQL database's pool, for a migrator that shares it (below). */
 const postgresPools = new WeakMap<Db, pg.Pool>();
+
+/** The pool of a PostgreSQL database opened here (its settings serve a connection of its own), else undefined. */
+export function postgresPoolOf(db: Db): pg.Pool | undefined {
+  return postgresPools.get(db);
+}
 
 /**
  * Kysely's migrator asks whether its two bookkeeping tables exist by listing every column of every

@@ -22,6 +22,13 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   sessions: SessionsTable;
   sign_in_failures: SignInFailuresTable;
+  /** SQLite only (migration 0012): one row, counting the changes of what a token lookup reads (auth/token-cache.ts). */
+  auth_changes: AuthChangesTable;
+}
+
+export interface AuthChangesTable {
+  id: number;
+  generation: number;
 }
 
 export interface UsersTable {

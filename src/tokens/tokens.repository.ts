@@ -68,8 +68,17 @@ export function createTokensRepository(db: Db) {
         .executeTakeFirst();
     },
 
-    async touchLastUsed(id: number, at: string): Promise<void> {
-      await db.updateTable('personal_access_tokens').set({ last_used_at: at }).where('id', '=', id).execute();
+    /**
+     * D9: writes `at` unless another instance wrote a time after `staleBefore` (instances know only
+     * their own writes since they cached the token: the database keeps it once a minute for all).
+     */
+    async touchLastUsed(id: number, at: string, staleBefore: string): Promise<void> {
+      await db
+        .updateTable('personal_access_tokens')
+        .set({ last_used_at: at })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', staleBefore)]))
+        .execute();
     },
 
     async listForUser(userId: number): Promise<TokenRow[]> {

@@ -149,10 +149,13 @@ describe('latest_report on project responses (api-v1 2.2, D19)', () => {
   it('costs the same number of SQL statements to list 20 projects with 1 or with 30 reports each (D19)', async () => {
     const projects = [projectId];
     for (let i = 1; i < 20; i++) projects.push((await ctx.given.project(user, { name: `P${i}` })).project.id);
+    // Identifying the caller (issue 15: a cached token lookup, or the lookup, and the once-a-minute
+    // last_used_at write) is the same whatever the projects hold; what is compared is the rest.
+    const identification = /"auth_changes"|"t"\."token_hash" = |update "personal_access_tokens"/;
     const statementsFor = async (request: () => Promise<unknown>) => {
       ctx.queries.length = 0;
       await request();
-      return [...ctx.queries];
+      return ctx.queries.filter((query) => !identification.test(query));
     };
 
     for (const id of projects) await ctx.given.report(id);
@@ -160,14 +163,13 @@ describe('latest_report on project responses (api-v1 2.2, D19)', () => {
     const showWithOne = await statementsFor(show);
 
     for (const id of projects) for (let r = 0; r < 29; r++) await ctx.given.report(id);
-    ctx.clock.advance(60_000); // the same token's last_used_at write happens again, as before
     const listWithThirty = await statementsFor(listed);
     const showWithThirty = await statementsFor(show);
 
     expect(listWithThirty).toEqual(listWithOne);
     expect(showWithThirty).toEqual(showWithOne);
-    // auth lookup, last_used_at write, count, one page query with latest_report joined in
-    expect(listWithOne).toHaveLength(4);
+    // count, one page query with latest_report joined in
+    expect(listWithOne).toHaveLength(2);
     expect(listWithOne.filter((q) => /from "reports"/i.test(q))).toEqual([]);
   });
 
