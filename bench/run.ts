@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { heavyReport, runHeavyReports } from './heavy-reports.js';
 import { machine, SERVICE_NODE_FLAGS, serviceEnv, startServer, type ServerProcess } from './processes.js';
 import { seed, type Seeded } from './seed.js';
+import { renderExplained, renderScale, runScaleBench } from './scale.js';
 
 /**
  * `npm run bench` (issue 6): seeds a fresh database, starts the service and a bare Fastify server
@@ -23,6 +24,9 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '32' },
     'leak-requests': { type: 'string' },
     only: { type: 'string' },
+    // Issue 15 item 5: the small seed against 1,000,000 reports (scale.ts); `--only scale` runs it alone.
+    scale: { type: 'boolean', default: false },
+    'scale-postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
 const smoke = args.smoke!;
@@ -84,6 +88,7 @@ async function main(): Promise<void> {
   const dataDir = join(ROOT, 'bench', '.data', 'bench');
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
+  if (args.only === 'scale') return void (await scaleBench(dataDir));
   const databaseFile = join(dataDir, 'bench.db');
   // The rate limiter stays on; the budgets are only made large enough never to answer 429.
   const env = serviceEnv(`sqlite:${databaseFile}`);
@@ -152,7 +157,10 @@ async function main(): Promise<void> {
   const heavy = !args.only || 'd28 heavy reports'.includes(args.only.toLowerCase()) ? await heavyReportsBench(dataDir) : null;
   const storage = args.only ? null : await storageBench(dataDir);
 
-  const report = render(rows, memory) + (heavy ? renderHeavy(heavy) : '') + (storage ? renderStorage(storage) : '');
+  // Issue 15 item 5 with --scale (about 20 minutes more); a smoke run has a tiny one on SQLite.
+  const scale = !args.only && (args.scale || smoke) ? await scaleBench(dataDir) : '';
+
+  const report = render(rows, memory) + (heavy ? renderHeavy(heavy) : '') + (storage ? renderStorage(storage) : '') + scale;
   process.stdout.write(`\n${report}\n`);
   const resultsDir = join(ROOT, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
@@ -168,6 +176,39 @@ async function main(): Promise<void> {
     process.stderr.write(`errors in: ${failed.join(', ')}\n`);
     process.exitCode = 1;
   }
+}
+
+/**
+ * Issue 15 item 5 (scale.ts): the hot reads on the small seed and on 1,000,000 reports, on SQLite
+ * and PostgreSQL (`--scale-postgres-url`, or BENCH_POSTGRES_URL; a smoke run uses it only when given).
+ * Writes bench/results/scale.md (and .json, and the plans in scale-explain.md); returns the section.
+ */
+async function scaleBench(dataDir: string): Promise<string> {
+  const given = process.argv.some((arg) => arg.startsWith('--scale-postgres-url')) || process.env.BENCH_POSTGRES_URL !== undefined;
+  const result = await runScaleBench({
+    root: ROOT,
+    dataDir,
+    smoke,
+    postgresUrl: smoke && !given ? null : args['scale-postgres-url']!,
+    durationSeconds: settings.durationSeconds,
+    warmupSeconds: settings.warmupSeconds,
+    connections: settings.connections,
+    heavyConnections: settings.heavyConnections,
+    log,
+  });
+  const section = renderScale(result, smoke);
+  const resultsDir = join(ROOT, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const name = smoke ? 'scale-smoke' : 'scale';
+  writeFileSync(join(resultsDir, `${name}.md`), section);
+  writeFileSync(join(resultsDir, `${name}-explain.md`), renderExplained(result));
+  writeFileSync(join(resultsDir, `${name}.json`), JSON.stringify({ machine: machine(), ...result }, null, 2));
+  if (args.only === 'scale') process.stdout.write(`${section}\n`);
+  if (result.rows.some((row) => row.small.errors + row.large.errors > 0)) {
+    process.stderr.write('errors in the scale part\n');
+    process.exitCode = 1;
+  }
+  return section;
 }
 
 function buildScenarios(seeded: Seeded): Scenario[] {
