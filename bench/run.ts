@@ -26,6 +26,8 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     // Issue 15 item 5: the small seed against 1,000,000 reports (scale.ts); `--only scale` runs it alone.
     scale: { type: 'boolean', default: false },
+    // Rounds per scale scenario, each --duration long (the medians are kept): 3, or 1 in a smoke run.
+    'scale-rounds': { type: 'string' },
     'scale-postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
@@ -190,7 +192,9 @@ async function scaleBench(dataDir: string): Promise<string> {
     dataDir,
     smoke,
     postgresUrl: smoke && !given ? null : args['scale-postgres-url']!,
-    durationSeconds: settings.durationSeconds,
+    // Three rounds of 5 s (the machine is shared: one long run can fall on someone else's burst).
+    rounds: Number(args['scale-rounds'] ?? (smoke ? 1 : 3)),
+    durationSeconds: args.duration ? settings.durationSeconds : smoke ? 1 : 5,
     warmupSeconds: settings.warmupSeconds,
     connections: settings.connections,
     heavyConnections: settings.heavyConnections,

@@ -24,6 +24,8 @@ export interface ScaleOptions {
   postgresUrl: string | null;
   durationSeconds: number;
   warmupSeconds: number;
+  /** Rounds per scenario (small, scale, then scale, small, ...): the medians are kept. */
+  rounds: number;
   connections: number;
   heavyConnections: number;
   log: (message: string) => void;
@@ -48,6 +50,7 @@ export interface ScaleResult {
   rows: ScaleRow[];
   explained: Explained[];
   skipped: string[];
+  rounds: number;
 }
 
 interface Sizes {
@@ -70,7 +73,7 @@ export async function runScaleBench(options: ScaleOptions): Promise<ScaleResult>
         small: { baseProjects: 10_000, baseReportsPerProject: 10, projects: 0, reports: 0, hotReports: 10_000, changesProjectRuns: 20 },
         large: { baseProjects: 0, baseReportsPerProject: 0, projects: 9_999, reports: 990_000, hotReports: 10_000, changesProjectRuns: 20 },
       };
-  const result: ScaleResult = { sizes, seeding: [], rows: [], explained: [], skipped: [] };
+  const result: ScaleResult = { sizes, seeding: [], rows: [], explained: [], skipped: [], rounds: options.rounds };
   const databases: ('SQLite' | 'PostgreSQL')[] = ['SQLite'];
   if (options.postgresUrl !== null) {
     try {
@@ -109,19 +112,23 @@ export async function runScaleBench(options: ScaleOptions): Promise<ScaleResult>
       }
       const scenarios = { small: scenariosOf(seeded.small!, sizes.small), large: scenariosOf(seeded.large!, sizes.large) };
       for (const [index, scenario] of scenarios.large.entries()) {
-        const measured: Partial<ScaleRow> = { database, name: scenario.name };
-        // Alternate which seed goes first, so that a drift of the machine's load favours neither.
-        const order = index % 2 === 0 ? (['small', 'large'] as const) : (['large', 'small'] as const);
-        for (const seed of order) {
-          const service = services[seed === 'small' ? 0 : 1]!;
-          const own = scenarios[seed][index]!;
-          measured[seed] = await load(service.url, own.path, seeded[seed]!.token, {
-            connections: own.heavy ? options.heavyConnections : options.connections,
-            warmupSeconds: options.warmupSeconds,
-            durationSeconds: options.durationSeconds,
-          });
+        const rounds: Record<'small' | 'large', Awaited<ReturnType<typeof load>>[]> = { small: [], large: [] };
+        for (let round = 0; round < options.rounds; round++) {
+          // Alternate which seed goes first, so that a drift of the machine's load favours neither.
+          const order = (index + round) % 2 === 0 ? (['small', 'large'] as const) : (['large', 'small'] as const);
+          for (const seed of order) {
+            const service = services[seed === 'small' ? 0 : 1]!;
+            const own = scenarios[seed][index]!;
+            rounds[seed].push(
+              await load(service.url, own.path, seeded[seed]!.token, {
+                connections: own.heavy ? options.heavyConnections : options.connections,
+                warmupSeconds: round === 0 ? options.warmupSeconds : 1,
+                durationSeconds: options.durationSeconds,
+              }),
+            );
+          }
         }
-        const row = measured as ScaleRow;
+        const row: ScaleRow = { database, name: scenario.name, small: medianOf(rounds.small), large: medianOf(rounds.large) };
         result.rows.push(row);
         log(
           `scale: ${database} ${row.name}: ${row.small.requestsPerSecond.toFixed(0)} → ${row.large.requestsPerSecond.toFixed(0)} req/s, ` +
@@ -184,6 +191,20 @@ async function createDatabase(database: 'SQLite' | 'PostgreSQL', seed: string, s
   const url = new URL(options.postgresUrl!);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
+}
+
+/** The median round's req/s and p99 (each its own median), and every round's errors. */
+function medianOf(rounds: { requestsPerSecond: number; p99: number; errors: number }[]) {
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
+  return {
+    requestsPerSecond: median(rounds.map((round) => round.requestsPerSecond)),
+    p99: median(rounds.map((round) => round.p99)),
+    errors: rounds.reduce((sum, round) => sum + round.errors, 0),
+  };
 }
 
 async function load(
@@ -288,6 +309,7 @@ export function renderScale(result: ScaleResult, smoke: boolean): string {
     `Small seed: ${small.baseProjects + small.projects} projects x ${small.baseReportsPerProject} reports (seed.ts) plus a project of ` +
       `${small.hotReports} reports; scale seed: ${large.projects} projects sharing ${large.reports} reports (seed-scale.ts) plus the ` +
       `${large.hotReports}-report project (${count(small)} and ${count(large)} reports, besides the changes project's ${large.changesProjectRuns} runs of report-large.json). ` +
+      `Medians of ${result.rounds} rounds per scenario (alternating which seed goes first). ` +
       'Ratio: scale req/s over small req/s; within 20 %: req/s at least 0.80 of the small seed\'s and p99 at most 1.2 times it (or 2 ms more).',
     '',
     '| seeding | reports | seed.ts part s | bulk s | total s |',
