@@ -107,7 +107,11 @@ export async function runScaleBench(options: ScaleOptions): Promise<ScaleResult>
       }
       for (const seed of ['small', 'large'] as const) {
         services.push(
-          await startServer([...SERVICE_NODE_FLAGS, join(options.root, 'bin/scoreboard.js'), 'serve'], serviceEnv(targets[seed].url), '/healthz'),
+          await startServer(
+            [...SERVICE_NODE_FLAGS, join(options.root, 'bin/scoreboard.js'), 'serve'],
+            serviceEnv(targets[seed].url),
+            '/healthz',
+          ),
         );
       }
       const scenarios = { small: scenariosOf(seeded.small!, sizes.small), large: scenariosOf(seeded.large!, sizes.large) };
@@ -163,8 +167,15 @@ function scenariosOf(seeded: ScaleSeeded, size: Sizes): ScaleScenario[] {
     { name: 'GET /api/v1/projects?page=1', path: '/api/v1/projects?page=1' },
     { name: `GET /api/v1/projects?page=${deepPage}`, path: `/api/v1/projects?page=${deepPage}` },
     { name: `GET /api/v1/projects/{id}/reports (${size.hotReports} reports)`, path: `/api/v1/projects/${hot}/reports` },
-    { name: `GET /api/v1/projects/{id}/reports?page=${hotDeep} (${size.hotReports} reports)`, path: `/api/v1/projects/${hot}/reports?page=${hotDeep}` },
-    { name: 'GET /api/v1/reports/{uuid}/changes (3,972 issues; 2 connections)', path: `/api/v1/reports/${seeded.changes!.reportId}/changes`, heavy: true },
+    {
+      name: `GET /api/v1/projects/{id}/reports?page=${hotDeep} (${size.hotReports} reports)`,
+      path: `/api/v1/projects/${hot}/reports?page=${hotDeep}`,
+    },
+    {
+      name: 'GET /api/v1/reports/{uuid}/changes (3,972 issues; 2 connections)',
+      path: `/api/v1/reports/${seeded.changes!.reportId}/changes`,
+      heavy: true,
+    },
     { name: `GET /api/v1/projects/{id}/trend (${size.hotReports} reports)`, path: `/api/v1/projects/${hot}/trend` },
   ];
 }
@@ -254,7 +265,8 @@ async function explainScenarios(
       for (let round = 0; round < 2; round++) {
         captured = [];
         const response = await app.inject({ method: 'GET', url: scenario.path, headers: { authorization: `Bearer ${seeded.token}` } });
-        if (response.statusCode !== 200) throw new Error(`${scenario.path} answered ${response.statusCode}: ${response.body.slice(0, 200)}`);
+        if (response.statusCode !== 200)
+          throw new Error(`${scenario.path} answered ${response.statusCode}: ${response.body.slice(0, 200)}`);
       }
       const statements = [];
       for (const statement of captured) {
@@ -310,12 +322,13 @@ export function renderScale(result: ScaleResult, smoke: boolean): string {
       `${small.hotReports} reports; scale seed: ${large.projects} projects sharing ${large.reports} reports (seed-scale.ts) plus the ` +
       `${large.hotReports}-report project (${count(small)} and ${count(large)} reports, besides the changes project's ${large.changesProjectRuns} runs of report-large.json). ` +
       `Medians of ${result.rounds} rounds per scenario (alternating which seed goes first). ` +
-      'Ratio: scale req/s over small req/s; within 20 %: req/s at least 0.80 of the small seed\'s and p99 at most 1.2 times it (or 2 ms more).',
+      "Ratio: scale req/s over small req/s; within 20 %: req/s at least 0.80 of the small seed's and p99 at most 1.2 times it (or 2 ms more).",
     '',
     '| seeding | reports | seed.ts part s | bulk s | total s |',
     '|---|---:|---:|---:|---:|',
     ...result.seeding.map(
-      (s) => `| ${s.database}, ${s.seed} seed | ${s.reports} | ${s.seconds.base.toFixed(1)} | ${s.seconds.bulk.toFixed(1)} | ${s.seconds.total.toFixed(1)} |`,
+      (s) =>
+        `| ${s.database}, ${s.seed} seed | ${s.reports} | ${s.seconds.base.toFixed(1)} | ${s.seconds.bulk.toFixed(1)} | ${s.seconds.total.toFixed(1)} |`,
     ),
     '',
     '| database | scenario | small req/s | small p99 ms | scale req/s | scale p99 ms | ratio | within 20 % |',
@@ -339,7 +352,17 @@ export function renderExplained(result: ScaleResult): string {
   for (const entry of result.explained) {
     lines.push(`## ${entry.database}: ${entry.scenario}`, '');
     for (const statement of entry.statements) {
-      lines.push('```sql', statement.sql, `-- parameters: ${JSON.stringify(statement.parameters)}`, '```', '', '```', statement.plan, '```', '');
+      lines.push(
+        '```sql',
+        statement.sql,
+        `-- parameters: ${JSON.stringify(statement.parameters)}`,
+        '```',
+        '',
+        '```',
+        statement.plan,
+        '```',
+        '',
+      );
     }
   }
   return lines.join('\n');

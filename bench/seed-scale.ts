@@ -59,7 +59,9 @@ export async function seedScale(options: {
 
   const databaseUrl = options.env.DATABASE_URL ?? '';
   const postgres = /^postgres(ql)?:/.test(databaseUrl);
-  const db: BulkWriter = postgres ? await postgresWriter(databaseUrl) : await sqliteWriter(options.root, databaseUrl.replace(/^sqlite:/, ''));
+  const db: BulkWriter = postgres
+    ? await postgresWriter(databaseUrl)
+    : await sqliteWriter(options.root, databaseUrl.replace(/^sqlite:/, ''));
   const { settings, stored } = await uploadPayloads(options.root);
   const { first, next } = stored.small;
   const bulkStarted = Date.now();
@@ -153,7 +155,20 @@ export async function seedScale(options: {
     const addReport = async (row: unknown[]) => {
       if (!postgres) {
         const [id, uuid, projectId, at, baseline, changesNew, changesFixed, changesUnchanged, gate] = row;
-        await db.run(insertBatch, [id, uuid, projectId, at, at, at, baseline, changesNew, changesFixed, changesUnchanged, gate, ...constantValues]);
+        await db.run(insertBatch, [
+          id,
+          uuid,
+          projectId,
+          at,
+          at,
+          at,
+          baseline,
+          changesNew,
+          changesFixed,
+          changesUnchanged,
+          gate,
+          ...constantValues,
+        ]);
         return;
       }
       for (let i = 0; i < row.length; i++) batch[i]!.push(row[i]);

@@ -307,8 +307,9 @@ export async function uploadPayloads(root: string) {
       configuration: body.configuration === undefined ? null : JSON.stringify(product.normalizeConfiguration(body.configuration)),
     };
   };
+  type Payload = ReturnType<typeof payloadOf>;
   /** What an upload of `payload` against a baseline with `baseline`'s issues (or none) stores. */
-  const storedAgainst = (payload: ReturnType<typeof payloadOf>, baseline: ReturnType<typeof payloadOf> | null) => {
+  const storedAgainst = (payload: Payload, baseline: Payload | null) => {
     let before = null;
     if (baseline !== null) {
       const fingerprints = baseline.issues.map((issue) => issue.fingerprint);
@@ -325,7 +326,7 @@ export async function uploadPayloads(root: string) {
 
   // The small report is a run of `main`, the full one a pull request into `main`: either's baseline
   // is the project's previous small report (E1.3), whose issues are always the small report's.
-  const [small, full] = ['report-small', 'report-full'].map((name) => payloadOf(fixture(name))) as [ReturnType<typeof payloadOf>, ReturnType<typeof payloadOf>];
+  const [small, full] = ['report-small', 'report-full'].map((name) => payloadOf(fixture(name))) as [Payload, Payload];
   const stored = {
     small: { first: storedAgainst(small, null), next: storedAgainst(small, small) },
     full: { first: storedAgainst(full, null), next: storedAgainst(full, small) },
