@@ -321,7 +321,7 @@ export function renderScale(result: ScaleResult, smoke: boolean): string {
     `Small seed: ${small.baseProjects + small.projects} projects x ${small.baseReportsPerProject} reports (seed.ts) plus a project of ` +
       `${small.hotReports} reports; scale seed: ${large.projects} projects sharing ${large.reports} reports (seed-scale.ts) plus the ` +
       `${large.hotReports}-report project (${count(small)} and ${count(large)} reports, besides the changes project's ${large.changesProjectRuns} runs of report-large.json). ` +
-      `Medians of ${result.rounds} rounds per scenario (alternating which seed goes first). ` +
+      `Medians of ${result.rounds} round${result.rounds === 1 ? '' : 's'} per scenario (alternating which seed goes first). ` +
       "Ratio: scale req/s over small req/s; within 20 %: req/s at least 0.80 of the small seed's and p99 at most 1.2 times it (or 2 ms more).",
     '',
     '| seeding | reports | seed.ts part s | bulk s | total s |',
