@@ -9,6 +9,7 @@ import { heavyReport, runHeavyReports } from './heavy-reports.js';
 import { machine, SERVICE_NODE_FLAGS, serviceEnv, startServer, type ServerProcess } from './processes.js';
 import { seed, type Seeded } from './seed.js';
 import { deleteRedisKeys, inSchema, pingRedis, redactUrl, withPostgres } from './stores.js';
+import { renderExplained, renderScale, runScaleBench } from './scale.js';
 
 /**
  * `npm run bench` (issue 6): seeds a fresh database, starts the service and a bare Fastify server
@@ -29,6 +30,11 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     // Issue 15 item 4: the scenario table on SQLite, on PostgreSQL with Redis (two instances), or both.
     database: { type: 'string', default: 'both' },
+    // Issue 15 item 5: the small seed against 1,000,000 reports (scale.ts); `--only scale` runs it alone.
+    scale: { type: 'boolean', default: false },
+    // Rounds per scale scenario, each --duration long (the medians are kept): 3, or 1 in a smoke run.
+    'scale-rounds': { type: 'string' },
+    'scale-postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
 const smoke = args.smoke!;
@@ -137,6 +143,7 @@ async function main(): Promise<void> {
   const dataDir = join(ROOT, 'bench', '.data', 'bench');
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
+  if (args.only === 'scale') return void (await scaleBench(dataDir));
 
   // The ceiling, once for both tables: a bare server is the same on either database.
   const ceilingServer = await startServer([join(ROOT, 'bench/.build/hello.js')], serviceEnv('sqlite::memory:'), '/hello');
@@ -164,7 +171,11 @@ async function main(): Promise<void> {
     withSqlite && (!args.only || 'd28 heavy reports'.includes(args.only.toLowerCase())) ? await heavyReportsBench(dataDir) : null;
   const storage = withSqlite && !args.only ? await storageBench(dataDir) : null;
 
-  const report = renderHeader() + tables.map(render).join('') + (heavy ? renderHeavy(heavy) : '') + (storage ? renderStorage(storage) : '');
+  // Issue 15 item 5 with --scale (about 30 minutes more); a smoke run has a tiny one on SQLite.
+  const scale = !args.only && (args.scale || smoke) ? await scaleBench(dataDir) : '';
+
+  const report =
+    renderHeader() + tables.map(render).join('') + (heavy ? renderHeavy(heavy) : '') + (storage ? renderStorage(storage) : '') + scale;
   process.stdout.write(`\n${report}\n`);
   const resultsDir = join(ROOT, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
@@ -355,6 +366,41 @@ async function runScenarioTable(backend: Backend, ceiling: Awaited<ReturnType<ty
     for (const service of services) await service.stop();
     await backend.drop();
   }
+}
+
+/**
+ * Issue 15 item 5 (scale.ts): the hot reads on the small seed and on 1,000,000 reports, on SQLite
+ * and PostgreSQL (`--scale-postgres-url`, or BENCH_POSTGRES_URL; a smoke run uses it only when given).
+ * Writes bench/results/scale.md (and .json, and the plans in scale-explain.md); returns the section.
+ */
+async function scaleBench(dataDir: string): Promise<string> {
+  const given = process.argv.some((arg) => arg.startsWith('--scale-postgres-url')) || process.env.BENCH_POSTGRES_URL !== undefined;
+  const result = await runScaleBench({
+    root: ROOT,
+    dataDir,
+    smoke,
+    postgresUrl: smoke && !given ? null : args['scale-postgres-url']!,
+    // Three rounds of 5 s (the machine is shared: one long run can fall on someone else's burst).
+    rounds: Number(args['scale-rounds'] ?? (smoke ? 1 : 3)),
+    durationSeconds: args.duration ? settings.durationSeconds : smoke ? 1 : 5,
+    warmupSeconds: settings.warmupSeconds,
+    connections: settings.connections,
+    heavyConnections: settings.heavyConnections,
+    log,
+  });
+  const section = renderScale(result, smoke);
+  const resultsDir = join(ROOT, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const name = smoke ? 'scale-smoke' : 'scale';
+  writeFileSync(join(resultsDir, `${name}.md`), section);
+  writeFileSync(join(resultsDir, `${name}-explain.md`), renderExplained(result));
+  writeFileSync(join(resultsDir, `${name}.json`), JSON.stringify({ machine: machine(), ...result }, null, 2));
+  if (args.only === 'scale') process.stdout.write(`${section}\n`);
+  if (result.rows.some((row) => row.small.errors + row.large.errors > 0)) {
+    process.stderr.write('errors in the scale part\n');
+    process.exitCode = 1;
+  }
+  return section;
 }
 
 function buildScenarios(seeded: Seeded): Scenario[] {

@@ -43,8 +43,10 @@ export interface Seeded {
 }
 
 /** Writes rows inside a transaction (`?` placeholders); PostgreSQL's may defer inserts and write them together. */
-interface BulkWriter {
+export interface BulkWriter {
   run(sql: string, params: unknown[]): Promise<void>;
+  /** The first row of a query (`?` placeholders), or undefined. */
+  first(sql: string, params: unknown[]): Promise<Record<string, unknown> | undefined>;
   /** An `insert` into a table with an `id` key; returns the new row's id. */
   insert(sql: string, params: unknown[]): Promise<number>;
   /** Inserts `rows` (values in the order of `columns`) into `table`. */
@@ -80,65 +82,8 @@ export async function seed(options: {
     ? await postgresWriter(databaseUrl)
     : await sqliteWriter(root, databaseUrl.replace(/^sqlite:/, ''));
 
-  // Realistic result payloads: mostly the small recorded report (10 analyzers), and the full one
-  // (155 analyzers, 150 KB) for one report in fifty, to keep the file near 1.5 GB at full size.
-  // Stored the way an upload stores them: the product's own normalisation, summary and, since
-  // issue 13, git context, fingerprints, baseline, changes, gate and issue rows (E1), so that the
-  // service's start finds nothing to back-fill (a raw fixture also lacks e.g. `location: null`,
-  // and the report detail would fail to serialise it).
-  const product = await productUploadCode(root);
-  const settings = JSON.stringify({
-    fail_on: 'high',
-    fail_threshold: 60,
-    primary_tracker: null,
-    ticket_target_project_key: null,
-    ticket_target_project_name: null,
-    fail_on_new: 'high',
-  });
-  const gateSettings = product.parseStoredSettings(settings);
-  const fixture = (name: string) => JSON.parse(readFileSync(join(root, 'test/fixtures/client-wire/reports', `${name}.json`), 'utf8'));
-
-  /** A payload as stored: its columns but for E1's, its issues (fingerprinted) and its git context. */
-  const payloadOf = (body: any) => {
-    const results = product.normalizeResults(body.results);
-    const metadata = product.asObject(body.metadata) as Record<string, unknown>;
-    return {
-      results,
-      issues: product.fingerprintResults(results),
-      // The row's results columns, compressed as an upload stores them (once per payload).
-      stored: product.encodeResults(results),
-      summary: product.summarizeResults(results),
-      git: product.gitContextOf(metadata),
-      metadata: JSON.stringify(metadata),
-      clientSummary: body.summary === undefined ? null : JSON.stringify(body.summary),
-      configuration: body.configuration === undefined ? null : JSON.stringify(product.normalizeConfiguration(body.configuration)),
-    };
-  };
-  type Payload = ReturnType<typeof payloadOf>;
-  /** What an upload of `payload` against a baseline with `baseline`'s issues (or none) stores. */
-  const storedAgainst = (payload: Payload, baseline: Payload | null) => {
-    let before = null;
-    if (baseline !== null) {
-      const fingerprints = baseline.issues.map((issue) => issue.fingerprint);
-      const missing = new Set(product.missingFromReport(fingerprints, payload.issues));
-      before = { fingerprints, gone: baseline.issues.filter((issue) => missing.has(issue.fingerprint)) };
-    }
-    const { rows, counts } = product.compareWithBaseline(payload.issues, before);
-    const newBySeverity = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
-    for (const row of rows) if (row.change === 'new' || (counts === null && row.change === null)) newBySeverity[row.severity] += 1;
-    const { failedAnalyzers } = product.prepareResults(payload.results);
-    const gate = product.applyQualityGate(gateSettings, { score: payload.summary.score, failedAnalyzers, newBySeverity });
-    return { payload, rows, counts, gate: JSON.stringify({ passed: gate.passed, reasons: gate.reasons }) };
-  };
+  const { settings, fixture, payloadOf, storedAgainst, stored } = await uploadPayloads(root);
   type Stored = ReturnType<typeof storedAgainst>;
-
-  // The small report is a run of `main`, the full one a pull request into `main`: either's baseline
-  // is the project's previous small report (E1.3), whose issues are always the small report's.
-  const [small, full] = ['report-small', 'report-full'].map((name) => payloadOf(fixture(name))) as [Payload, Payload];
-  const stored = {
-    small: { first: storedAgainst(small, null), next: storedAgainst(small, small) },
-    full: { first: storedAgainst(full, null), next: storedAgainst(full, small) },
-  };
 
   const insertProject = `insert into projects (id, team_id, name, description, repository_url, framework_version, settings, api_token_hash,
        badge_key, latest_report_id, archived_at, created_at, updated_at)
@@ -323,6 +268,73 @@ export async function seed(options: {
 }
 
 /**
+ * The stored forms of the recorded payloads (shared by seed.ts and seed-scale.ts): `payloadOf` a body
+ * as an upload stores it, `storedAgainst` what it stores against a baseline, and the small and full
+ * reports as a project's first run and as a later one.
+ */
+export async function uploadPayloads(root: string) {
+  // Realistic result payloads: mostly the small recorded report (10 analyzers), and the full one
+  // (155 analyzers, 150 KB) for one report in fifty, to keep the file near 1.5 GB at full size.
+  // Stored the way an upload stores them: the product's own normalisation, summary and, since
+  // issue 13, git context, fingerprints, baseline, changes, gate and issue rows (E1), so that the
+  // service's start finds nothing to back-fill (a raw fixture also lacks e.g. `location: null`,
+  // and the report detail would fail to serialise it).
+  const product = await productUploadCode(root);
+  const settings = JSON.stringify({
+    fail_on: 'high',
+    fail_threshold: 60,
+    primary_tracker: null,
+    ticket_target_project_key: null,
+    ticket_target_project_name: null,
+    fail_on_new: 'high',
+  });
+  const gateSettings = product.parseStoredSettings(settings);
+  const fixture = (name: string) => JSON.parse(readFileSync(join(root, 'test/fixtures/client-wire/reports', `${name}.json`), 'utf8'));
+
+  /** A payload as stored: its columns but for E1's, its issues (fingerprinted) and its git context. */
+  const payloadOf = (body: any) => {
+    const results = product.normalizeResults(body.results);
+    const metadata = product.asObject(body.metadata) as Record<string, unknown>;
+    return {
+      results,
+      issues: product.fingerprintResults(results),
+      // The row's results columns, compressed as an upload stores them (once per payload).
+      stored: product.encodeResults(results),
+      summary: product.summarizeResults(results),
+      git: product.gitContextOf(metadata),
+      metadata: JSON.stringify(metadata),
+      clientSummary: body.summary === undefined ? null : JSON.stringify(body.summary),
+      configuration: body.configuration === undefined ? null : JSON.stringify(product.normalizeConfiguration(body.configuration)),
+    };
+  };
+  type Payload = ReturnType<typeof payloadOf>;
+  /** What an upload of `payload` against a baseline with `baseline`'s issues (or none) stores. */
+  const storedAgainst = (payload: Payload, baseline: Payload | null) => {
+    let before = null;
+    if (baseline !== null) {
+      const fingerprints = baseline.issues.map((issue) => issue.fingerprint);
+      const missing = new Set(product.missingFromReport(fingerprints, payload.issues));
+      before = { fingerprints, gone: baseline.issues.filter((issue) => missing.has(issue.fingerprint)) };
+    }
+    const { rows, counts } = product.compareWithBaseline(payload.issues, before);
+    const newBySeverity = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
+    for (const row of rows) if (row.change === 'new' || (counts === null && row.change === null)) newBySeverity[row.severity] += 1;
+    const { failedAnalyzers } = product.prepareResults(payload.results);
+    const gate = product.applyQualityGate(gateSettings, { score: payload.summary.score, failedAnalyzers, newBySeverity });
+    return { payload, rows, counts, gate: JSON.stringify({ passed: gate.passed, reasons: gate.reasons }) };
+  };
+
+  // The small report is a run of `main`, the full one a pull request into `main`: either's baseline
+  // is the project's previous small report (E1.3), whose issues are always the small report's.
+  const [small, full] = ['report-small', 'report-full'].map((name) => payloadOf(fixture(name))) as [Payload, Payload];
+  const stored = {
+    small: { first: storedAgainst(small, null), next: storedAgainst(small, small) },
+    full: { first: storedAgainst(full, null), next: storedAgainst(full, small) },
+  };
+  return { product, settings, fixture, payloadOf, storedAgainst, stored };
+}
+
+/**
  * An earlier run of `report-large.json` (its results as sent): every tenth issue not there yet and
  * every twentieth (of the rest) worded differently, so that the fixture compared with it has new,
  * fixed and unchanged issues.
@@ -341,7 +353,7 @@ function largeVariant(results: { issues?: unknown }[]): unknown[] {
   });
 }
 
-async function sqliteWriter(root: string, file: string): Promise<BulkWriter> {
+export async function sqliteWriter(root: string, file: string): Promise<BulkWriter> {
   const { SqliteDatabase } = (await import(pathToFileURL(join(root, 'dist/db/sqlite-binding.js')).href)) as {
     SqliteDatabase: new (file: string) => any;
   };
@@ -354,6 +366,11 @@ async function sqliteWriter(root: string, file: string): Promise<BulkWriter> {
       let statement = statements.get(sql);
       if (!statement) statements.set(sql, (statement = db.prepare(sql)));
       statement.run(...params);
+    },
+    async first(sql, params) {
+      let statement = statements.get(sql);
+      if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+      return statement.get(...params);
     },
     async insert(sql, params) {
       let statement = statements.get(sql);
@@ -390,7 +407,7 @@ async function sqliteWriter(root: string, file: string): Promise<BulkWriter> {
  * reports, issue rows: each references only rows written before it) whenever one is full, and before
  * any other statement and the commit.
  */
-async function postgresWriter(url: string): Promise<BulkWriter> {
+export async function postgresWriter(url: string): Promise<BulkWriter> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   let inTransaction = false;
@@ -452,6 +469,15 @@ async function postgresWriter(url: string): Promise<BulkWriter> {
       await flush();
       await client.query(numbered(sql), params);
     },
+    async first(sql, params) {
+      await flush();
+      let n = 0;
+      const result = await client.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      );
+      return result.rows[0];
+    },
     async insert(sql, params) {
       const insert = parse(sql);
       if (!insert) throw new Error(`not an insert: ${sql}`);
@@ -486,7 +512,7 @@ async function postgresWriter(url: string): Promise<BulkWriter> {
 }
 
 /** The service's own upload normalisation and summary (from dist/, built before the harness runs). */
-async function productUploadCode(root: string) {
+export async function productUploadCode(root: string) {
   const load = (path: string) => import(pathToFileURL(join(root, 'dist', path)).href);
   const normalize = {
     ...((await load('reports/normalize-upload.js')) as {
@@ -571,15 +597,15 @@ async function productUploadCode(root: string) {
   };
 }
 
-const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
-function randomToken(): string {
+export function randomToken(): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   return Array.from(randomBytes(40), (byte) => alphabet[byte % alphabet.length]).join('');
 }
 
 /** A UUID v7 for the given time (ids sort by creation, D11). */
-function uuidV7(ms: number): string {
+export function uuidV7(ms: number): string {
   const bytes = randomBytes(16);
   bytes.writeUIntBE(ms, 0, 6);
   bytes[6] = (bytes[6]! & 0x0f) | 0x70;

@@ -313,15 +313,33 @@ export function createReportsRepository(db: Db) {
       return Number(row.count);
     },
 
-    /** D19's order: newest analyzed_at first, ties highest id; the first entry is latest_report. */
+    /**
+     * D19's order: newest analyzed_at first, ties highest id; the first entry is latest_report. The
+     * page's ids come from the project's index alone ((project_id, analyzed_at, id), or with a branch
+     * (project_id, git_branch, analyzed_at, id)), then its rows are read and joined to their
+     * baselines: a deep OFFSET skips index entries instead of reading every skipped report and its
+     * baseline (page 500 of a 10,000-report project: 78 ms to 0.3 ms on SQLite, issue 15).
+     */
     async listForProject(projectId: string, page: { limit: number; offset: number }, branch?: string | null): Promise<ReportListRow[]> {
-      return selectListRows(db)
-        .where('r.project_id', '=', projectId)
-        .$if(branch !== undefined, (query) => query.where('r.git_branch', branch === null ? 'is' : '=', branch!))
+      return db
+        .selectFrom((eb) =>
+          eb
+            .selectFrom('reports')
+            .select('id')
+            .where('project_id', '=', projectId)
+            .$if(branch !== undefined, (query) => query.where('git_branch', branch === null ? 'is' : '=', branch!))
+            .orderBy('analyzed_at', 'desc')
+            .orderBy('id', 'desc')
+            .limit(page.limit)
+            .offset(page.offset)
+            .as('page'),
+        )
+        .innerJoin('reports as r', 'r.id', 'page.id')
+        .leftJoin('reports as b', 'b.id', 'r.baseline_report_id')
+        .select(reportListColumns.map((column) => `r.${column}` as const))
+        .select(baselineColumns)
         .orderBy('r.analyzed_at', 'desc')
         .orderBy('r.id', 'desc')
-        .limit(page.limit)
-        .offset(page.offset)
         .execute();
     },
 
