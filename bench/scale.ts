@@ -7,7 +7,7 @@ import { SERVICE_NODE_FLAGS, serviceEnv, startServer, type ServerProcess } from 
 import { runSuffix, seedScale, type ScaleSeeded } from './seed-scale.js';
 
 /**
- * Issue 15 item 5 (`npm run bench -- --scale`, or `--only scale` for this part alone): the hot reads
+ * Issue 15 item 5 (part of `npm run bench`, or `--only scale` for this part alone): the hot reads
  * on the small seed (seed.ts's 10,000 projects x 10 reports, plus a project of 10,000 reports: about
  * 110,000 reports) against the scale seed (seed-scale.ts: 10,000 projects, 1,000,000 reports, the
  * same 10,000-report project), on SQLite and PostgreSQL. Both seeds of a database are served at
