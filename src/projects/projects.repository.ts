@@ -1,7 +1,7 @@
-import { sql, type Expression, type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import { isPostgres } from '../db/dialect.js';
-import { concatText, jsonMember, jsonValue } from '../db/json-text.js';
+import { type JsonMember, jsonMember, jsonObjectText } from '../db/json-text.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { ProjectsTable, TeamRole } from '../db/schema.js';
 import { reportSummaryColumns, toReportSummary, type ReportSummaryRow } from '../reports/reports.repository.js';
@@ -105,42 +105,36 @@ const listForTeam = preparedQuery((db: Db, teamId: number, limit: number, offset
 type ProjectJsonRow = { head: string; report_head: string | null; execution_time: number | null; report_tail: string; settings: string };
 
 function projectJsonPieces(db: Db) {
-  const value = (column: string) => jsonValue(db, sql.ref(column));
-  const fields = (prefix: string, pairs: [string, Expression<string>][], suffix: string) =>
-    concatText(pairs.flatMap(([key, json], i) => [sql.lit(`${i === 0 ? prefix : ','}"${key}":`), json]).concat(sql.lit(suffix)));
-  const projectField = (name: string): [string, Expression<string>] => [name, value(`p.${name}`)];
-  const reportField = (name: string, column = name): [string, Expression<string>] => [name, value(`r.${column}`)];
-  const head = fields(
-    '{',
-    ['id', 'name', 'description', 'repository_url', 'framework_version', 'team_id', 'archived_at', 'created_at'].map(projectField),
-    ',"latest_report":',
+  const project = (name: string): JsonMember => [name, sql.ref(`p.${name}`)];
+  const report = (name: string, columnName = name): JsonMember => [name, sql.ref(`r.${columnName}`)];
+  const head = jsonObjectText(
+    db,
+    ['id', 'name', 'description', 'repository_url', 'framework_version', 'team_id', 'archived_at', 'created_at'].map(project),
+    { after: ',"latest_report":' },
   );
-  const bySeverity = fields(
-    '{',
-    ['critical', 'high', 'medium', 'low', 'info'].map((severity) => reportField(severity, `issues_${severity}`)),
-    '}',
+  const bySeverity = jsonObjectText(
+    db,
+    ['critical', 'high', 'medium', 'low', 'info'].map((severity) => report(severity, `issues_${severity}`)),
   );
-  const reportHead = fields(
-    '{',
+  const reportHead = jsonObjectText(
+    db,
     [
-      ...['id', 'uuid', 'score', 'total', 'passed', 'failed', 'warnings', 'skipped', 'errors', 'total_issues'].map((name) =>
-        reportField(name),
-      ),
-      ['issues_by_severity', bySeverity] as [string, Expression<string>],
-      reportField('framework_version'),
-      reportField('package_version'),
+      ...['id', 'uuid', 'score', 'total', 'passed', 'failed', 'warnings', 'skipped', 'errors', 'total_issues'].map((name) => report(name)),
+      ['issues_by_severity', bySeverity, 'json'],
+      report('framework_version'),
+      report('package_version'),
     ],
-    ',"total_execution_time":',
+    { after: ',"total_execution_time":' },
   );
-  const reportTail = fields(
-    ',',
-    ['triggered_by', 'analyzed_at', 'created_at'].map((name) => reportField(name)),
-    '}',
+  const reportTail = jsonObjectText(
+    db,
+    ['triggered_by', 'analyzed_at', 'created_at'].map((name) => report(name)),
+    { before: ',' },
   );
-  const settings = fields(
-    ',"settings":{',
-    SETTINGS_KEYS.map((key) => [key, jsonMember(db, sql.ref('p.settings'), key)]),
-    '}}',
+  const settings = jsonObjectText(
+    db,
+    SETTINGS_KEYS.map((key): JsonMember => [key, jsonMember(db, sql.ref('p.settings'), key), 'json']),
+    { before: ',"settings":{', after: '}}' },
   );
   return [
     head.as('head'),
