@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { callerOf, type App } from '../http/app-types.js';
 import { publicUrl } from '../http/public-url.js';
 import { MessageResponse } from '../http/schemas.js';
+import { JSON_CONTENT_TYPE, listJson } from '../http/serialization.js';
 import {
   CreateProjectBody,
   CreateProjectResponse,
@@ -35,9 +36,15 @@ export async function projectsRoutes(app: App, deps: { projectsService: Projects
   app.get('/projects', {
     config: read,
     schema: { tags, summary: "List the current team's projects", querystring: ProjectListQuery, response: { 200: ProjectListResponse } },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       // D16: links are absolute, built from PUBLIC_URL or else from the request's scheme and host.
-      return projects.listProjects(callerOf(request), request.query.page ?? 1, publicUrl(config, request, '/api/v1/projects'));
+      const page = await projects.listProjectsJson(
+        callerOf(request),
+        request.query.page ?? 1,
+        publicUrl(config, request, '/api/v1/projects'),
+      );
+      // The projects come as JSON written by the database; the envelope by the schema's serialiser.
+      return reply.type(JSON_CONTENT_TYPE).send(listJson(ProjectListResponse, page) as never);
     },
   });
 

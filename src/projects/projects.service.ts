@@ -89,14 +89,13 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
       return project;
     },
 
-    /** D15: GET /projects lists the caller's current team only. */
-    async listProjects(caller: Caller, page: number, path: string) {
+    /** D15: GET /projects lists the caller's current team only, each project as the JSON text of its answer (projects.repository.ts). */
+    async listProjectsJson(caller: Caller, page: number, path: string) {
       const teamId = caller.currentTeamId;
       const total = teamId === null ? 0 : await projects.countForTeam(teamId);
       const offset = pageOffset(page);
-      // D16: a page past the end is empty; it is not queried (its offset may not even fit in SQL).
-      const rows = teamId === null || offset >= total ? [] : await projects.listForTeam(teamId, { limit: PAGE_SIZE, offset });
-      return { data: rows.map(toProject), ...paginationEnvelope({ path, page, total, count: rows.length }) };
+      const items = teamId === null || offset >= total ? [] : await projects.listJsonForTeam(teamId, { limit: PAGE_SIZE, offset });
+      return { data: items, ...paginationEnvelope({ path, page, total, count: items.length }) };
     },
 
     /** D4 step 8, before the body is validated: no current team (403), or a role that may not create (403). */

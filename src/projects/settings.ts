@@ -37,6 +37,9 @@ export const DEFAULT_SETTINGS: ProjectSettings = Object.freeze({
   fail_on_new: null,
 });
 
+/** The settings' keys, in the order of ProjectSettings (and of every answer). */
+export const SETTINGS_KEYS = Object.keys(settingsFields) as (keyof ProjectSettings)[];
+
 export function parseStoredSettings(json: string): ProjectSettings {
   const stored = JSON.parse(json) as Partial<ProjectSettings>;
   return { ...DEFAULT_SETTINGS, ...pickKnown(stored) };

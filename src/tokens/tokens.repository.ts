@@ -49,6 +49,15 @@ const selectAuthRow = (db: Db) =>
 
 // Every /api/v1 request runs this lookup: compiled once (db/prepared-query.ts).
 const findForAuth = preparedQuery((db: Db, tokenHash: string) => selectAuthRow(db).where('t.token_hash', '=', tokenHash));
+// GET /tokens, D9's newest first: compiled once as well.
+const listForUser = preparedQuery((db: Db, userId: number) =>
+  db
+    .selectFrom('personal_access_tokens')
+    .select(displayColumns)
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc'),
+);
 
 export function createTokensRepository(db: Db) {
   return {
@@ -82,13 +91,7 @@ export function createTokensRepository(db: Db) {
     },
 
     async listForUser(userId: number): Promise<TokenRow[]> {
-      return db
-        .selectFrom('personal_access_tokens')
-        .select(displayColumns)
-        .where('user_id', '=', userId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .execute();
+      return listForUser(db, userId);
     },
 
     /** D9: every token that was not revoked counts, expired ones included. */

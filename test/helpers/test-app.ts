@@ -66,6 +66,14 @@ export interface RequestOptions {
  * A real app on a fresh, migrated store (SQLite file, or PostgreSQL schema + Redis prefix, see
  * test-backend.ts), with a fake clock. Nothing is mocked.
  */
+/**
+ * The statements that identify a caller by personal token: the token cache's change counter (SQLite),
+ * the lookup itself (not run when the cache holds the token) and D9's once-a-minute last_used_at
+ * write. Tests that compare what two requests cost leave them out: they are the same whatever the
+ * requests read, but depend on what earlier requests left in the cache.
+ */
+export const IDENTIFICATION_STATEMENT = /"auth_changes"|"t"\."token_hash" = |update "personal_access_tokens" set "last_used_at"/;
+
 export async function buildTestApp(
   options: { env?: Record<string, string>; deps?: Omit<AppDependencies, 'db' | 'clock'> } = {},
 ): Promise<TestContext> {

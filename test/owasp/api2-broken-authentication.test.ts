@@ -161,10 +161,12 @@ describe('API2 a token lookup compares the SHA-256 only, so timing reveals nothi
 
   /** Every parameter is the 64-hex SHA-256 of `plain`, and no parameter or SQL text holds 9+ characters of it. */
   function expectOnlyTheHash(observed: Statement[], plain: string) {
-    expect(observed.length).toBeGreaterThan(0);
+    // The lookup itself ran (an unknown token is never served from the cache).
+    expect(observed.filter((statement) => statement.parameters.length > 0).length).toBeGreaterThan(0);
     const pieces = Array.from({ length: plain.length - 8 }, (_, i) => plain.slice(i, i + 9));
     for (const statement of observed) {
-      expect(statement.parameters).toEqual([sha256(plain)]);
+      // Issue 15: on SQLite the token cache reads its change counter first, with no parameter at all.
+      expect(statement.parameters).toEqual(/"auth_changes"/.test(statement.sql) ? [] : [sha256(plain)]);
       for (const text of [statement.sql, ...statement.parameters.map(String)]) {
         const leaked = pieces.filter((piece) => text.includes(piece));
         expect(leaked, `plain text in ${text}`).toEqual([]);
@@ -199,10 +201,13 @@ describe('API2 a token lookup compares the SHA-256 only, so timing reveals nothi
     expect(wire(observed.random.response)).toEqual(wire(observed.prefix.response));
     expect(wire(observed.lastChar.response)).toEqual(wire(observed.prefix.response));
 
-    // The real token is found by the very same statement (its first one), with its own hash.
-    const hit = await observe({ url: '/api/v1/tokens', token: user.token });
+    // A real token is found by the very same statement, with its own hash. A token made now is in no
+    // instance's cache (issue 15: making it also empties the cache), so its lookup runs.
+    const lookup = observed.prefix.statements.find((statement) => statement.parameters.length > 0)!;
+    const fresh = await ctx.given.token(user);
+    const hit = await observe({ url: '/api/v1/tokens', token: fresh });
     expect(hit.response.statusCode).toBe(200);
-    expect(hit.statements[0]).toEqual({ sql: texts[0]![0], parameters: [sha256(user.token)] });
+    expect(hit.statements.find((statement) => statement.parameters.length > 0)).toEqual({ sql: lookup.sql, parameters: [sha256(fresh)] });
   });
 
   it('runs no statement at all for a token whose checksum is wrong, with the same 401 (D9)', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { buildTestApp, IDENTIFICATION_STATEMENT, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { CLOCK_START, REPORT_SUMMARY_KEYS, expectProjectShape } from './project-expectations.js';
 
 // D19: latest_report is the report with the latest analyzed_at (ties: highest id).
@@ -151,11 +151,10 @@ describe('latest_report on project responses (api-v1 2.2, D19)', () => {
     for (let i = 1; i < 20; i++) projects.push((await ctx.given.project(user, { name: `P${i}` })).project.id);
     // Identifying the caller (issue 15: a cached token lookup, or the lookup, and the once-a-minute
     // last_used_at write) is the same whatever the projects hold; what is compared is the rest.
-    const identification = /"auth_changes"|"t"\."token_hash" = |update "personal_access_tokens"/;
     const statementsFor = async (request: () => Promise<unknown>) => {
       ctx.queries.length = 0;
       await request();
-      return ctx.queries.filter((query) => !identification.test(query));
+      return ctx.queries.filter((query) => !IDENTIFICATION_STATEMENT.test(query));
     };
 
     for (const id of projects) await ctx.given.report(id);

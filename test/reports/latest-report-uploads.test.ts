@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { buildTestApp, IDENTIFICATION_STATEMENT, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { createReportsRepository, type NewReport } from '../../src/reports/reports.repository.js';
@@ -188,7 +188,8 @@ describe('latest_report through uploads (D19)', () => {
       ctx.queries.length = 0;
       const response = await request();
       expect(response.statusCode).toBe(200);
-      return [...ctx.queries];
+      // Identifying the caller is the same whatever the projects hold (and the token cache's doing).
+      return ctx.queries.filter((query) => !IDENTIFICATION_STATEMENT.test(query));
     };
 
     for (const { token } of projects) await uploadAt('2026-11-01T00:00:00+00:00', token);
@@ -203,7 +204,6 @@ describe('latest_report through uploads (D19)', () => {
         if (day === '2026-11-20') expectedLatest.set(id, report.id);
       }
     }
-    ctx.clock.advance(60_000); // the personal token's last_used_at is written again, as on the first list
     const withMany = await statementsFor(listProjects);
 
     expect(withMany).toEqual(withOne);
