@@ -18,6 +18,7 @@ import { isPostgres } from './dialect.js';
 import { isTransientConflict } from './errors.js';
 import type { Database } from './schema.js';
 import { migrations, runDataSteps } from './migrations/index.js';
+import { sendRegisteredAsNamed } from './named-statements.js';
 import { SqliteDatabase } from './sqlite-binding.js';
 import { type SqliteHandle, SqliteSplitDialect } from './sqlite-driver.js';
 
@@ -52,7 +53,10 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     pool.on('error', () => {});
     // Nor one lost while a request holds it: the pool listens for errors on idle clients only, and
     // an unheard 'error' event kills the process. The request's own query fails with it (503).
-    pool.on('connect', (client) => client.on('error', () => {}));
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+      sendRegisteredAsNamed(client);
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
     postgresPools.set(db, pool);
     authWriteObservers.set(db, observers);

@@ -1,6 +1,7 @@
 import { createQueryId, type Compilable, type CompiledQuery } from 'kysely';
 import type { Db } from './database.js';
 import { isPostgres } from './dialect.js';
+import { nameStatement } from './named-statements.js';
 
 /**
  * A query that Kysely builds and compiles once per dialect and then runs with new parameter values.
@@ -29,6 +30,8 @@ export function preparedQuery<P extends unknown[], Row>(build: (db: Db, ...param
       });
       entry = { template, slots };
       compiled.set(dialect, entry);
+      // PostgreSQL: parsed and planned once per connection, not at every run (named-statements.ts).
+      if (dialect === 'postgres') nameStatement(template.sql);
     }
     const parameters = entry.slots.map((slot) => (typeof slot === 'number' ? params[slot] : slot.constant));
     const result = await db.executeQuery<Row>({ ...entry.template, parameters, queryId: createQueryId() });
