@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { postgresWriter, randomToken, seed, sha256, sqliteWriter, uploadPayloads, uuidV7, type BulkWriter, type Seeded } from './seed.js';
+import {
+  ISSUE_COLUMNS,
+  postgresWriter,
+  randomToken,
+  seed,
+  sha256,
+  sqliteWriter,
+  uploadPayloads,
+  uuidV7,
+  type BulkWriter,
+  type Seeded,
+} from './seed.js';
 
 /**
  * Issue 15 item 5: a database of 1,000,000 reports across 10,000 projects, seeded in minutes.
@@ -244,21 +255,7 @@ export async function seedScale(options: {
     log(`scale seed: ${written} reports written (${((Date.now() - bulkStarted) / 1000).toFixed(0)} s)`);
 
     // The issue rows: 7 per report, copied inside the database from the two kinds' rows.
-    const issueColumns = [
-      'change',
-      'change_rank',
-      'severity_rank',
-      'fingerprint',
-      'analyzer_id',
-      'analyzer_name',
-      'category',
-      'severity',
-      'message',
-      'file',
-      'line',
-      'column_number',
-      'position',
-    ] as const;
+    const issueColumns = ISSUE_COLUMNS;
     const integer = new Set(['change_rank', 'severity_rank', 'line', 'column_number', 'position']);
     await db.run(
       `create temporary table seed_issue_templates (kind integer, seq integer, ${issueColumns.map((c) => `${c} ${integer.has(c) ? 'integer' : 'text'}`).join(', ')})`,

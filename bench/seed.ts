@@ -42,6 +42,23 @@ export interface Seeded {
   changes: { projectId: string; reportId: string } | null;
 }
 
+/** The columns of a `report_issues` row a seed writes, besides its `report_id`. */
+export const ISSUE_COLUMNS = [
+  'change',
+  'change_rank',
+  'severity_rank',
+  'fingerprint',
+  'analyzer_id',
+  'analyzer_name',
+  'category',
+  'severity',
+  'message',
+  'file',
+  'line',
+  'column_number',
+  'position',
+] as const;
+
 /** Writes rows inside a transaction (`?` placeholders); PostgreSQL's may defer inserts and write them together. */
 export interface BulkWriter {
   run(sql: string, params: unknown[]): Promise<void>;
@@ -95,22 +112,7 @@ export async function seed(options: {
        changes_new, changes_fixed, changes_unchanged, gate, fingerprinted_at)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '11.44.2', 'v1.13.3', ?, 'ci_cd', ?, ?, ?, ?, ?, null, ?, ?,
        ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-  const issueColumns = [
-    'report_id',
-    'change',
-    'change_rank',
-    'severity_rank',
-    'fingerprint',
-    'analyzer_id',
-    'analyzer_name',
-    'category',
-    'severity',
-    'message',
-    'file',
-    'line',
-    'column_number',
-    'position',
-  ] as const;
+  const issueColumns = ['report_id', ...ISSUE_COLUMNS] as const;
   const projectIds: string[] = [];
   const apiTokens: string[] = [];
   const badgeKeys: string[] = [];
