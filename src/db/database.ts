@@ -258,6 +258,9 @@ export async function createMigrator(db: Db): Promise<Migrator> {
   });
 }
 
+/** How many busy timeouts (5 s each) a process waits for another one's migration of a SQLite file. */
+const SQLITE_MIGRATION_WAITS = 60;
+
 /** Runs pending migrations; throws with the failing migration's error. */
 export async function migrateToLatest(db: Db): Promise<string[]> {
   const migrator = await createMigrator(db);
@@ -266,6 +269,9 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
     // That look through every schema fails when another schema is dropped meanwhile (PostgreSQL
     // 3F000): nothing was migrated yet, so it is safe to look again.
     if (error && (error as { code?: string }).code === '3F000' && attempt < 5) continue;
+    // Another process is migrating the same SQLite file and holds its write lock (the migration
+    // lock, see sqlite-driver.ts) longer than the busy timeout: a large upgrade can. Wait on.
+    if (error && (error as { code?: string }).code === 'SQLITE_BUSY' && attempt < SQLITE_MIGRATION_WAITS) continue;
     if (error) throw error instanceof Error ? error : new Error(String(error));
     await runDataSteps(db);
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

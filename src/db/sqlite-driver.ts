@@ -45,7 +45,7 @@ export class SqliteSplitDialect implements Dialect {
   constructor(private readonly connections: { writer: SqliteHandle; reader: SqliteHandle | null }) {}
 
   createAdapter(): DialectAdapter {
-    return new SqliteAdapter();
+    return new MigratingInTransactionAdapter();
   }
 
   createDriver(): Driver {
@@ -58,6 +58,20 @@ export class SqliteSplitDialect implements Dialect {
 
   createIntrospector(db: Kysely<any>): DatabaseIntrospector {
     return new SqliteIntrospector(db);
+  }
+}
+
+/**
+ * SQLite's DDL is transactional, but Kysely's adapter says it is not, so its migrator ran each
+ * migration outside any transaction and without a lock: two processes migrating one new file at once
+ * (two `serve`s, or `migrate` beside a starting `serve`) both read "nothing applied" and both applied
+ * the same migration, the second failing half-way ("duplicate column name"). Saying it is
+ * transactional makes the migrator read what is applied and apply the rest in one transaction, which
+ * this driver begins IMMEDIATE: the write lock is the migration lock, the second process waits.
+ */
+class MigratingInTransactionAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
   }
 }
 

@@ -113,6 +113,28 @@ describe('scoreboard migrate', { timeout: 60_000 }, () => {
     expect(second.code).toBe(0);
     expect(second.stderr).toBe('');
   });
+
+  // Two instances started together on a new database (or `migrate` beside a starting `serve`) both
+  // migrate it: one must wait for the other, not apply the same migration a second time.
+  it('migrates once when several processes migrate a fresh database at the same time', { timeout: 150_000 }, async () => {
+    // Racy by nature: before the fix, eight processes collided in every run of four rounds.
+    for (let round = 0; round < 4; round++) {
+      const fresh = await createSandbox();
+      try {
+        const results = await Promise.all(Array.from({ length: 8 }, () => fresh.cli('migrate')));
+        for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0, stderr: '' });
+        const applied = await fresh.withDb(async (db) =>
+          sql<{ name: string }>`select name from kysely_migration order by name`.execute(db),
+        );
+        const names = applied.rows.map((row) => row.name);
+        expect(new Set(names).size).toBe(names.length);
+        const status = await okJson<{ migrations: Array<{ status: string }> }>(fresh, 'migrate:status', '--json');
+        expect(status.migrations.every((migration) => migration.status === 'applied')).toBe(true);
+      } finally {
+        await fresh.cleanup();
+      }
+    }
+  });
 });
 
 describe('scoreboard users:create and tokens:create (database effects)', { timeout: 60_000 }, () => {
