@@ -101,10 +101,17 @@ export function detailTemplate(results: readonly StoredResult[], fingerprints: s
       return { fingerprint: fingerprints.slice(i * FINGERPRINT_LENGTH, (i + 1) * FINGERPRINT_LENGTH), change: placeholder };
     });
   // Result by result, as the schema's array would (`[` items joined by `,` `]`): only one result's
-  // answer objects exist at a time.
-  const resultsText = `[${results.map((result) => serializeResult(detailResults([result], marksOf(result))[0])).join(',')}]`;
+  // answer objects exist at a time. Each result's text becomes bytes at once: a serialiser's text is
+  // a rope of small pieces, some 5 times its length in heap until flattened; joining every result's
+  // rope before encoding them held all those pieces together (measured on D28's 75,000-issue upload:
+  // 87 MiB of the thread's heap, against 16 MiB of text).
+  const parts = results.map((result, r) =>
+    Buffer.from(`${r === 0 ? '' : ','}${serializeResult(detailResults([result], marksOf(result))[0])}`, 'utf8'),
+  );
+  parts.unshift(Buffer.from('['));
+  parts.push(Buffer.from(']'));
   if (next !== count) return null;
-  const resultsBytes = Buffer.from(resultsText, 'utf8');
+  const resultsBytes = Buffer.concat(parts);
   const quoted = Buffer.from(`"${placeholder}"`, 'latin1');
   const changeAt = new Int32Array(count);
   let from = 0;

@@ -78,6 +78,8 @@ describe('report answers stored compressed, uploads off the event loop (D28)', (
       for (const name of ['report-small', 'report-php-quirks', 'report-full', 'report-large', 'report-large']) {
         uuids.push((await uploadOk(ctx, apiToken, fixture(name, projectId))).report.uuid);
       }
+      // And a report without results: its answer's results are the template's brackets alone.
+      uuids.push((await uploadOk(ctx, apiToken, uploadBody([]))).report.uuid);
       expect(await storedBodies()).toBe(uuids.length);
       const atUpload = await Promise.all(uuids.map(async (uuid) => (await read(uuid)).body));
       expect(JSON.parse(atUpload[4]!).data.changes.unchanged).toBeGreaterThan(3000);
