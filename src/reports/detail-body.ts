@@ -133,15 +133,26 @@ export function assembleDetailBody({ row, template, changes }: { row: ReportRow;
   if (!head.endsWith('"results":[]}}')) throw new Error('The report answer no longer ends with its results.');
   const { resultsBytes, changeAt, placeholderLength } = template;
   const bytes = Buffer.from(resultsBytes.buffer, resultsBytes.byteOffset, resultsBytes.byteLength);
-  const parts: Buffer[] = [Buffer.from(head.slice(0, -'[]}}'.length), 'utf8')];
+  const headBytes = Buffer.from(head.slice(0, -'[]}}'.length), 'utf8');
+  // Copied into one buffer of the answer's length, rather than gathered as a piece per issue (a
+  // 75,000-issue answer's 150,000 Buffer views were some 15 MB of heap).
+  let length = headBytes.length + bytes.length - changeAt.length * placeholderLength + END.length;
+  for (let i = 0; i < changeAt.length; i++) length += CHANGE_JSON[changes[i]!]!.length;
+  const answer = Buffer.allocUnsafe(length);
+  let at = headBytes.copy(answer, 0);
   let from = 0;
   for (let i = 0; i < changeAt.length; i++) {
-    parts.push(bytes.subarray(from, changeAt[i]), CHANGE_JSON[changes[i]!]!);
+    at += bytes.copy(answer, at, from, changeAt[i]);
+    at += CHANGE_JSON[changes[i]!]!.copy(answer, at);
     from = changeAt[i]! + placeholderLength;
   }
-  parts.push(bytes.subarray(from), Buffer.from('}}'));
-  return gzipSync(Buffer.concat(parts), { level: GZIP_LEVEL });
+  at += bytes.copy(answer, at, from);
+  at += END.copy(answer, at);
+  if (at !== length) throw new Error('The report answer was not assembled to its length.');
+  return gzipSync(answer, { level: GZIP_LEVEL });
 }
+
+const END = Buffer.from('}}');
 
 /** Each change's JSON, by its code. */
 const CHANGE_JSON = CHANGE_CODES.map((change) => Buffer.from(JSON.stringify(change)));

@@ -192,8 +192,10 @@ describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 
     await page.waitForURL(/[?&]issues_page=2/);
     expect(await issuePages.textContent()).toMatch(/Page 2 of \d+ \(51–100 of/);
     expect(await page.locator('.issue').count()).toBe(50);
-    // The changes come a page of the API at a time too.
-    const changeRows = await panel('report-changes-title').locator('tbody tr').count();
+    // The changes come a page of the API at a time too, in a request of their own: wait for them.
+    const changes = panel('report-changes-title').locator('tbody tr');
+    await changes.first().waitFor();
+    const changeRows = await changes.count();
     expect(changeRows).toBeGreaterThan(0);
     expect(changeRows).toBeLessThanOrEqual(100);
     await accessibleAtBothWidths('report-large');
