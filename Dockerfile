@@ -48,6 +48,6 @@ EXPOSE 3000
 # Alive and answering; /readyz (database reachable) is for load balancers.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "--max-semi-space-size=8", "bin/scoreboard.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=8", "--heap-growing-percent=50", "bin/scoreboard.js"]
 # `docker run scoreboard migrate` runs the migrations as their own step (compose.yaml does).
 CMD ["serve"]

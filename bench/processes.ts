@@ -35,7 +35,7 @@ export function serviceEnv(databaseUrl: string, extra: NodeJS.ProcessEnv = {}): 
 }
 
 /** How `npm start`, the container and the bin's shebang start the service (README, "Large reports"). */
-export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=8'];
+export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
 
 /** What a result file says about where it was measured. */
 export function machine() {

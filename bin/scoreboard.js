@@ -1,5 +1,5 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
-// --max-semi-space-size: see "Large reports (D28)" in the README; `npm start` and the container pass it too.
+#!/usr/bin/env -S node --max-semi-space-size=8 --heap-growing-percent=50
+// --max-semi-space-size, --heap-growing-percent: see "Large reports (D28)" in the README; `npm start` and the container pass them too.
 // The operator command. The TypeScript sources are compiled to dist/ by `npm install` (prepare) or
 // `npm run build`; a production install without dev dependencies keeps the build made before it.
 let cli;

@@ -16,7 +16,7 @@ import { createTestStore, type TestStore } from '../helpers/test-backend.js';
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const BIN = join(ROOT, 'bin', 'scoreboard.js');
 /** How `npm start`, the container and the bin's shebang start the service (README, "Large reports"). */
-export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=8'];
+export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
 
 const RUN_TIMEOUT_MS = 30_000;
 
