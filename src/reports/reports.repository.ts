@@ -1,6 +1,7 @@
 import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
 import { inTransaction, type Db } from '../db/database.js';
 import { countAll, isPostgres, lockForUpdate } from '../db/dialect.js';
+import { preparedQuery } from '../db/prepared-query.js';
 import type { ReportIssuesTable, ReportsTable, TeamRole } from '../db/schema.js';
 import { CHANGE_CODES, changeRank, type ChangeKind, type IssueMark, type IssueRecord, type IssueRow } from './changes.js';
 import type { ChangeItem, ReportListItem, ReportSummary, StoredGate, TrendPoint } from './reports.schemas.js';
@@ -295,6 +296,93 @@ function issuesBySeverityOf(
 }
 
 /** Callers pass a transaction: a report write and its latest-report pointer change together. */
+/*
+ * The reads of every report route and report list, compiled once (prepared-query.ts) and, on
+ * PostgreSQL, parsed and planned once per connection (named-statements.ts). A branch filter changes
+ * the statement's shape, so each list has three: all reports, one branch's, the reports without one.
+ */
+
+/** The report with the caller's role in its project's team; none when the caller is no member (D15). */
+const findReportForMember = preparedQuery((db: Db, uuid: string, userId: number) =>
+  db
+    .selectFrom('reports as r')
+    .innerJoin('projects as p', 'p.id', 'r.project_id')
+    .innerJoin('team_members as m', (join) => join.onRef('m.team_id', '=', 'p.team_id').on('m.user_id', '=', userId))
+    .leftJoin('reports as b', 'b.id', 'r.baseline_report_id')
+    .select(reportRowColumns.map((column) => `r.${column}` as const))
+    .select(baselineColumns)
+    .select('m.role')
+    .where('r.uuid', '=', uuid),
+);
+
+const bodyOfReport = preparedQuery((db: Db, reportId: number) =>
+  db
+    .selectFrom('report_bodies')
+    .select(['id', (isPostgres(db) ? sql<number>`octet_length(gzip)` : sql<number>`length(gzip)`).as('length')])
+    .where('report_id', '=', reportId),
+);
+
+/** `from`: 1-based, as SQL's substring counts. */
+const bodyPieceOf = preparedQuery((db: Db, bodyId: number, from: number, size: number) =>
+  db
+    .selectFrom('report_bodies')
+    .select(
+      (isPostgres(db) ? sql<Buffer>`substring(gzip from ${from} for ${size})` : sql<Buffer>`substr(gzip, ${from}, ${size})`).as('piece'),
+    )
+    .where('id', '=', bodyId),
+);
+
+const ofProject = (db: Db, projectId: string) => db.selectFrom('reports').where('project_id', '=', projectId);
+const withoutBranch = (query: ReturnType<typeof ofProject>) => query.where('git_branch', 'is', null);
+const onBranch = (query: ReturnType<typeof ofProject>, branch: string) => query.where('git_branch', '=', branch);
+
+const countAllReports = preparedQuery((db: Db, projectId: string) => ofProject(db, projectId).select(countAll.as('count')));
+const countReportsWithoutBranch = preparedQuery((db: Db, projectId: string) =>
+  withoutBranch(ofProject(db, projectId)).select(countAll.as('count')),
+);
+const countReportsOnBranch = preparedQuery((db: Db, projectId: string, branch: string) =>
+  onBranch(ofProject(db, projectId), branch).select(countAll.as('count')),
+);
+
+/**
+ * D19's order: newest analyzed_at first, ties highest id; the first entry is latest_report. The
+ * page's ids come from the project's index alone ((project_id, analyzed_at, id), or with a branch
+ * (project_id, git_branch, analyzed_at, id)), then its rows are read and joined to their
+ * baselines: a deep OFFSET skips index entries instead of reading every skipped report and its
+ * baseline (page 500 of a 10,000-report project: 78 ms to 0.3 ms on SQLite, issue 15).
+ */
+function reportPage(db: Db, ids: ReturnType<typeof ofProject>, limit: number, offset: number) {
+  return db
+    .selectFrom(ids.select('id').orderBy('analyzed_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).as('page'))
+    .innerJoin('reports as r', 'r.id', 'page.id')
+    .leftJoin('reports as b', 'b.id', 'r.baseline_report_id')
+    .select(reportListColumns.map((column) => `r.${column}` as const))
+    .select(baselineColumns)
+    .orderBy('r.analyzed_at', 'desc')
+    .orderBy('r.id', 'desc');
+}
+const listAllReports = preparedQuery((db: Db, projectId: string, limit: number, offset: number) =>
+  reportPage(db, ofProject(db, projectId), limit, offset),
+);
+const listReportsWithoutBranch = preparedQuery((db: Db, projectId: string, limit: number, offset: number) =>
+  reportPage(db, withoutBranch(ofProject(db, projectId)), limit, offset),
+);
+const listReportsOnBranch = preparedQuery((db: Db, projectId: string, branch: string, limit: number, offset: number) =>
+  reportPage(db, onBranch(ofProject(db, projectId), branch), limit, offset),
+);
+
+/** E2.1: the newest `limit` in D19's order (served by the project's analyzed_at and branch indexes). */
+function trendOf(ids: ReturnType<typeof ofProject>, limit: number) {
+  return ids.select(trendColumns).orderBy('analyzed_at', 'desc').orderBy('id', 'desc').limit(limit);
+}
+const trendOfAll = preparedQuery((db: Db, projectId: string, limit: number) => trendOf(ofProject(db, projectId), limit));
+const trendWithoutBranch = preparedQuery((db: Db, projectId: string, limit: number) =>
+  trendOf(withoutBranch(ofProject(db, projectId)), limit),
+);
+const trendOnBranch = preparedQuery((db: Db, projectId: string, branch: string, limit: number) =>
+  trendOf(onBranch(ofProject(db, projectId), branch), limit),
+);
+
 export function createReportsRepository(db: Db) {
   const repository = {
     async insert(report: NewReport): Promise<number> {
@@ -304,43 +392,20 @@ export function createReportsRepository(db: Db) {
 
     /** All of the project's reports, or (E1.6) one branch's; `null` names the reports without one. */
     async countForProject(projectId: string, branch?: string | null): Promise<number> {
-      const row = await db
-        .selectFrom('reports')
-        .select(countAll.as('count'))
-        .where('project_id', '=', projectId)
-        .$if(branch !== undefined, (query) => query.where('git_branch', branch === null ? 'is' : '=', branch!))
-        .executeTakeFirstOrThrow();
-      return Number(row.count);
+      const rows =
+        branch === undefined
+          ? await countAllReports(db, projectId)
+          : branch === null
+            ? await countReportsWithoutBranch(db, projectId)
+            : await countReportsOnBranch(db, projectId, branch);
+      return Number(rows[0]!.count);
     },
 
-    /**
-     * D19's order: newest analyzed_at first, ties highest id; the first entry is latest_report. The
-     * page's ids come from the project's index alone ((project_id, analyzed_at, id), or with a branch
-     * (project_id, git_branch, analyzed_at, id)), then its rows are read and joined to their
-     * baselines: a deep OFFSET skips index entries instead of reading every skipped report and its
-     * baseline (page 500 of a 10,000-report project: 78 ms to 0.3 ms on SQLite, issue 15).
-     */
+    /** A page of the project's reports (or one branch's) in D19's order (`reportPage`). */
     async listForProject(projectId: string, page: { limit: number; offset: number }, branch?: string | null): Promise<ReportListRow[]> {
-      return db
-        .selectFrom((eb) =>
-          eb
-            .selectFrom('reports')
-            .select('id')
-            .where('project_id', '=', projectId)
-            .$if(branch !== undefined, (query) => query.where('git_branch', branch === null ? 'is' : '=', branch!))
-            .orderBy('analyzed_at', 'desc')
-            .orderBy('id', 'desc')
-            .limit(page.limit)
-            .offset(page.offset)
-            .as('page'),
-        )
-        .innerJoin('reports as r', 'r.id', 'page.id')
-        .leftJoin('reports as b', 'b.id', 'r.baseline_report_id')
-        .select(reportListColumns.map((column) => `r.${column}` as const))
-        .select(baselineColumns)
-        .orderBy('r.analyzed_at', 'desc')
-        .orderBy('r.id', 'desc')
-        .execute();
+      if (branch === undefined) return listAllReports(db, projectId, page.limit, page.offset);
+      if (branch === null) return listReportsWithoutBranch(db, projectId, page.limit, page.offset);
+      return listReportsOnBranch(db, projectId, branch, page.limit, page.offset);
     },
 
     /**
@@ -349,15 +414,12 @@ export function createReportsRepository(db: Db) {
      * analyzed_at and branch indexes), turned around here.
      */
     async trend(projectId: string, branch: string | null | undefined, limit: number): Promise<TrendRow[]> {
-      const rows = await db
-        .selectFrom('reports')
-        .select(trendColumns)
-        .where('project_id', '=', projectId)
-        .$if(branch !== undefined, (query) => query.where('git_branch', branch === null ? 'is' : '=', branch!))
-        .orderBy('analyzed_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit)
-        .execute();
+      const rows =
+        branch === undefined
+          ? await trendOfAll(db, projectId, limit)
+          : branch === null
+            ? await trendWithoutBranch(db, projectId, limit)
+            : await trendOnBranch(db, projectId, branch, limit);
       return rows.reverse();
     },
 
@@ -517,21 +579,12 @@ export function createReportsRepository(db: Db) {
 
     /** D28: the report's stored answer (gzip-compressed), by its id and size, if it has one. */
     async bodyOf(reportId: number): Promise<{ id: number; length: number } | undefined> {
-      const length = isPostgres(db) ? sql<number>`octet_length(gzip)` : sql<number>`length(gzip)`;
-      return db
-        .selectFrom('report_bodies')
-        .select(['id', length.as('length')])
-        .where('report_id', '=', reportId)
-        .executeTakeFirst();
+      return (await bodyOfReport(db, reportId))[0];
     },
 
     /** `size` bytes of the stored answer `bodyId` from `offset` (0-based); undefined once it is gone. */
     async bodyPiece(bodyId: number, offset: number, size: number): Promise<Buffer | undefined> {
-      const piece = isPostgres(db)
-        ? sql<Buffer>`substring(gzip from ${offset + 1} for ${size})`
-        : sql<Buffer>`substr(gzip, ${offset + 1}, ${size})`;
-      const row = await db.selectFrom('report_bodies').select(piece.as('piece')).where('id', '=', bodyId).executeTakeFirst();
-      return row?.piece;
+      return (await bodyPieceOf(db, bodyId, offset + 1, size))[0]?.piece;
     },
 
     /**
@@ -598,16 +651,7 @@ export function createReportsRepository(db: Db) {
 
     /** The report with the caller's role in its project's team; undefined when the caller is no member (D15). */
     async findForMember(uuid: string, userId: number): Promise<(ReportRow & { role: TeamRole }) | undefined> {
-      return db
-        .selectFrom('reports as r')
-        .innerJoin('projects as p', 'p.id', 'r.project_id')
-        .innerJoin('team_members as m', (join) => join.onRef('m.team_id', '=', 'p.team_id').on('m.user_id', '=', userId))
-        .leftJoin('reports as b', 'b.id', 'r.baseline_report_id')
-        .select(reportRowColumns.map((column) => `r.${column}` as const))
-        .select(baselineColumns)
-        .select('m.role')
-        .where('r.uuid', '=', uuid)
-        .executeTakeFirst();
+      return (await findReportForMember(db, uuid, userId))[0];
     },
 
     /**
