@@ -57,11 +57,11 @@ describe('D28: heavy reports do not stall light requests', () => {
     // 70 ms); here other test files, and on PostgreSQL its server, share the two cores (up to
     // ~500 ms seen). Before D28 the same run's p99 was seconds.
     expect(result.tokens.p99).toBeLessThan(1_000);
-    // Half the benchmark's report: 335 to 350 MiB measured on Node 20, 400 on Node 24 (a busy
-    // machine), since the upload threads' old generation is capped (heavy-work.ts). A quiet machine
-    // completes more uploads in the same time and peaks higher (the full run: 490-590 busy, 560-620
-    // quiet), hence the margin; before the cap the bound was 600.
-    expect(result.rssPeakMiB).toBeLessThan(560);
+    // Half the benchmark's report: 343 to 346 MiB on a quiet machine (Node 20), since the upload
+    // threads' old generation is capped (heavy-work.ts), an upload's answer is encoded result by
+    // result and the service runs with --heap-growing-percent=50 (README, "Large reports"); Node 24
+    // and a busy machine add some tens. The full run (bench) peaks at 464 to 523 MiB.
+    expect(result.rssPeakMiB).toBeLessThan(480);
     expect(server.alive()).toBe(true);
   }, 60_000);
 
