@@ -295,7 +295,6 @@ function issuesBySeverityOf(
   return { critical: row.issues_critical, high: row.issues_high, medium: row.issues_medium, low: row.issues_low, info: row.issues_info };
 }
 
-/** Callers pass a transaction: a report write and its latest-report pointer change together. */
 /*
  * The reads of every report route and report list, compiled once (prepared-query.ts) and, on
  * PostgreSQL, parsed and planned once per connection (named-statements.ts). A branch filter changes
@@ -383,6 +382,7 @@ const trendOnBranch = preparedQuery((db: Db, projectId: string, branch: string, 
   trendOf(onBranch(ofProject(db, projectId), branch), limit),
 );
 
+/** Callers pass a transaction: a report write and its latest-report pointer change together. */
 export function createReportsRepository(db: Db) {
   const repository = {
     async insert(report: NewReport): Promise<number> {
