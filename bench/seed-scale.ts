@@ -255,25 +255,24 @@ export async function seedScale(options: {
     log(`scale seed: ${written} reports written (${((Date.now() - bulkStarted) / 1000).toFixed(0)} s)`);
 
     // The issue rows: 7 per report, copied inside the database from the two kinds' rows.
-    const issueColumns = ISSUE_COLUMNS;
     const integer = new Set(['change_rank', 'severity_rank', 'line', 'column_number', 'position']);
     await db.run(
-      `create temporary table seed_issue_templates (kind integer, seq integer, ${issueColumns.map((c) => `${c} ${integer.has(c) ? 'integer' : 'text'}`).join(', ')})`,
+      `create temporary table seed_issue_templates (kind integer, seq integer, ${ISSUE_COLUMNS.map((c) => `${c} ${integer.has(c) ? 'integer' : 'text'}`).join(', ')})`,
       [],
     );
     for (const [kind, rows] of [first.rows, next.rows].entries()) {
       for (const [seq, row] of rows.entries()) {
-        await db.run(`insert into seed_issue_templates values (?, ?, ${issueColumns.map(() => '?').join(', ')})`, [
+        await db.run(`insert into seed_issue_templates values (?, ?, ${ISSUE_COLUMNS.map(() => '?').join(', ')})`, [
           kind,
           seq,
-          ...issueColumns.map((column) => row[column as keyof typeof row] ?? null),
+          ...ISSUE_COLUMNS.map((column) => row[column as keyof typeof row] ?? null),
         ]);
       }
     }
     for (let from = firstBulkId; from <= lastBulkId; from += 100_000) {
       await db.run(
-        `insert into report_issues (report_id, ${issueColumns.join(', ')})
-         select r.id, ${issueColumns.map((c) => `t.${c}`).join(', ')}
+        `insert into report_issues (report_id, ${ISSUE_COLUMNS.join(', ')})
+         select r.id, ${ISSUE_COLUMNS.map((c) => `t.${c}`).join(', ')}
          from reports r join seed_issue_templates t on t.kind = case when r.baseline_report_id is null then 0 else 1 end
          where r.id >= ? and r.id < ? order by r.id, t.seq`,
         [from, Math.min(from + 100_000, lastBulkId + 1)],

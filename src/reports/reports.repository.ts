@@ -1,4 +1,4 @@
-import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Insertable, type Selectable } from 'kysely';
 import { inTransaction, type Db } from '../db/database.js';
 import { countAll, isPostgres, lockForUpdate } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared-query.js';
@@ -331,17 +331,29 @@ const bodyPieceOf = preparedQuery((db: Db, bodyId: number, from: number, size: n
     .where('id', '=', bodyId),
 );
 
-const ofProject = (db: Db, projectId: string) => db.selectFrom('reports').where('project_id', '=', projectId);
-const withoutBranch = (query: ReturnType<typeof ofProject>) => query.where('git_branch', 'is', null);
-const onBranch = (query: ReturnType<typeof ofProject>, branch: string) => query.where('git_branch', '=', branch);
+type ProjectReports = ReturnType<typeof projectReports>;
+const projectReports = (db: Db, projectId: string) => db.selectFrom('reports').where('project_id', '=', projectId);
 
-const countAllReports = preparedQuery((db: Db, projectId: string) => ofProject(db, projectId).select(countAll.as('count')));
-const countReportsWithoutBranch = preparedQuery((db: Db, projectId: string) =>
-  withoutBranch(ofProject(db, projectId)).select(countAll.as('count')),
-);
-const countReportsOnBranch = preparedQuery((db: Db, projectId: string, branch: string) =>
-  onBranch(ofProject(db, projectId), branch).select(countAll.as('count')),
-);
+/**
+ * A read of a project's reports (E1.6: all, one branch's, or with `null` the reports without one) as
+ * three prepared queries, one per shape of the filter; `build` adds the rest to the filtered reports.
+ */
+function preparedPerBranch<P extends unknown[], Row>(build: (db: Db, reports: ProjectReports, ...params: P) => Compilable<Row>) {
+  const all = preparedQuery((db: Db, projectId: string, ...params: P) => build(db, projectReports(db, projectId), ...params));
+  const withoutBranch = preparedQuery((db: Db, projectId: string, ...params: P) =>
+    build(db, projectReports(db, projectId).where('git_branch', 'is', null), ...params),
+  );
+  const onBranch = preparedQuery((db: Db, projectId: string, branch: string, ...params: P) =>
+    build(db, projectReports(db, projectId).where('git_branch', '=', branch), ...params),
+  );
+  return (db: Db, projectId: string, branch: string | null | undefined, ...params: P): Promise<Row[]> => {
+    if (branch === undefined) return all(db, projectId, ...params);
+    if (branch === null) return withoutBranch(db, projectId, ...params);
+    return onBranch(db, projectId, branch, ...params);
+  };
+}
+
+const countReports = preparedPerBranch((_db: Db, reports: ProjectReports) => reports.select(countAll.as('count')));
 
 /**
  * D19's order: newest analyzed_at first, ties highest id; the first entry is latest_report. The
@@ -350,36 +362,20 @@ const countReportsOnBranch = preparedQuery((db: Db, projectId: string, branch: s
  * baselines: a deep OFFSET skips index entries instead of reading every skipped report and its
  * baseline (page 500 of a 10,000-report project: 78 ms to 0.3 ms on SQLite, issue 15).
  */
-function reportPage(db: Db, ids: ReturnType<typeof ofProject>, limit: number, offset: number) {
-  return db
-    .selectFrom(ids.select('id').orderBy('analyzed_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).as('page'))
+const listReports = preparedPerBranch((db: Db, reports: ProjectReports, limit: number, offset: number) =>
+  db
+    .selectFrom(reports.select('id').orderBy('analyzed_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).as('page'))
     .innerJoin('reports as r', 'r.id', 'page.id')
     .leftJoin('reports as b', 'b.id', 'r.baseline_report_id')
     .select(reportListColumns.map((column) => `r.${column}` as const))
     .select(baselineColumns)
     .orderBy('r.analyzed_at', 'desc')
-    .orderBy('r.id', 'desc');
-}
-const listAllReports = preparedQuery((db: Db, projectId: string, limit: number, offset: number) =>
-  reportPage(db, ofProject(db, projectId), limit, offset),
-);
-const listReportsWithoutBranch = preparedQuery((db: Db, projectId: string, limit: number, offset: number) =>
-  reportPage(db, withoutBranch(ofProject(db, projectId)), limit, offset),
-);
-const listReportsOnBranch = preparedQuery((db: Db, projectId: string, branch: string, limit: number, offset: number) =>
-  reportPage(db, onBranch(ofProject(db, projectId), branch), limit, offset),
+    .orderBy('r.id', 'desc'),
 );
 
 /** E2.1: the newest `limit` in D19's order (served by the project's analyzed_at and branch indexes). */
-function trendOf(ids: ReturnType<typeof ofProject>, limit: number) {
-  return ids.select(trendColumns).orderBy('analyzed_at', 'desc').orderBy('id', 'desc').limit(limit);
-}
-const trendOfAll = preparedQuery((db: Db, projectId: string, limit: number) => trendOf(ofProject(db, projectId), limit));
-const trendWithoutBranch = preparedQuery((db: Db, projectId: string, limit: number) =>
-  trendOf(withoutBranch(ofProject(db, projectId)), limit),
-);
-const trendOnBranch = preparedQuery((db: Db, projectId: string, branch: string, limit: number) =>
-  trendOf(onBranch(ofProject(db, projectId), branch), limit),
+const trendReports = preparedPerBranch((_db: Db, reports: ProjectReports, limit: number) =>
+  reports.select(trendColumns).orderBy('analyzed_at', 'desc').orderBy('id', 'desc').limit(limit),
 );
 
 /** Callers pass a transaction: a report write and its latest-report pointer change together. */
@@ -392,20 +388,12 @@ export function createReportsRepository(db: Db) {
 
     /** All of the project's reports, or (E1.6) one branch's; `null` names the reports without one. */
     async countForProject(projectId: string, branch?: string | null): Promise<number> {
-      const rows =
-        branch === undefined
-          ? await countAllReports(db, projectId)
-          : branch === null
-            ? await countReportsWithoutBranch(db, projectId)
-            : await countReportsOnBranch(db, projectId, branch);
-      return Number(rows[0]!.count);
+      return Number((await countReports(db, projectId, branch))[0]!.count);
     },
 
-    /** A page of the project's reports (or one branch's) in D19's order (`reportPage`). */
+    /** A page of the project's reports (or one branch's) in D19's order (`listReports`). */
     async listForProject(projectId: string, page: { limit: number; offset: number }, branch?: string | null): Promise<ReportListRow[]> {
-      if (branch === undefined) return listAllReports(db, projectId, page.limit, page.offset);
-      if (branch === null) return listReportsWithoutBranch(db, projectId, page.limit, page.offset);
-      return listReportsOnBranch(db, projectId, branch, page.limit, page.offset);
+      return listReports(db, projectId, branch, page.limit, page.offset);
     },
 
     /**
@@ -414,13 +402,7 @@ export function createReportsRepository(db: Db) {
      * analyzed_at and branch indexes), turned around here.
      */
     async trend(projectId: string, branch: string | null | undefined, limit: number): Promise<TrendRow[]> {
-      const rows =
-        branch === undefined
-          ? await trendOfAll(db, projectId, limit)
-          : branch === null
-            ? await trendWithoutBranch(db, projectId, limit)
-            : await trendOnBranch(db, projectId, branch, limit);
-      return rows.reverse();
+      return (await trendReports(db, projectId, branch, limit)).reverse();
     },
 
     /** E1.6: the latest report (D19's order) of each of the project's branches, newest first. */
