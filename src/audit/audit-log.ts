@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
-import { storableText } from '../http/json-body.js';
+import { storableText } from '../wire/storable-text.js';
 import type { AuditAction, AuditTargetType } from './audit-actions.js';
 import { USER_AGENT_MAX, type AuditActor } from './audit-actor.js';
 import { createAuditRepository } from './audit.repository.js';

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { PageQuery, Paginated } from '../http/pagination.js';
-import { NullableString, NullableTimestamp } from '../http/schemas.js';
+import { PageQuery, Paginated } from '../wire/pagination.js';
+import { NullableString, NullableTimestamp } from '../wire/schemas.js';
 import { AUDIT_ACTIONS } from './audit-actions.js';
 
 const NullableInteger = Type.Unsafe<number | null>({ type: ['integer', 'null'] });

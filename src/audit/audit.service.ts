@@ -1,7 +1,7 @@
 import type { Caller } from '../auth/caller.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
-import { paginationEnvelope, pageOffset, PAGE_SIZE } from '../http/pagination.js';
+import { paginationEnvelope, pageOffset, PAGE_SIZE } from '../wire/pagination.js';
 import type { RepositoriesOn } from '../repositories.js';
 import type { AuditEventRow, AuditScope } from './audit.repository.js';
 import type { AuditEvent } from './audit.schemas.js';

@@ -1,5 +1,5 @@
 import type { FastifyContextConfig, FastifyRequest } from 'fastify';
-import { csrfTokenMismatch, missingAbility, subscriptionRequired, unauthenticated } from '../http/api-error.js';
+import { csrfTokenMismatch, missingAbility, subscriptionRequired, unauthenticated } from '../wire/api-error.js';
 import { isCsrfTokenOf } from '../sessions/session-secret.js';
 import { hasAbility, type Ability } from './abilities.js';
 import type { Caller } from './caller.js';

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { userActor, type AuditActor, type RequestOrigin } from '../audit/audit-actor.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
-import { unauthenticated } from '../http/api-error.js';
+import { unauthenticated } from '../wire/api-error.js';
 import { callerFromSessionRow } from '../sessions/identify-session.js';
 import type { SessionsRepository } from '../sessions/sessions.repository.js';
 import type { TokensRepository } from '../tokens/tokens.repository.js';

@@ -2,7 +2,7 @@ import { recordAudit } from '../audit/audit-log.js';
 import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../db/database.js';
-import { notFound } from '../http/api-error.js';
+import { notFound } from '../wire/api-error.js';
 import { projectForWrite } from '../projects/project-write-access.js';
 import type { StoredGate } from '../reports/reports.schemas.js';
 import type { RepositoriesOn } from '../repositories.js';

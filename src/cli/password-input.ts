@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { OperatorError } from '../accounts/accounts.service.js';
-import { trimInvisible } from '../http/json-body.js';
+import { trimInvisible } from '../wire/storable-text.js';
 
 /**
  * E7: a password never appears on a command line (shell history, `ps`). `users:password` and

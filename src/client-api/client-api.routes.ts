@@ -1,11 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import { FailureUpload } from '../failures/failure-upload.schemas.js';
 import type { FailuresService } from '../failures/failures.service.js';
-import { badRequest, invalidField, projectArchived, unauthenticated, validationFailed } from '../http/api-error.js';
+import { badRequest, invalidField, projectArchived, unauthenticated, validationFailed } from '../wire/api-error.js';
 import type { App } from '../http/app-types.js';
 import { rejectInvalidHost } from '../http/host-header.js';
-import { carriesBody, emptyJsonBody, parseJsonBody, requireJsonObjectBody } from '../http/json-body.js';
-import { withStorableText } from '../http/json-values.js';
+import { carriesBody, requireJsonObjectBody } from '../http/json-body.js';
+import { emptyJsonBody, parseJsonBody } from '../wire/json-parse.js';
+import { withStorableText } from '../wire/json-values.js';
 import { UUID_PATTERN } from '../projects/permissions.js';
 import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import type { ProjectWithLatestReport } from '../projects/projects.repository.js';

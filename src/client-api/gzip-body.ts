@@ -1,7 +1,7 @@
 import { Transform, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { FastifyRequest } from 'fastify';
-import { unsupportedContentEncoding } from '../http/api-error.js';
+import { unsupportedContentEncoding } from '../wire/api-error.js';
 
 /**
  * A preParsing step: bodies sent with `Content-Encoding: gzip` are decompressed before the JSON

@@ -2,7 +2,7 @@ import fastifyStatic from '@fastify/static';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../wire/api-error.js';
 import type { App } from '../http/app-types.js';
 import { DASHBOARD_CONTENT_SECURITY_POLICY } from '../http/security-headers.js';
 import { DASHBOARD_PAGES } from './dashboard-pages.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ObjectOrEmptyArray, OptionalEnum, OptionalString, OptionalTimestamp } from '../http/lenient-schemas.js';
+import { ObjectOrEmptyArray, OptionalEnum, OptionalString, OptionalTimestamp } from '../wire/lenient-schemas.js';
 
 /** Why a run aborted, as the client package says it (CLIENT-WIRE.md). */
 export const FAILURE_REASONS = ['invalid_options', 'all_categories_disabled', 'no_analyzers_ran', 'uncaught_exception'] as const;

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { App } from '../http/app-types.js';
 import { publicUrl } from '../http/public-url.js';
-import { PageQuery, Paginated } from '../http/pagination.js';
+import { PageQuery, Paginated } from '../wire/pagination.js';
 import { projectOf, resolveProjectParam } from '../projects/project-param.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
 import type { ProjectsService } from '../projects/projects.service.js';

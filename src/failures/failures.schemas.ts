@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { NullableString, NullableTimestamp } from '../http/schemas.js';
+import { NullableString, NullableTimestamp } from '../wire/schemas.js';
 
 /** A failed run, as `GET /api/v1/projects/{project}/failures` lists it. */
 export const RunFailure = Type.Object(

@@ -1,10 +1,10 @@
 import { v7 as uuidv7 } from 'uuid';
 import { recordEvent } from '../webhooks/webhook-events.js';
-import { asObject, pastTimestamp } from '../http/json-values.js';
+import { asObject, pastTimestamp } from '../wire/json-values.js';
 import type { Clock } from '../clock.js';
 import type { RepositoriesOn } from '../repositories.js';
 import { inTransaction, type Db } from '../db/database.js';
-import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../http/pagination.js';
+import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../wire/pagination.js';
 import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import type { RunFailureRow } from './failures.repository.js';
 import type { FailureUploadInput } from './failure-upload.schemas.js';

@@ -10,7 +10,7 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { Caller } from '../auth/caller.js';
-import { unauthenticated } from './api-error.js';
+import { unauthenticated } from '../wire/api-error.js';
 
 /** The Fastify instance with TypeBox inference, as every feature's routes receive it. */
 export type App = FastifyInstance<

@@ -10,9 +10,9 @@ import {
   validationFailed,
   workBusy,
   WorkQueueFull,
-} from './api-error.js';
+} from '../wire/api-error.js';
 import { isClientApiRequest } from '../client-api/client-request.js';
-import { toFieldErrors } from './validation.js';
+import { toFieldErrors } from '../wire/validation.js';
 
 /**
  * Every error becomes the D3 envelope. The public message is ours; the internal detail (stack, SQL,

@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net';
 import type { FastifyRequest } from 'fastify';
-import { badRequest } from './api-error.js';
+import { badRequest } from '../wire/api-error.js';
 
 /** A DNS-style name (letters, digits, `-`, `_`, dot-separated, a trailing dot allowed) or an IPv4 address. */
 const NAME = /^(?=.{1,253}\.?$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/;

@@ -1,13 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import secureJson from 'secure-json-parse';
-import { badRequest } from './api-error.js';
-
-/**
- * No v1 body goes deeper than two levels (`settings.fail_on`, `abilities.0`), a report upload about
- * six (`results.0.issues.0.code_snippet.lines`) plus what an analyzer puts in its issue metadata.
- * The limit keeps a hostile body of nested brackets from exhausting the stack of any recursive walk.
- */
-export const MAX_JSON_DEPTH = 32;
+import { badRequest } from '../wire/api-error.js';
+import { isNestedDeeperThan, MAX_JSON_DEPTH, parseJsonBody } from '../wire/json-parse.js';
+import { storableText, trimInvisible } from '../wire/storable-text.js';
 
 /** Whether the request came with a body (D22: its credential is checked again once it has arrived). */
 export function carriesBody(request: FastifyRequest): boolean {
@@ -46,50 +40,6 @@ export async function normalizeJsonBody(request: FastifyRequest): Promise<void> 
   request.body = trimStrings(request.body);
 }
 
-/** Recursion bounded by `levels`, whatever the input. */
-export function isNestedDeeperThan(value: unknown, levels: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (levels === 0) return true;
-  return Object.values(value).some((item) => isNestedDeeperThan(item, levels - 1));
-}
-
-/** NUL, or a UTF-16 surrogate without its other half. */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/**
- * Text every column can hold, the same on both databases: PostgreSQL refuses NUL in text (a 500),
- * and an unpaired surrogate has no UTF-8 form (both drivers quietly write U+FFFD instead, so the
- * answer would not show what was stored). Both become U+FFFD here, before anything is stored.
- */
-export function storableText(text: string): string {
-  return text.replace(UNSTORABLE, '\uFFFD');
-}
-
-/**
- * D12's trimming: white space, and characters that show nothing: format characters (zero-width
- * spaces and joiners, bidirectional controls such as U+202E, U+180E), other default-ignorable code
- * points (U+3164 HANGUL FILLER, variation selectors), control characters, and U+2800 BRAILLE PATTERN
- * BLANK. A name made only of these reads as empty, so it counts as absent.
- */
-const INVISIBLE_RUN_AT_START = /^[\p{White_Space}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\u2800]+/u;
-const INVISIBLE_CHARACTER = /^[\p{White_Space}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\u2800]$/u;
-
-/**
- * The end is scanned backwards one character at a time: a regular expression anchored at the end
- * (`[...]+$`) would try every start position of a long inner run, quadratic on a hostile 1 MiB body.
- */
-export function trimInvisible(text: string): string {
-  const start = INVISIBLE_RUN_AT_START.exec(text)?.[0].length ?? 0;
-  let end = text.length;
-  while (end > start) {
-    const pair = end - 2 >= start && /[\uDC00-\uDFFF]/.test(text[end - 1]!) && /[\uD800-\uDBFF]/.test(text[end - 2]!);
-    const width = pair ? 2 : 1;
-    if (!INVISIBLE_CHARACTER.test(text.slice(end - width, end))) break;
-    end -= width;
-  }
-  return text.slice(start, end);
-}
-
 function trimStrings(value: unknown): unknown {
   if (typeof value === 'string') return storableText(trimInvisible(value));
   if (Array.isArray(value)) return value.map(trimStrings);
@@ -119,18 +69,3 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     }
   });
 }
-
-/** A JSON body's value, or the 400 (D5) that says why there is none; see registerJsonBodyParser. */
-export function parseJsonBody(text: string): unknown {
-  if (text.length === 0) throw emptyJsonBody();
-  try {
-    return secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' });
-  } catch (error) {
-    const prototypeKey = error instanceof SyntaxError && /forbidden prototype property/.test(error.message);
-    throw badRequest(prototypeKey ? PROTOTYPE_KEY_MESSAGE : 'The request body is not valid JSON.');
-  }
-}
-
-export const PROTOTYPE_KEY_MESSAGE = 'The request body may not contain "__proto__" or "constructor.prototype" keys.';
-
-export const emptyJsonBody = () => badRequest('The request body is empty, but Content-Type says it is JSON.');

@@ -18,7 +18,7 @@ import {
   unsupportedMediaType,
   validationFailed,
   type ApiError,
-} from './api-error.js';
+} from '../wire/api-error.js';
 import type { App } from './app-types.js';
 import { packageVersion } from '../version.js';
 import { operationIdOf } from './operation-ids.js';

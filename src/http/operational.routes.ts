@@ -2,10 +2,10 @@ import { sql } from 'kysely';
 import { Registry, collectDefaultMetrics, Counter, Gauge, Histogram } from 'prom-client';
 import type { Db } from '../db/database.js';
 import type { RateLimitBackendState } from '../rate-limit/redis-store.js';
-import { serviceUnavailable } from './api-error.js';
+import { serviceUnavailable } from '../wire/api-error.js';
 import { Type } from 'typebox';
 import type { App } from './app-types.js';
-import { ErrorResponse } from './schemas.js';
+import { ErrorResponse } from '../wire/schemas.js';
 
 const Status = Type.Object({ status: Type.String({ examples: ['ok'] }) });
 const Readiness = Type.Object({

@@ -1,7 +1,7 @@
 import { randomAlphanumeric } from '../auth/random-string.js';
 import { hashToken } from '../auth/token-hash.js';
 import type { Db } from '../db/database.js';
-import { projectArchived, unauthenticated } from '../http/api-error.js';
+import { projectArchived, unauthenticated } from '../wire/api-error.js';
 import type { ProjectsRepository, ProjectWithLatestReport } from './projects.repository.js';
 
 /** D10: 40 characters from [A-Za-z0-9], no prefix; only its SHA-256 is stored. */

@@ -2,7 +2,7 @@ import type { AuditActor } from '../audit/audit-actor.js';
 import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
 import type { Db } from '../db/database.js';
 import type { TeamRole } from '../db/schema.js';
-import { notFound } from '../http/api-error.js';
+import { notFound } from '../wire/api-error.js';
 import { mayPerform, type ProjectAction } from './permissions.js';
 import type { ProjectsRepository } from './projects.repository.js';
 

@@ -2,8 +2,8 @@ import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import { callerOf, type App } from '../http/app-types.js';
 import { publicUrl } from '../http/public-url.js';
-import { MessageResponse } from '../http/schemas.js';
-import { JSON_CONTENT_TYPE, listJson } from '../http/serialization.js';
+import { MessageResponse } from '../wire/schemas.js';
+import { JSON_CONTENT_TYPE, listJson } from '../wire/serialization.js';
 import {
   CreateProjectBody,
   CreateProjectResponse,

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
-import { PageQuery, Paginated } from '../http/pagination.js';
-import { NullableString, NullableTimestamp } from '../http/schemas.js';
-import { HTTP_URL_FORMAT } from '../http/validation.js';
+import { PageQuery, Paginated } from '../wire/pagination.js';
+import { NullableString, NullableTimestamp } from '../wire/schemas.js';
+import { HTTP_URL_FORMAT } from '../wire/validation.js';
 import { ReportSummary } from '../reports/reports.schemas.js';
 import { ProjectSettings, ProjectSettingsInput } from './settings.js';
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { invalidField } from '../http/api-error.js';
-import { Nullable, NullableString } from '../http/schemas.js';
+import { invalidField } from '../wire/api-error.js';
+import { Nullable, NullableString } from '../wire/schemas.js';
 import type { Severity } from '../reports/vocabulary.js';
 
 /** D14: the ticket providers that `primary_tracker` may name besides `internal`. */

@@ -1,7 +1,7 @@
 import rateLimit, { normalizeIP, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import '../client-api/client-request.js';
-import { tooManyRequests } from '../http/api-error.js';
+import { tooManyRequests } from '../wire/api-error.js';
 import { isWellFormedBadgeKey } from '../badges/badge-key.js';
 import { ANONYMOUS_IP_LIMIT, BADGE_KEY_LIMIT, RATE_WINDOW_MS, userRequestLimit } from './limits.js';
 

@@ -1,5 +1,5 @@
 import { describeAnalyzer } from './analyzer-catalogue.js';
-import { storableText } from '../http/json-body.js';
+import { storableText } from '../wire/storable-text.js';
 import { fingerprintIssues, targetLineText } from './fingerprint.js';
 import type { StoredResult } from './report-results.js';
 import { SEVERITIES, type Severity } from './vocabulary.js';

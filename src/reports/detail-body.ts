@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { serializerCompiler } from '../http/serialization.js';
+import { serializerCompiler } from '../wire/serialization.js';
 import { CHANGE_CODES, type IssueMark } from './changes.js';
 import { detailHead, detailResults, suppressedCounts, toReportDetail, type SuppressedCounts } from './report-detail.js';
 import type { StoredResult } from './report-results.js';
@@ -50,19 +50,8 @@ export function compactMarks(marks: readonly IssueMark[]): CompactMarks {
  */
 const GZIP_LEVEL = 3;
 
-type Serialize = (data: unknown) => string;
-const serializeDetail = serializerCompiler({
-  schema: ReportDetailResponse,
-  method: 'GET',
-  url: '/api/v1/reports/:report',
-  httpStatus: '200',
-}) as Serialize;
-const serializeResult = serializerCompiler({
-  schema: ReportDetail.properties.results.items,
-  method: 'GET',
-  url: '',
-  httpStatus: '200',
-}) as Serialize;
+const serializeDetail = serializerCompiler({ schema: ReportDetailResponse });
+const serializeResult = serializerCompiler({ schema: ReportDetail.properties.results.items });
 
 /** The gzip-compressed answer, or null when the report's issue rows are fewer than its issues (deleted meanwhile). */
 export function buildDetailBody(source: DetailSource): Buffer | null {

@@ -3,7 +3,7 @@ import * as workerThreads from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Config } from '../config.js';
-import { ApiError, WorkQueueFull } from '../http/api-error.js';
+import { ApiError, WorkQueueFull } from '../wire/api-error.js';
 import { assembleDetailBody, buildDetailBody, type DetailSource, type DetailTemplate } from './detail-body.js';
 import type { ReportRow } from './reports.repository.js';
 import { analyzerHelpOf, type AnalyzerHelp } from './export/sarif-rules.js';

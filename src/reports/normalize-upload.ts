@@ -1,4 +1,4 @@
-import { asObject } from '../http/json-values.js';
+import { asObject } from '../wire/json-values.js';
 import type { StoredCodeSnippet, StoredIssue, StoredResult, StoredSuppressedIssue } from './report-results.js';
 import type { IssueInput, ResultInput, SuppressedIssueInput } from './upload.schemas.js';
 

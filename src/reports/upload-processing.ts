@@ -1,8 +1,8 @@
 import type { ErrorObject } from 'ajv';
-import type { FieldErrors } from '../http/api-error.js';
-import { isNestedDeeperThan, MAX_JSON_DEPTH, parseJsonBody } from '../http/json-body.js';
-import { asObject, withStorableText } from '../http/json-values.js';
-import { toFieldErrors, validatorCompiler } from '../http/validation.js';
+import type { FieldErrors } from '../wire/api-error.js';
+import { MAX_JSON_DEPTH, isNestedDeeperThan, parseJsonBody } from '../wire/json-parse.js';
+import { asObject, withStorableText } from '../wire/json-values.js';
+import { toFieldErrors, validatorCompiler } from '../wire/validation.js';
 import { fingerprintResults, type IssueRecord } from './changes.js';
 import { FINGERPRINT_LENGTH } from './fingerprint.js';
 import { detailTemplate, type DetailTemplate } from './detail-body.js';
@@ -77,9 +77,9 @@ export interface PreparedIssues {
 /** Rows per insert statement and per JSON batch; small enough that one batch never holds the event loop long. */
 export const ISSUE_ROWS_PER_BATCH = 500;
 
-const validateUpload = validatorCompiler({ schema: ReportUpload, httpPart: 'body', method: 'POST', url: '/api/reports' }) as ((
-  data: unknown,
-) => boolean) & { errors?: ErrorObject[] | null };
+const validateUpload = validatorCompiler({ schema: ReportUpload, httpPart: 'body' }) as ((data: unknown) => boolean) & {
+  errors?: ErrorObject[] | null;
+};
 
 /**
  * D28: what one upload may cost, so that no body within the 10 MiB limit can take a heavy-work

@@ -7,7 +7,7 @@ import {
   OptionalNumber,
   OptionalString,
   OptionalTimestamp,
-} from '../http/lenient-schemas.js';
+} from '../wire/lenient-schemas.js';
 import { RESULT_STATUSES, SEVERITIES, type ResultStatus, type Severity } from './vocabulary.js';
 
 /**

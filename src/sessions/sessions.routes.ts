@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { credentialOf, originOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import { callerOf, type App } from '../http/app-types.js';
-import { MessageResponse } from '../http/schemas.js';
+import { MessageResponse } from '../wire/schemas.js';
 import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
 import { ChangePasswordBody, SessionResponse, SignInBody } from './sessions.schemas.js';
 import type { SessionsService } from './sessions.service.js';

@@ -1,6 +1,6 @@
 import { isRowId } from '../db/dialect.js';
 import type { TeamRole } from '../db/schema.js';
-import { ApiError, invalidField, notFound } from '../http/api-error.js';
+import { ApiError, invalidField, notFound } from '../wire/api-error.js';
 import type { MemberRow, TeamView } from './teams.repository.js';
 
 /**

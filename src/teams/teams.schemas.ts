@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { NullableString, NullableTimestamp } from '../http/schemas.js';
+import { NullableString, NullableTimestamp } from '../wire/schemas.js';
 
 /** E4: roles the API hands out; `owner` moves only by transfer. */
 export const ASSIGNABLE_ROLES = ['admin', 'member', 'readonly'] as const;

@@ -5,7 +5,7 @@ import { recheckActor, type WriteCredential } from '../auth/write-credential.js'
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { isRowId } from '../db/dialect.js';
-import { notFound } from '../http/api-error.js';
+import { notFound } from '../wire/api-error.js';
 import type { RepositoriesOn } from '../repositories.js';
 import { normalizeEmail } from '../accounts/accounts.service.js';
 import {

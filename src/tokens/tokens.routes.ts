@@ -1,7 +1,7 @@
 import { credentialOf } from '../auth/write-credential.js';
 import type { App } from '../http/app-types.js';
 import { callerOf } from '../http/app-types.js';
-import { MessageResponse } from '../http/schemas.js';
+import { MessageResponse } from '../wire/schemas.js';
 import { CreateTokenBody, CreateTokenResponse, TokenListResponse, TokenParams } from './tokens.schemas.js';
 import type { TokensService } from './tokens.service.js';
 

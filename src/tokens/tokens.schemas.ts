@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ABILITIES } from '../auth/abilities.js';
-import { NullableString, NullableTimestamp } from '../http/schemas.js';
+import { NullableString, NullableTimestamp } from '../wire/schemas.js';
 
 export const TOKEN_NAME_MAX = 255;
 

@@ -8,7 +8,7 @@ import { inTransaction, type Db } from '../db/database.js';
 import { normalizeAbilities, parseStoredAbilities, type Ability } from '../auth/abilities.js';
 import { generatePersonalAccessToken } from '../auth/personal-access-token.js';
 import { hashToken } from '../auth/token-hash.js';
-import { invalidField, notFound, tokenLimitReached } from '../http/api-error.js';
+import { invalidField, notFound, tokenLimitReached } from '../wire/api-error.js';
 import { parseExpiry } from './token-expiry.js';
 import type { TokenRow } from './tokens.repository.js';
 import type { TokenMetadata } from './tokens.schemas.js';

@@ -1,9 +1,9 @@
 import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import type { App } from '../http/app-types.js';
-import { PageQuery, Paginated } from '../http/pagination.js';
+import { PageQuery, Paginated } from '../wire/pagination.js';
 import { publicUrl } from '../http/public-url.js';
-import { MessageResponse } from '../http/schemas.js';
+import { MessageResponse } from '../wire/schemas.js';
 import { projectOf, resolveProjectParam } from '../projects/project-param.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
 import type { ProjectsService } from '../projects/projects.service.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { NullableString, NullableTimestamp, Nullable } from '../http/schemas.js';
+import { NullableString, NullableTimestamp, Nullable } from '../wire/schemas.js';
 import { WEBHOOK_EVENTS, type WebhookEvent } from './webhook-event-names.js';
 
 export const WEBHOOK_URL_MAX = 2048;

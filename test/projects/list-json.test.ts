@@ -1,6 +1,6 @@
 import fastJsonStringify from 'fast-json-stringify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { paginationEnvelope } from '../../src/http/pagination.js';
+import { paginationEnvelope } from '../../src/wire/pagination.js';
 import { createProjectsRepository } from '../../src/projects/projects.repository.js';
 import { ProjectListResponse } from '../../src/projects/projects.schemas.js';
 import { toProject } from '../../src/projects/projects.service.js';

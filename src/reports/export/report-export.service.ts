@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Db } from '../../db/database.js';
-import { notFound } from '../../http/api-error.js';
+import { notFound } from '../../wire/api-error.js';
 import type { RepositoriesOn } from '../../repositories.js';
 import type { HeavyWork } from '../heavy-work.js';
 import type { ReportRow } from '../reports.repository.js';

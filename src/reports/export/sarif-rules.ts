@@ -1,4 +1,4 @@
-import { isHttpUrl } from '../../http/validation.js';
+import { isHttpUrl } from '../../wire/validation.js';
 import { decodeResults, type ResultsColumns } from '../stored-results.js';
 import type { ExportAnalyzer } from './export-rows.js';
 

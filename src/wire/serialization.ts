@@ -1,5 +1,4 @@
 import fastJsonStringify from 'fast-json-stringify';
-import type { FastifySerializerCompiler } from 'fastify';
 
 /**
  * Serialiser compiler: Fastify's own (fast-json-stringify, no shared schemas), compiled once per
@@ -13,7 +12,7 @@ import type { FastifySerializerCompiler } from 'fastify';
 type Serializer = (data: unknown) => string;
 const compiled = new WeakMap<object, Serializer>();
 
-export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema }) => {
+export const serializerCompiler = ({ schema }: { schema: unknown }): Serializer => {
   if (typeof schema !== 'object' || schema === null) return fastJsonStringify(schema as object) as Serializer;
   let serialize = compiled.get(schema);
   if (!serialize) {
@@ -80,7 +79,7 @@ const EMPTY_DATA = '{"data":[]';
  * property. Sent as is: Fastify does not serialise a string whose content type is JSON.
  */
 export function listJson<Envelope extends object>(schema: object, body: Envelope & { data: string[] }): string {
-  const serialize = serializerCompiler({ schema, method: 'GET', url: '', httpStatus: '200' });
+  const serialize = serializerCompiler({ schema });
   const envelope = serialize({ ...body, data: [] });
   if (!envelope.startsWith(EMPTY_DATA)) throw new Error('listJson: the schema must start with `data`');
   return `{"data":[${body.data.join(',')}]${envelope.slice(EMPTY_DATA.length)}`;

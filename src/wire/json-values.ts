@@ -1,6 +1,6 @@
 import { toUtcTimestamp } from '../clock.js';
 import { invalidField } from './api-error.js';
-import { storableText } from './json-body.js';
+import { storableText } from './storable-text.js';
 
 /** `[]` (PHP's empty array), null or absent: an empty object. */
 export function asObject(value: Record<string, unknown> | [] | null | undefined): Record<string, unknown> {
