@@ -105,12 +105,12 @@ export async function seed(options: {
   const insertProject = `insert into projects (id, team_id, name, description, repository_url, framework_version, settings, api_token_hash,
        badge_key, latest_report_id, archived_at, created_at, updated_at)
      values (?, ?, ?, null, ?, '11', ?, ?, ?, null, null, ?, ?)`;
-  const insertReport = `insert into reports (uuid, project_id, score, total, passed, failed, warnings, skipped, errors, total_issues,
-       issues_critical, issues_high, issues_medium, issues_low, issues_info, framework_version, package_version,
+  const summaryColumns = Object.keys(payloadOf(fixture('report-small')).summaryColumns);
+  const insertReport = `insert into reports (uuid, project_id, ${summaryColumns.join(', ')}, framework_version, package_version,
        total_execution_time, triggered_by, analyzed_at, created_at, results, results_br, metadata, pro_package_version,
        client_summary, configuration, git_branch, git_commit, pull_request, base_branch, baseline_report_id,
        changes_new, changes_fixed, changes_unchanged, gate, fingerprinted_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '11.44.2', 'v1.13.3', ?, 'ci_cd', ?, ?, ?, ?, ?, null, ?, ?,
+     values (?, ?, ${summaryColumns.map(() => '?').join(', ')}, '11.44.2', 'v1.13.3', ?, 'ci_cd', ?, ?, ?, ?, ?, null, ?, ?,
        ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
   const issueColumns = ['report_id', ...ISSUE_COLUMNS] as const;
   const projectIds: string[] = [];
@@ -139,25 +139,11 @@ export async function seed(options: {
   /** Inserts a report as `report` says, compared with the report `baselineId` (or none); returns its id. */
   const addReport = async (projectId: string, uuid: string, analyzedAt: string, report: Stored, baselineId: number | null) => {
     const { payload, counts } = report;
-    const s = payload.summary;
-    const bySeverity = s.issues_by_severity;
     const git = payload.git;
     const id = await db.insert(insertReport, [
       uuid,
       projectId,
-      s.score,
-      s.total,
-      s.passed,
-      s.failed,
-      s.warnings,
-      s.skipped,
-      s.errors,
-      s.total_issues,
-      bySeverity.critical,
-      bySeverity.high,
-      bySeverity.medium,
-      bySeverity.low,
-      bySeverity.info,
+      ...Object.values(payload.summaryColumns),
       12.5,
       analyzedAt,
       analyzedAt,
@@ -303,6 +289,8 @@ export async function uploadPayloads(root: string) {
       // The row's results columns, compressed as an upload stores them (once per payload).
       stored: product.encodeResults(results),
       summary: product.summarizeResults(results),
+      // The summary's columns, as an upload stores them (reports/report-summary.ts).
+      summaryColumns: product.countColumnsOf(product.summarizeResults(results)),
       git: product.gitContextOf(metadata),
       metadata: JSON.stringify(metadata),
       clientSummary: body.summary === undefined ? null : JSON.stringify(body.summary),
@@ -517,13 +505,16 @@ export async function postgresWriter(url: string): Promise<BulkWriter> {
 export async function productUploadCode(root: string) {
   const load = (path: string) => import(pathToFileURL(join(root, 'dist', path)).href);
   const normalize = {
-    ...((await load('reports/normalize-upload.js')) as {
+    ...((await load('reports/upload/normalize-upload.js')) as {
       normalizeResults(results: unknown): unknown[];
       normalizeConfiguration(configuration: unknown): unknown;
     }),
-    ...((await load('http/json-values.js')) as { asObject(value: unknown): unknown }),
+    ...((await load('wire/json-values.js')) as { asObject(value: unknown): unknown }),
   };
-  const { summarizeResults } = (await load('reports/summarize.js')) as {
+  const { countColumnsOf } = (await load('reports/report-summary.js')) as {
+    countColumnsOf(counts: unknown): Record<string, number>;
+  };
+  const { summarizeResults } = (await load('reports/results/summarize.js')) as {
     summarizeResults(results: unknown[]): {
       score: number;
       total: number;
@@ -537,7 +528,7 @@ export async function productUploadCode(root: string) {
     };
   };
   // Issue 13 (E1): git context, fingerprints, changes and the gate, as an upload computes them.
-  // These shapes restate src/reports/changes.ts: the harness is compiled apart from src/ (its own
+  // These shapes restate src/reports/changes/issue-changes.ts: the harness is compiled apart from src/ (its own
   // rootDir) and loads the product from dist/, as the service runs it.
   type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
   interface IssueRow {
@@ -556,7 +547,7 @@ export async function productUploadCode(root: string) {
     position: number | null;
   }
   type IssueRecord = Omit<IssueRow, 'change' | 'change_rank' | 'severity_rank' | 'position'>;
-  const changes = (await load('reports/changes.js')) as {
+  const changes = (await load('reports/changes/issue-changes.js')) as {
     fingerprintResults(results: unknown[]): IssueRecord[];
     missingFromReport(baselineFingerprints: readonly string[], issues: readonly IssueRecord[]): string[];
     compareWithBaseline(
@@ -564,7 +555,7 @@ export async function productUploadCode(root: string) {
       baseline: { fingerprints: readonly string[]; gone: readonly IssueRecord[] } | null,
     ): { rows: IssueRow[]; counts: { new: number; fixed: number; unchanged: number } | null };
   };
-  const { gitContextOf } = (await load('reports/git-context.js')) as {
+  const { gitContextOf } = (await load('reports/upload/git-context.js')) as {
     gitContextOf(metadata: Record<string, unknown>): {
       branch: string | null;
       commit: string | null;
@@ -572,22 +563,23 @@ export async function productUploadCode(root: string) {
       base_branch: string | null;
     };
   };
-  const { applyQualityGate } = (await load('reports/quality-gate.js')) as {
+  const { applyQualityGate } = (await load('reports/upload/quality-gate.js')) as {
     applyQualityGate(
       settings: unknown,
       report: { score: number; failedAnalyzers: unknown[]; newBySeverity: Record<Severity, number> },
     ): { passed: boolean; reasons: string[] };
   };
-  const { prepareResults } = (await load('reports/upload-processing.js')) as {
+  const { prepareResults } = (await load('reports/upload/process-upload.js')) as {
     prepareResults(results: unknown[]): { failedAnalyzers: unknown[] };
   };
   const { parseStoredSettings } = (await load('projects/settings.js')) as { parseStoredSettings(json: string): unknown };
-  const { encodeResults } = (await load('reports/stored-results.js')) as {
+  const { encodeResults } = (await load('reports/results/results-encoding.js')) as {
     encodeResults(results: unknown[]): { results: string; results_br: Buffer };
   };
   return {
     ...normalize,
     summarizeResults,
+    countColumnsOf,
     fingerprintResults: changes.fingerprintResults,
     missingFromReport: changes.missingFromReport,
     compareWithBaseline: changes.compareWithBaseline,

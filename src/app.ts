@@ -60,7 +60,7 @@ import { redisStoreOn, type RateLimitBackendState } from './rate-limit/redis-sto
 import { createTokensService } from './tokens/tokens.service.js';
 import { createReportExportService } from './reports/export/report-export.service.js';
 import { createReportsService } from './reports/reports.service.js';
-import { createHeavyWork } from './reports/heavy-work.js';
+import { createHeavyWork } from './reports/threads/heavy-work.js';
 import { reportsRoutes } from './reports/reports.routes.js';
 import { repositoriesOn } from './repositories.js';
 import { tokensRoutes } from './tokens/tokens.routes.js';

@@ -108,7 +108,7 @@ export interface Config {
   readonly webhookAllowPrivateNetworks: boolean;
   readonly webhookConcurrency: number;
   readonly webhookDeliveryRetentionDays: number;
-  /** D28: the heavy-work threads (reports/heavy-work.ts). */
+  /** D28: the heavy-work threads (reports/threads/heavy-work.ts). */
   readonly workerThreads: number;
   readonly workerQueueMax: number;
   readonly workerInlineMaxBytes: number;

@@ -4,7 +4,7 @@ import type { Db } from './db/database.js';
 import { createFailuresRepository } from './failures/failures.repository.js';
 import { createProjectsRepository } from './projects/projects.repository.js';
 import { createExportRowsRepository } from './reports/export/export-rows.js';
-import { createReportsRepository } from './reports/reports.repository.js';
+import { createReportStore } from './reports/store/report-store.js';
 import { createTeamsRepository } from './teams/teams.repository.js';
 import { createTokensRepository } from './tokens/tokens.repository.js';
 import { createAuditRepository } from './audit/audit.repository.js';
@@ -23,7 +23,7 @@ export function repositoriesOn(db: Db) {
     audit: createAuditRepository(db),
     tokens: createTokensRepository(db),
     projects: createProjectsRepository(db),
-    reports: createReportsRepository(db),
+    reports: createReportStore(db),
     reportExports: createExportRowsRepository(db),
     failures: createFailuresRepository(db),
     badges: createBadgesRepository(db),

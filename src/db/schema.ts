@@ -186,7 +186,7 @@ export interface ReportsTable {
   triggered_by: string | null;
   analyzed_at: string;
   created_at: string;
-  /** JSON array: the full per-analyzer results; empty when `results_br` holds them (reports/stored-results.ts). */
+  /** JSON array: the full per-analyzer results; empty when `results_br` holds them (reports/results/results-encoding.ts). */
   results: string;
   /** Since migration 0006: the results' JSON, Brotli-compressed. */
   results_br: Buffer | null;
@@ -215,7 +215,7 @@ export interface ReportsTable {
 }
 
 /** E1.2/E1.6: one issue of a report, or (change `fixed`) one of its baseline's that it no longer has. */
-/** Since migration 0008 (D28): a report's detail answer, gzip-compressed (reports/detail-body.ts). */
+/** Since migration 0008 (D28): a report's detail answer, gzip-compressed (reports/answer/detail-body.ts). */
 export interface ReportBodiesTable {
   id: Generated<number>;
   report_id: number;

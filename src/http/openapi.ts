@@ -52,7 +52,7 @@ const RATE_LIMIT_HEADERS_IF_COUNTED = Object.fromEntries(
 
 /**
  * D3: `{error, message}`; the client package's answers add `success: false` (CLIENT-WIRE.md). The
- * title and the example come from the error the service really throws (http/api-error.ts).
+ * title and the example come from the error the service really throws (wire/api-error.ts).
  */
 function errorBody(options: { client: boolean; error: ApiError; description: string; extra?: Record<string, TSchema> }) {
   const { client, error, description, extra = {} } = options;

@@ -4,8 +4,10 @@ import { isPostgres } from '../db/dialect.js';
 import { type JsonMember, jsonMember, jsonObjectText } from '../db/json-text.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { ProjectsTable, TeamRole } from '../db/schema.js';
-import { reportSummaryColumns, toReportSummary, type ReportSummaryRow } from '../reports/reports.repository.js';
-import type { ReportSummary } from '../reports/reports.schemas.js';
+import { SEVERITY_COLUMNS, SUMMARY_COLUMNS, toReportSummary, type ReportSummaryRow } from '../reports/report-summary.js';
+import { ReportSummary } from '../reports/reports.schemas.js';
+import { SEVERITIES } from '../reports/vocabulary.js';
+import { Project } from './projects.schemas.js';
 import { SETTINGS_KEYS } from './settings.js';
 
 // The badge key is read only where its URLs are built or a badge is served (badges/), never with the project.
@@ -28,12 +30,12 @@ const projectColumns = [
 ] as const;
 
 // D19: the latest report is one LEFT JOIN through projects.latest_report_id, never a scan of reports.
-const latestReportColumns = reportSummaryColumns.map((column) => `r.${column} as latest_${column}` as const);
+const latestReportColumns = SUMMARY_COLUMNS.map((column) => `r.${column} as latest_${column}` as const);
 
 type JoinedRow = ProjectRow & { [K in keyof ReportSummaryRow as `latest_${K}`]: ReportSummaryRow[K] | null };
 
 /** Each summary column and its alias in the joined row. */
-const LATEST_REPORT_ALIASES = reportSummaryColumns.map((column) => [column, `latest_${column}`] as const);
+const LATEST_REPORT_ALIASES = SUMMARY_COLUMNS.map((column) => [column, `latest_${column}`] as const);
 
 /**
  * The joined row as the project and its latest report. The project's columns are written out and
@@ -105,31 +107,33 @@ const listForTeam = preparedQuery((db: Db, teamId: number, limit: number, offset
  */
 type ProjectJsonRow = { head: string; report_head: string | null; execution_time: number | null; report_tail: string; settings: string };
 
+/** The schema's property names after `after` and before `before` (either end open), in its order. */
+function keysBetween(schema: { properties: object }, after: string | undefined, before: string | undefined): string[] {
+  const keys = Object.keys(schema.properties);
+  const from = after === undefined ? 0 : keys.indexOf(after) + 1;
+  return keys.slice(from, before === undefined ? keys.length : keys.indexOf(before));
+}
+
 function projectJsonPieces(db: Db) {
   const project = (name: string): JsonMember => [name, sql.ref(`p.${name}`)];
   const report = (name: string, columnName = name): JsonMember => [name, sql.ref(`r.${columnName}`)];
-  const head = jsonObjectText(
-    db,
-    ['id', 'name', 'description', 'repository_url', 'framework_version', 'team_id', 'archived_at', 'created_at'].map(project),
-    { after: ',"latest_report":' },
-  );
+  const head = jsonObjectText(db, keysBetween(Project, undefined, 'latest_report').map(project), { after: ',"latest_report":' });
   const bySeverity = jsonObjectText(
     db,
-    ['critical', 'high', 'medium', 'low', 'info'].map((severity) => report(severity, `issues_${severity}`)),
+    SEVERITIES.map((severity, i) => report(severity, SEVERITY_COLUMNS[i])),
   );
   const reportHead = jsonObjectText(
     db,
     [
-      ...['id', 'uuid', 'score', 'total', 'passed', 'failed', 'warnings', 'skipped', 'errors', 'total_issues'].map((name) => report(name)),
+      ...keysBetween(ReportSummary, undefined, 'issues_by_severity').map((name) => report(name)),
       ['issues_by_severity', bySeverity, 'json'],
-      report('framework_version'),
-      report('package_version'),
+      ...keysBetween(ReportSummary, 'issues_by_severity', 'total_execution_time').map((name) => report(name)),
     ],
     { after: ',"total_execution_time":' },
   );
   const reportTail = jsonObjectText(
     db,
-    ['triggered_by', 'analyzed_at', 'created_at'].map((name) => report(name)),
+    keysBetween(ReportSummary, 'total_execution_time', undefined).map((name) => report(name)),
     { before: ',' },
   );
   const settings = jsonObjectText(

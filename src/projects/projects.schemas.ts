@@ -15,7 +15,7 @@ const FrameworkVersionInput = Type.Unsafe<string | number>({
   examples: ['11'],
 });
 
-// D12/D24: an absolute http or https URL with a host and no credentials (http/validation.ts).
+// D12/D24: an absolute http or https URL with a host and no credentials (wire/validation.ts).
 const RepositoryUrlInput = NullableString({
   maxLength: 500,
   format: HTTP_URL_FORMAT,

@@ -1,12 +1,12 @@
 import { Type, type Static } from 'typebox';
 import { invalidField } from '../wire/api-error.js';
 import { Nullable, NullableString } from '../wire/schemas.js';
-import type { Severity } from '../reports/vocabulary.js';
+import { FAIL_ON_LEVELS } from '../reports/vocabulary.js';
+
+export { FAIL_ON_LEVELS } from '../reports/vocabulary.js';
 
 /** D14: the ticket providers that `primary_tracker` may name besides `internal`. */
 export const TICKET_PROVIDERS = ['jira', 'linear', 'github', 'gitlab'] as const;
-/** D14: `never`, or a severity (all but `info`) at or above which the gate fails. */
-export const FAIL_ON_LEVELS = ['never', 'critical', 'high', 'medium', 'low'] as const satisfies readonly ('never' | Severity)[];
 
 const nullableEnum = <T extends string>(values: readonly T[], description: string) =>
   Type.Unsafe<T | null>({ type: ['string', 'null'], enum: [...values, null], description });

@@ -4,7 +4,8 @@ import { inTransaction, type Db } from '../db/database.js';
 import { lockForUpdate } from '../db/dialect.js';
 import { startPeriodicJob } from '../jobs/periodic-job.js';
 import { daysAgo } from '../jobs/retention.js';
-import { createReportsRepository, type RetentionRule } from './reports.repository.js';
+import type { RetentionRule } from './store/report-rows.js';
+import { createReportStore } from './store/report-store.js';
 
 /**
  * Reports per transaction. Each takes its issues with it (thousands of rows for a large report), so
@@ -39,7 +40,7 @@ export async function pruneReports(deps: { db: Db; clock: Clock; retention: Repo
     cutoff: days === undefined ? undefined : daysAgo(deps.clock, days),
     keep,
   };
-  const reports = createReportsRepository(deps.db);
+  const reports = createReportStore(deps.db);
   const projects = new Set<string>();
   if (rule.cutoff !== undefined) for (const id of await reports.projectsStoredBefore(rule.cutoff)) projects.add(id);
   if (rule.keep !== undefined) for (const id of await reports.projectsWithMoreReportsThan(rule.keep)) projects.add(id);
@@ -59,7 +60,7 @@ export async function pruneReports(deps: { db: Db; clock: Clock; retention: Repo
 async function pruneBatch(db: Db, projectId: string, rule: RetentionRule): Promise<{ chosen: number; deleted: number }> {
   return inTransaction(db, async (trx) => {
     await lockForUpdate(trx, 'projects', projectId);
-    const reports = createReportsRepository(trx);
+    const reports = createReportStore(trx);
     const kept = await reports.keptByRetention(projectId);
     if (kept === undefined) return { chosen: 0, deleted: 0 }; // the project was deleted meanwhile
     const doomed = await reports.pastRetention(projectId, rule, kept, BATCH);

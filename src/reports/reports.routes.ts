@@ -13,9 +13,9 @@ import { ProjectParams } from '../projects/projects.schemas.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { EXPORT_MEDIA_TYPES, exportFileName } from './export/export-formats.js';
 import type { ReportExportService } from './export/report-export.service.js';
-import { branchFilter } from './git-context.js';
-import { BODY_PIECE_BYTES } from './report-body.js';
-import type { ReportRow } from './reports.repository.js';
+import { branchFilter } from './upload/git-context.js';
+import { BODY_PIECE_BYTES } from './answer/stored-body.js';
+import type { ReportRow } from './store/report-rows.js';
 import {
   BranchesResponse,
   ChangeItem,

@@ -14,25 +14,18 @@ import { mayPerform, UUID_PATTERN, type ProjectAction } from '../projects/permis
 import { projectForWrite } from '../projects/project-write-access.js';
 import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import { parseStoredSettings } from '../projects/settings.js';
-import { compactMarks } from './detail-body.js';
-import { gitContextOf } from './git-context.js';
-import type { HeavyWork } from './heavy-work.js';
-import { bodyInMemory, storedBody, type ReportBody } from './report-body.js';
-import { applyQualityGate, type GateOutcome } from './quality-gate.js';
-import { chooseBaseline, compareUploadedIssues } from './report-changes.js';
-import type { StoredResult } from './report-results.js';
-import {
-  toChangeItem,
-  toReportListItem,
-  toReportSummary,
-  toTrendPoint,
-  type ChangesFilter,
-  type NewReport,
-  type ReportRow,
-} from './reports.repository.js';
+import { compactMarks } from './answer/detail-body.js';
+import { gitContextOf } from './upload/git-context.js';
+import type { HeavyWork } from './threads/heavy-work.js';
+import { bodyInMemory, storedBody, type ReportBody } from './answer/stored-body.js';
+import { applyQualityGate, type GateOutcome } from './upload/quality-gate.js';
+import { chooseBaseline, compareUploadedIssues } from './changes/baseline-comparison.js';
+import type { StoredResult } from './results/stored-result.js';
+import { countColumnsOf, toReportSummary } from './report-summary.js';
+import { toChangeItem, toReportListItem, toTrendPoint, type ChangesFilter, type NewReport, type ReportRow } from './store/report-rows.js';
 import type { ReportSummary } from './reports.schemas.js';
-import type { ResultsColumns } from './stored-results.js';
-import { prepareResults, type ProcessedUpload } from './upload-processing.js';
+import type { ResultsColumns } from './results/results-encoding.js';
+import { prepareResults, type ProcessedUpload } from './upload/process-upload.js';
 import type { Severity } from './vocabulary.js';
 
 /**
@@ -131,19 +124,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
       const report: ReportToStore = {
         uuid: uuidv7(),
         project_id: projectId,
-        score: counts.score,
-        total: counts.total,
-        passed: counts.passed,
-        failed: counts.failed,
-        warnings: counts.warnings,
-        skipped: counts.skipped,
-        errors: counts.errors,
-        total_issues: counts.total_issues,
-        issues_critical: counts.issues_by_severity.critical,
-        issues_high: counts.issues_by_severity.high,
-        issues_medium: counts.issues_by_severity.medium,
-        issues_low: counts.issues_by_severity.low,
-        issues_info: counts.issues_by_severity.info,
+        ...countColumnsOf(counts),
         framework_version: upload.frameworkVersion,
         package_version: upload.packageVersion,
         pro_package_version: upload.proPackageVersion,

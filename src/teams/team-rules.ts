@@ -1,6 +1,7 @@
 import { isRowId } from '../db/dialect.js';
 import type { TeamRole } from '../db/schema.js';
 import { ApiError, invalidField, notFound } from '../wire/api-error.js';
+import { canChangeRole, canRemove, TEAM_MANAGERS, TEAM_OWNER } from './team-roles.js';
 import type { MemberRow, TeamView } from './teams.repository.js';
 
 /**
@@ -11,8 +12,8 @@ import type { MemberRow, TeamView } from './teams.repository.js';
 
 const forbidden = (message: string) => new ApiError(403, 'Forbidden', message);
 
-export const OWNER_OR_ADMIN: readonly TeamRole[] = ['owner', 'admin'];
-export const OWNER_ONLY: readonly TeamRole[] = ['owner'];
+export const OWNER_OR_ADMIN: readonly TeamRole[] = TEAM_MANAGERS;
+export const OWNER_ONLY: readonly TeamRole[] = TEAM_OWNER;
 
 /** E4: a member without the needed role gets 403 naming what is missing (a member may see the team). */
 export function requireRole(team: TeamView, allowed: readonly TeamRole[]): void {
@@ -34,27 +35,22 @@ export function requireDeletable(team: TeamView): void {
   if (team.personal_team) throw forbidden('A personal team cannot be deleted.');
 }
 
+const ADMIN_OVER_ADMIN = 'An admin may not change or remove the owner or another admin.';
+
 /** E4: an admin may not change or remove the owner or another admin; the owner's role moves only by transfer. */
 export function requireRoleChangeAllowed(team: TeamView, callerId: number, member: MemberRow): void {
   requireRole(team, OWNER_OR_ADMIN);
-  if (member.role === 'owner') {
-    throw forbidden(
-      team.role === 'owner'
-        ? 'The owner role changes only by transferring the team.'
-        : 'An admin may not change or remove the owner or another admin.',
-    );
-  }
-  if (team.role === 'admin' && member.role === 'admin' && member.id !== callerId) {
-    throw forbidden('An admin may not change or remove the owner or another admin.');
-  }
+  if (canChangeRole(team.role, callerId, member)) return;
+  throw forbidden(
+    member.role === 'owner' && team.role === 'owner' ? 'The owner role changes only by transferring the team.' : ADMIN_OVER_ADMIN,
+  );
 }
 
 /** E4: the owner cannot leave or be removed; anyone else may leave; removing others takes owner or admin. */
 export function requireRemovalAllowed(team: TeamView, callerId: number, member: MemberRow): void {
   if (member.role === 'owner') throw forbidden('The team owner cannot leave or be removed. Transfer the team first.');
-  if (member.id === callerId) return;
-  requireRole(team, OWNER_OR_ADMIN);
-  if (team.role === 'admin' && member.role === 'admin') throw forbidden('An admin may not change or remove the owner or another admin.');
+  if (member.id !== callerId) requireRole(team, OWNER_OR_ADMIN);
+  if (!canRemove(team.role, callerId, member)) throw forbidden(ADMIN_OVER_ADMIN);
 }
 
 /** D4 step 7: a member of the team, else 404. */

@@ -77,7 +77,7 @@ export const serviceUnavailable = () =>
 /** Seconds a client is asked to wait when the heavy-work pool is full (D28): its queue drains in a few. */
 export const BUSY_RETRY_AFTER_SECONDS = 5;
 
-/** Thrown when the heavy-work pool (reports/heavy-work.ts) has no room for another task. */
+/** Thrown when the heavy-work pool (reports/threads/heavy-work.ts) has no room for another task. */
 export class WorkQueueFull extends Error {
   constructor() {
     super('The heavy-work queue is full.');

@@ -65,7 +65,7 @@ export function paginationEnvelope(args: {
 /** D27: the largest page number; past it a page's offset no longer fits every database's integers. */
 export const MAX_PAGE = 2_147_483_647;
 
-/** D16/D27: `page` is decimal digits, 1..2147483647 (else 422; http/validation.ts refuses other spellings). */
+/** D16/D27: `page` is decimal digits, 1..2147483647 (else 422; wire/validation.ts refuses other spellings). */
 export const PageQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
 });

@@ -4,7 +4,7 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeResults } from '../../src/reports/stored-results.js';
+import { decodeResults } from '../../src/reports/results/results-encoding.js';
 import { freshAddress } from '../helpers/contract.js';
 import {
   clientCall,

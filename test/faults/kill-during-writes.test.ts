@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeResults } from '../../src/reports/stored-results.js';
+import { decodeResults } from '../../src/reports/results/results-encoding.js';
 import { createSandbox, okJson, type Sandbox } from '../cli/cli-process.js';
 import { CLIENT_POST_HEADERS, loadFixture } from '../helpers/client-wire.js';
 import { http, startServerProcess, type HttpAnswer, type ServerProcess } from '../helpers/server-process.js';

@@ -13,7 +13,7 @@ import type { Plan, TeamRole } from '../../src/db/schema.js';
 import type { App } from '../../src/http/app-types.js';
 import { createProjectsService } from '../../src/projects/projects.service.js';
 import type { CreateProjectBody, Project } from '../../src/projects/projects.schemas.js';
-import { createHeavyWork } from '../../src/reports/heavy-work.js';
+import { createHeavyWork } from '../../src/reports/threads/heavy-work.js';
 import { createReportsService } from '../../src/reports/reports.service.js';
 import { repositoriesOn } from '../../src/repositories.js';
 import type { ReportToStore } from '../../src/reports/reports.service.js';

@@ -12,7 +12,7 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeResults } from '../../src/reports/stored-results.js';
+import { decodeResults } from '../../src/reports/results/results-encoding.js';
 import { expectError, expectValidationError, missingAbility, sha256 } from '../helpers/contract.js';
 import { clientCall, minimalReport, upload } from '../helpers/client-wire.js';
 import { ENDPOINTS } from '../helpers/endpoints.js';

@@ -6,7 +6,7 @@
  * - bodies: 1 MiB on /api/v1 (D5), 10 MiB on uploads measured after gzip (CLIENT-WIRE.md): 413;
  * - nesting: deeper than 32 levels (src/http/json-body.ts): 400;
  * - list lengths in uploads (results 10,000, issues and suppressed issues 100,000 per result,
- *   src/reports/upload.schemas.ts) and string lengths (api-v1 section 8, upload schema): 422;
+ *   src/reports/upload/upload.schemas.ts) and string lengths (api-v1 section 8, upload schema): 422;
  * - pages: `page` is decimal digits, 1..2147483647 (D27), a page past the end is empty (D16), the page size is fixed;
  * - headers: Node's 16 KiB header limit answers 431;
  * - slow clients (slow-loris): the header block and the whole request each have a deadline

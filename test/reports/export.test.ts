@@ -9,9 +9,9 @@ import { sql } from 'kysely';
 import Ajv04Module from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHeavyWork } from '../../src/reports/heavy-work.js';
+import { createHeavyWork } from '../../src/reports/threads/heavy-work.js';
 import { createReportExportService } from '../../src/reports/export/report-export.service.js';
-import type { ReportRow } from '../../src/reports/reports.repository.js';
+import type { ReportRow } from '../../src/reports/store/report-rows.js';
 import { repositoriesOn } from '../../src/repositories.js';
 import {
   JSON_UTF8,

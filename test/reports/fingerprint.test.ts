@@ -5,7 +5,7 @@
  * then position; the same input gives the same fingerprint forever (the golden values below).
  */
 import { describe, expect, it } from 'vitest';
-import { fingerprintIssues, targetLineText, type FingerprintSource } from '../../src/reports/fingerprint.js';
+import { fingerprintIssues, targetLineText, type FingerprintSource } from '../../src/reports/changes/fingerprint.js';
 
 const issue = (overrides: Partial<FingerprintSource> = {}): FingerprintSource => ({
   analyzerId: 'sql-injection',

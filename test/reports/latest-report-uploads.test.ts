@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, IDENTIFICATION_STATEMENT, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { createReportsRepository, type NewReport } from '../../src/reports/reports.repository.js';
+import type { NewReport } from '../../src/reports/store/report-rows.js';
+import { createReportStore } from '../../src/reports/store/report-store.js';
 import { REPORT_SUMMARY_KEYS, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
 import { onPostgres } from '../helpers/test-backend.js';
 
@@ -75,7 +76,7 @@ describe('latest_report through uploads (D19)', () => {
     // A newer report and its pointer update, in a transaction kept open (its UPDATE holds the
     // project's row until it commits).
     const newer = ctx.db.transaction().execute(async (trx) => {
-      const reports = createReportsRepository(trx);
+      const reports = createReportStore(trx);
       newerId = await reports.insert(reportRow(projectId, '2026-11-21T10:00:00.000Z'));
       await reports.refreshLatest(projectId);
       holding();

@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acceptsGzip } from '../../src/http/content-coding.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { UPLOAD_MAX_ISSUES } from '../../src/reports/upload-processing.js';
+import { UPLOAD_MAX_ISSUES } from '../../src/reports/upload/process-upload.js';
 import { fixture, givenUploader, result, upload, uploadBody, uploadOk } from '../helpers/reports-world.js';
 
 /**

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { expectApiHeaders, expectNotFound } from '../helpers/contract.js';
 import { MISSING_REPORT } from '../helpers/endpoints.js';
-import { toReportDetail } from '../../src/reports/report-detail.js';
-import { createReportsRepository } from '../../src/reports/reports.repository.js';
+import { toReportDetail } from '../../src/reports/answer/detail-shape.js';
+import { createReportStore } from '../../src/reports/store/report-store.js';
 import {
   REPORT_LIST_ITEM_KEYS,
   REPORT_SUMMARY_KEYS,
@@ -340,9 +340,9 @@ describe('GET /api/v1/reports/{uuid}', () => {
 
     it('makes no detail of a report deleted between reading its row and its issue rows (the route answers 404)', async () => {
       const { report } = await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'failed', ['high', 'low'])]));
-      const row = (await createReportsRepository(ctx.db).findForMember(report.uuid, user.id))!;
-      const marks = await createReportsRepository(ctx.db).issueMarks(row.id);
-      const results = (await createReportsRepository(ctx.db).resultsOf(row.id))!;
+      const row = (await createReportStore(ctx.db).findForMember(report.uuid, user.id))!;
+      const marks = await createReportStore(ctx.db).issueMarks(row.id);
+      const results = (await createReportStore(ctx.db).resultsOf(row.id))!;
       expect(toReportDetail(row, results, marks)!.results[0]!.issues).toHaveLength(2);
       expect(toReportDetail(row, results, [])).toBeNull();
     });

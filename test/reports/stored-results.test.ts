@@ -4,7 +4,7 @@
  * how the row holds them.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeResults } from '../../src/reports/stored-results.js';
+import { decodeResults } from '../../src/reports/results/results-encoding.js';
 import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 

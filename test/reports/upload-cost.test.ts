@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exceedsJsonValues, processUploadBytes, UPLOAD_MAX_ISSUES, UPLOAD_MAX_VALUES } from '../../src/reports/upload-processing.js';
+import { exceedsJsonValues, processUploadBytes, UPLOAD_MAX_ISSUES, UPLOAD_MAX_VALUES } from '../../src/reports/upload/process-upload.js';
 import { heavyReport } from '../../bench/heavy-reports.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { isPostgres } from '../dialect.js';
 
 /**
- * A report's results stored Brotli-compressed (reports/stored-results.ts): a 4 MB run of 4,000
+ * A report's results stored Brotli-compressed (reports/results/results-encoding.ts): a 4 MB run of 4,000
  * issues becomes about 250 KB, which SQLite writes (and checkpoints) in a tenth of the time and
  * which every read of the row no longer walks through. Reports stored before keep their plain
  * `results` and stay readable as they are; new ones leave `results` empty.

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { addIdColumn, isPostgres } from '../dialect.js';
 
 /**
- * D28: each report's detail answer, serialised once and gzip-compressed (reports/detail-body.ts),
+ * D28: each report's detail answer, serialised once and gzip-compressed (reports/answer/detail-body.ts),
  * in a table of its own so that no other read of `reports` carries it. A report without a row here
  * (stored before this migration, or whose answer changed, e.g. its baseline was deleted) gets one
  * at its next read.

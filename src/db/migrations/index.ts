@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
-import { backfillChanges } from '../../reports/changes-backfill.js';
+import { backfillChanges } from '../../reports/changes/changes-backfill.js';
 import * as initial from './0001-initial.js';
 import * as uploads from './0002-uploads.js';
 import * as teamProjectCount from './0003-team-project-count.js';

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
-import type { IssueChange, IssueRecord } from '../changes.js';
-import { ISSUE_RECORD_COLUMNS, ownIssueRows } from '../reports.repository.js';
+import type { IssueChange, IssueRecord } from '../changes/issue-changes.js';
+import { ownIssueRows } from '../store/report-reads.js';
+import { ISSUE_RECORD_COLUMNS } from '../store/report-rows.js';
 
 /**
  * E3: what an export reads of a report, straight from `report_issues` (E1.2): the report's own

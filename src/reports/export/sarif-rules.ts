@@ -1,5 +1,5 @@
 import { isHttpUrl } from '../../wire/validation.js';
-import { decodeResults, type ResultsColumns } from '../stored-results.js';
+import { decodeResults, type ResultsColumns } from '../results/results-encoding.js';
 import type { ExportAnalyzer } from './export-rows.js';
 
 /**

@@ -4,14 +4,12 @@
  * maths of client-side pages, and the page's query string. Kept free of Preact so it is unit-tested.
  */
 
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
-export type Severity = (typeof SEVERITIES)[number];
+import { SEVERITIES, type Severity } from '../../../src/reports/vocabulary.js';
+
+export { CHANGE_KINDS, type ChangeKind, SEVERITIES, type Severity } from '../../../src/reports/vocabulary.js';
 
 export const RESULT_STATUSES = ['failed', 'error', 'warning', 'skipped', 'passed'] as const;
 export type ResultStatus = (typeof RESULT_STATUSES)[number];
-
-export const CHANGE_KINDS = ['new', 'fixed', 'unchanged'] as const;
-export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** The fields of a result and its issues this module reads (a subset of the API's ReportResult). */
 export interface ResultLike<Issue extends IssueLike = IssueLike> {

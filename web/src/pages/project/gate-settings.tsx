@@ -5,8 +5,8 @@ import type { paths } from '../../api/schema.js';
 import type { Project } from '../../api/types.js';
 import { Field, type FieldAttributes } from '../../components/field.js';
 import { ProblemMessage } from '../../components/problem-message.js';
+import { FAIL_ON_LEVELS } from '../../../../src/reports/vocabulary.js';
 
-const FAIL_ON_LEVELS = ['never', 'critical', 'high', 'medium', 'low'] as const;
 const TRACKERS = ['internal', 'jira', 'linear', 'github', 'gitlab'] as const;
 const FRAMEWORK_VERSIONS = ['13', '12', '11', '10', '9'] as const;
 type ProjectUpdate = paths['/api/v1/projects/{project}']['put']['requestBody']['content']['application/json'];

@@ -1,22 +1,22 @@
 import type { ErrorObject } from 'ajv';
-import type { FieldErrors } from '../wire/api-error.js';
-import { MAX_JSON_DEPTH, isNestedDeeperThan, parseJsonBody } from '../wire/json-parse.js';
-import { asObject, withStorableText } from '../wire/json-values.js';
-import { toFieldErrors, validatorCompiler } from '../wire/validation.js';
-import { fingerprintResults, type IssueRecord } from './changes.js';
-import { FINGERPRINT_LENGTH } from './fingerprint.js';
-import { detailTemplate, type DetailTemplate } from './detail-body.js';
+import type { FieldErrors } from '../../wire/api-error.js';
+import { MAX_JSON_DEPTH, isNestedDeeperThan, parseJsonBody } from '../../wire/json-parse.js';
+import { asObject, withStorableText } from '../../wire/json-values.js';
+import { toFieldErrors, validatorCompiler } from '../../wire/validation.js';
+import { fingerprintResults, type IssueRecord } from '../changes/issue-changes.js';
+import { FINGERPRINT_LENGTH } from '../changes/fingerprint.js';
+import { detailTemplate, type DetailTemplate } from '../answer/detail-body.js';
 import { gitContextOf, type GitContext } from './git-context.js';
 import { normalizeConfiguration, normalizeResults } from './normalize-upload.js';
-import type { StoredResult } from './report-results.js';
-import { encodeResultsJson } from './stored-results.js';
-import { summarizeResults, type ReportCounts } from './summarize.js';
+import type { StoredResult } from '../results/stored-result.js';
+import { encodeResultsJson } from '../results/results-encoding.js';
+import { summarizeResults, type ReportCounts } from '../results/summarize.js';
 import { ReportUpload, type ReportUploadInput } from './upload.schemas.js';
-import { SEVERITIES, type Severity } from './vocabulary.js';
+import { SEVERITIES, type Severity } from '../vocabulary.js';
 
 /**
  * D28: everything an upload costs before it touches the database, as one function of its bytes, so
- * that it can run on a worker thread (reports/heavy-work.ts): parse, validate, normalise, summarise,
+ * that it can run on a worker thread (reports/threads/heavy-work.ts): parse, validate, normalise, summarise,
  * fingerprint and compress. What comes back is built to cross a thread cheaply: a handful of strings
  * and byte arrays, never one object per issue (cloning 75,000 issue objects took longer on the
  * receiving thread than parsing the whole upload).

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { serializerCompiler } from '../wire/serialization.js';
-import { CHANGE_CODES, type IssueMark } from './changes.js';
-import { detailHead, detailResults, suppressedCounts, toReportDetail, type SuppressedCounts } from './report-detail.js';
-import type { StoredResult } from './report-results.js';
-import type { ReportRow } from './reports.repository.js';
-import { ReportDetail, ReportDetailResponse } from './reports.schemas.js';
-import { FINGERPRINT_LENGTH } from './fingerprint.js';
+import { serializerCompiler } from '../../wire/serialization.js';
+import { CHANGE_CODES, type IssueMark } from '../changes/issue-changes.js';
+import { detailHead, detailResults, suppressedCounts, toReportDetail, type SuppressedCounts } from './detail-shape.js';
+import type { StoredResult } from '../results/stored-result.js';
+import type { ReportRow } from '../store/report-rows.js';
+import { ReportDetail, ReportDetailResponse } from '../reports.schemas.js';
+import { FINGERPRINT_LENGTH } from '../changes/fingerprint.js';
 
 /**
  * D28: `GET /api/v1/reports/{report}`'s answer, built once and kept gzip-compressed

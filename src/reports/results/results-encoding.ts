@@ -1,5 +1,5 @@
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import type { StoredResult } from './report-results.js';
+import type { StoredResult } from './stored-result.js';
 
 /**
  * How a report's results are kept in its row (migration 0006): the JSON, Brotli-compressed at

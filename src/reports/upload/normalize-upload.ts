@@ -1,5 +1,5 @@
-import { asObject } from '../wire/json-values.js';
-import type { StoredCodeSnippet, StoredIssue, StoredResult, StoredSuppressedIssue } from './report-results.js';
+import { asObject } from '../../wire/json-values.js';
+import type { StoredCodeSnippet, StoredIssue, StoredResult, StoredSuppressedIssue } from '../results/stored-result.js';
 import type { IssueInput, ResultInput, SuppressedIssueInput } from './upload.schemas.js';
 
 /**

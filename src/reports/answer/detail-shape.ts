@@ -1,9 +1,9 @@
-import { describeAnalyzer } from './analyzer-catalogue.js';
-import { fingerprintResults, type IssueMark } from './changes.js';
-import type { StoredIssue, StoredResult } from './report-results.js';
-import { decodeResults, type ResultsColumns } from './stored-results.js';
-import { toReportListItem, type ReportRow } from './reports.repository.js';
-import type { ReportDetail } from './reports.schemas.js';
+import { describeAnalyzer } from '../results/analyzer-catalogue.js';
+import { fingerprintResults, type IssueMark } from '../changes/issue-changes.js';
+import type { StoredIssue, StoredResult } from '../results/stored-result.js';
+import { decodeResults, type ResultsColumns } from '../results/results-encoding.js';
+import { toReportListItem, type ReportRow } from '../store/report-rows.js';
+import type { ReportDetail } from '../reports.schemas.js';
 
 /**
  * `GET /api/v1/reports/{report}`: the summary fields, the run's context and every result with its

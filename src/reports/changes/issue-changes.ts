@@ -1,18 +1,16 @@
-import { describeAnalyzer } from './analyzer-catalogue.js';
-import { storableText } from '../wire/storable-text.js';
+import { describeAnalyzer } from '../results/analyzer-catalogue.js';
+import { storableText } from '../../wire/storable-text.js';
 import { fingerprintIssues, targetLineText } from './fingerprint.js';
-import type { StoredResult } from './report-results.js';
-import { SEVERITIES, type Severity } from './vocabulary.js';
+import type { StoredResult } from '../results/stored-result.js';
+import { type ChangeKind, SEVERITIES, type Severity } from '../vocabulary.js';
+
+export { CHANGE_KINDS, type ChangeKind } from '../vocabulary.js';
 
 /** E1.4/E1.5: what an issue of a report is, against the report's baseline (null: no baseline). */
 export type IssueChange = 'new' | 'unchanged' | null;
 
 /** A report's issue changes as small integers, to cross threads in a byte array (detail-body.ts). */
 export const CHANGE_CODES: readonly IssueChange[] = [null, 'new', 'unchanged'];
-
-/** The kinds the changes endpoint lists (E1.6), in its order: new, then fixed, then unchanged. */
-export const CHANGE_KINDS = ['new', 'fixed', 'unchanged'] as const;
-export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** Sort ranks stored with each row, so the database orders the changes list (E1.6). */
 const CHANGE_RANK: Record<ChangeKind | 'none', number> = { new: 0, fixed: 1, unchanged: 2, none: 3 };

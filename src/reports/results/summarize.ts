@@ -1,5 +1,5 @@
-import type { Severity } from './vocabulary.js';
-import type { StoredResult } from './report-results.js';
+import type { Severity } from '../vocabulary.js';
+import type { StoredResult } from './stored-result.js';
 
 export interface ReportCounts {
   score: number;

@@ -7,8 +7,8 @@ import {
   OptionalNumber,
   OptionalString,
   OptionalTimestamp,
-} from '../wire/lenient-schemas.js';
-import { RESULT_STATUSES, SEVERITIES, type ResultStatus, type Severity } from './vocabulary.js';
+} from '../../wire/lenient-schemas.js';
+import { RESULT_STATUSES, SEVERITIES, type ResultStatus, type Severity } from '../vocabulary.js';
 
 /**
  * What the published client package sends to `POST /api/reports` (CLIENT-WIRE.md), as JSON Schema

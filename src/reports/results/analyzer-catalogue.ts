@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { StoredResult } from './report-results.js';
+import type { StoredResult } from './stored-result.js';
 
 interface CatalogueEntry {
   id: string;
@@ -8,9 +8,9 @@ interface CatalogueEntry {
 }
 
 // The analyzers the client package runs (shared/data/analyzers.json). Read from the repository's
-// resources/ folder, which sits two levels above both src/reports/ and dist/reports/.
+// resources/ folder, which sits three levels above both src/reports/results/ and dist/reports/results/.
 const catalogue: ReadonlyMap<string, CatalogueEntry> = new Map(
-  (JSON.parse(readFileSync(new URL('../../resources/analyzers.json', import.meta.url), 'utf8')) as CatalogueEntry[]).map((entry) => [
+  (JSON.parse(readFileSync(new URL('../../../resources/analyzers.json', import.meta.url), 'utf8')) as CatalogueEntry[]).map((entry) => [
     entry.id,
     entry,
   ]),

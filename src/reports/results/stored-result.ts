@@ -1,4 +1,4 @@
-import type { ResultStatus, Severity } from './vocabulary.js';
+import type { ResultStatus, Severity } from '../vocabulary.js';
 
 /**
  * The canonical form of a report's results, as stored (JSON) and read back. Whatever encoding the

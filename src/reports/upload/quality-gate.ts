@@ -1,6 +1,6 @@
-import type { ProjectSettings } from '../projects/settings.js';
-import type { FailedAnalyzer } from './upload-processing.js';
-import { severitiesAtOrAbove, type Severity } from './vocabulary.js';
+import type { ProjectSettings } from '../../projects/settings.js';
+import type { FailedAnalyzer } from './process-upload.js';
+import { severitiesAtOrAbove, type Severity } from '../vocabulary.js';
 
 export interface GateOutcome {
   passed: boolean;

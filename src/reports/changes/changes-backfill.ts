@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Db } from '../db/database.js';
-import { changeColumns, recordChanges } from './report-changes.js';
-import { decodeResults } from './stored-results.js';
-import { createReportsRepository } from './reports.repository.js';
+import type { Db } from '../../db/database.js';
+import { changeColumns, recordChanges } from './baseline-comparison.js';
+import { decodeResults } from '../results/results-encoding.js';
+import { createReportStore } from '../store/report-store.js';
 
 /** Reports per transaction: a crash loses at most this much work, and a re-run picks up the rest. */
 const BATCH = 50;
@@ -30,7 +30,7 @@ export async function backfillChanges(db: Kysely<any>, now: () => string = () =>
       .execute();
     if (batch.length === 0) return done;
     await (db as Db).transaction().execute(async (trx) => {
-      const reports = createReportsRepository(trx);
+      const reports = createReportStore(trx);
       for (const { id, project_id, analyzed_at } of batch) {
         const claimed = await trx
           .updateTable('reports')

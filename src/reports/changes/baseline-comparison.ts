@@ -7,14 +7,15 @@ import {
   type BaselineIssues,
   type ChangeCounts,
   type IssueRow,
-} from './changes.js';
-import { gitContextOf, isPullRequest, type GitContext } from './git-context.js';
-import type { StoredResult } from './report-results.js';
-import type { BaselineCandidate, ReportsRepository } from './reports.repository.js';
-import { timeSlices } from './time-slices.js';
+} from './issue-changes.js';
+import { gitContextOf, isPullRequest, type GitContext } from '../upload/git-context.js';
+import type { StoredResult } from '../results/stored-result.js';
+import type { BaselineCandidate } from '../store/report-rows.js';
+import type { ReportStore } from '../store/report-store.js';
+import { timeSlices } from '../store/time-slices.js';
 import { FINGERPRINT_LENGTH } from './fingerprint.js';
-import { fingerprintAt, type PreparedIssues } from './upload-processing.js';
-import { SEVERITIES, type Severity } from './vocabulary.js';
+import { fingerprintAt, type PreparedIssues } from '../upload/process-upload.js';
+import { SEVERITIES, type Severity } from '../vocabulary.js';
 
 /** What E1 records about a report: its git context, its baseline, its issue rows and the counts. */
 export interface ReportChanges {
@@ -47,7 +48,7 @@ export function changeColumns(changes: ReportChanges) {
  * uploaded in analysis order this is what their upload would have chosen.
  */
 export async function recordChanges(
-  reports: Pick<ReportsRepository, 'findBaseline' | 'fingerprintsOf' | 'issuesWithFingerprints'>,
+  reports: Pick<ReportStore, 'findBaseline' | 'fingerprintsOf' | 'issuesWithFingerprints'>,
   report: { projectId: string; results: readonly StoredResult[]; metadata: Record<string, unknown>; analyzedAt: string; id: number | null },
 ): Promise<ReportChanges> {
   const git = gitContextOf(report.metadata);
@@ -66,7 +67,7 @@ export async function recordChanges(
 
 /** E1.3: the report's baseline, chosen once when it is stored (see `recordChanges` for `ownPlace`). */
 export async function chooseBaseline(
-  reports: Pick<ReportsRepository, 'findBaseline'>,
+  reports: Pick<ReportStore, 'findBaseline'>,
   projectId: string,
   git: GitContext,
   ownPlace: { analyzed_at: string; id: number | null },
@@ -93,7 +94,7 @@ export interface UploadComparison {
  * than a row object, so that a 75,000-issue upload costs the event loop a set lookup per issue.
  */
 export async function compareUploadedIssues(
-  reports: Pick<ReportsRepository, 'concatenatedFingerprintsOf' | 'issuesWithFingerprints'>,
+  reports: Pick<ReportStore, 'concatenatedFingerprintsOf' | 'issuesWithFingerprints'>,
   issues: PreparedIssues,
   baseline: BaselineCandidate | null,
 ): Promise<UploadComparison> {

@@ -1,12 +1,12 @@
 /**
- * The entry point of a heavy-work thread (reports/heavy-work.ts): each export is a task, run by name.
+ * The entry point of a heavy-work thread (reports/threads/heavy-work.ts): each export is a task, run by name.
  * Plain functions of their input: no database, no clock, no state between tasks.
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { processUploadBytes as process } from './upload-processing.js';
+import { processUploadBytes as process } from '../upload/process-upload.js';
 import { ownedBuffers } from './heavy-work.js';
 
-export { assembleDetailBody, buildDetailBody } from './detail-body.js';
+export { assembleDetailBody, buildDetailBody } from '../answer/detail-body.js';
 
 /**
  * upload-processing.ts's outcome, its large byte arrays moved to the event loop's thread rather
@@ -27,8 +27,8 @@ export function processUploadBytes(bytes: Uint8Array) {
   });
 }
 
-import type { ResultsColumns } from './stored-results.js';
-import { analyzerHelpOf } from './export/sarif-rules.js';
+import type { ResultsColumns } from '../results/results-encoding.js';
+import { analyzerHelpOf } from '../export/sarif-rules.js';
 
 /** sarif-rules.ts's help of each analyzer, as entries: a Map crosses threads as one anyway. */
 export function analyzerHelpEntries({ stored, analyzerIds }: { stored: ResultsColumns; analyzerIds: string[] }) {

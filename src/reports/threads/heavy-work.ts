@@ -2,13 +2,13 @@ import { existsSync } from 'node:fs';
 import * as workerThreads from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { Config } from '../config.js';
-import { ApiError, WorkQueueFull } from '../wire/api-error.js';
-import { assembleDetailBody, buildDetailBody, type DetailSource, type DetailTemplate } from './detail-body.js';
-import type { ReportRow } from './reports.repository.js';
-import { analyzerHelpOf, type AnalyzerHelp } from './export/sarif-rules.js';
-import type { ResultsColumns } from './stored-results.js';
-import { processUploadBytes, type UploadOutcome } from './upload-processing.js';
+import type { Config } from '../../config.js';
+import { ApiError, WorkQueueFull } from '../../wire/api-error.js';
+import { assembleDetailBody, buildDetailBody, type DetailSource, type DetailTemplate } from '../answer/detail-body.js';
+import type { ReportRow } from '../store/report-rows.js';
+import { analyzerHelpOf, type AnalyzerHelp } from '../export/sarif-rules.js';
+import type { ResultsColumns } from '../results/results-encoding.js';
+import { processUploadBytes, type UploadOutcome } from '../upload/process-upload.js';
 
 /**
  * D28: the work whose cost grows with a report (parsing and preparing an upload, building a report's
@@ -151,5 +151,5 @@ function estimatedTextBytes(text: string, compressed: Uint8Array | null): number
 function workerFile(): string {
   const here = new URL('./heavy-work.worker.js', import.meta.url);
   if (existsSync(fileURLToPath(here))) return here.href;
-  return new URL(here.href.replace(/\/src\/reports\/heavy-work\.worker\.js$/, '/dist/reports/heavy-work.worker.js')).href;
+  return new URL(here.href.replace(/\/src\/reports\/threads\/heavy-work\.worker\.js$/, '/dist/reports/threads/heavy-work.worker.js')).href;
 }

@@ -1,4 +1,4 @@
-import { storableText } from '../wire/storable-text.js';
+import { storableText } from '../../wire/storable-text.js';
 
 /** E1.1: a report's git context, from the run metadata the client sends (CLIENT-WIRE.md). */
 export interface GitContext {
