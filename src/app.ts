@@ -36,6 +36,8 @@ import { serializerCompiler } from './wire/serialization.js';
 import { validatorCompiler } from './wire/validation.js';
 import { badgesRoutes } from './badges/badges.routes.js';
 import { registerDeliveryMetrics } from './webhooks/delivery-metrics.js';
+import { createBadgeRateLimiter } from './badges/badge-rate-limit.js';
+import { createClientApiRateLimiter } from './client-api/client-rate-limit.js';
 import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 import { createWebhooksService } from './webhooks/webhooks.service.js';
 import { createBadgesService } from './badges/badges.service.js';
@@ -48,12 +50,7 @@ import { createFailuresService } from './failures/failures.service.js';
 import { failuresRoutes } from './failures/failures.routes.js';
 import { createProjectsService } from './projects/projects.service.js';
 import { projectsRoutes } from './projects/projects.routes.js';
-import {
-  createApiRateLimiter,
-  createBadgeRateLimiter,
-  createClientApiRateLimiter,
-  registerRateLimiting,
-} from './rate-limit/api-rate-limit.js';
+import { createApiRateLimiter, registerRateLimiting } from './rate-limit/api-rate-limit.js';
 import { memoryStoreOn } from './rate-limit/memory-store.js';
 import { closeRedis, connectRedis, untilConnected } from './rate-limit/redis-client.js';
 import { redisStoreOn, type RateLimitBackendState } from './rate-limit/redis-store.js';

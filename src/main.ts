@@ -8,7 +8,8 @@ import { startSessionRetention } from './sessions/session-retention.js';
 import { createDeliveryWorker } from './webhooks/delivery-worker.js';
 import { createWebhookSender } from './webhooks/outbound-http.js';
 import type { Config } from './config.js';
-import { openDatabase, migrateToLatest } from './db/database.js';
+import { openDatabase } from './db/database.js';
+import { migrateToLatest } from './migrate.js';
 import { createStatementCounter } from './http/sql-statement-count.js';
 
 /**

@@ -1,6 +1,7 @@
-import pg from 'pg';
-import type { Db } from '../db/database.js';
-import { onLocalAuthWrite, postgresPoolOf, sqliteAuthGeneration } from '../db/database.js';
+import { type ChangeVersion, listenerConfigOf, PostgresChangeListener } from '../db/change-notifications.js';
+import { type Db, onStatement, sqliteDirectRead } from '../db/database.js';
+
+export { PostgresChangeListener as PostgresFreshness } from '../db/change-notifications.js';
 
 /**
  * Issue 15: a per-instance cache of token lookups that never outlives a change of what it holds.
@@ -28,17 +29,8 @@ import { onLocalAuthWrite, postgresPoolOf, sqliteAuthGeneration } from '../db/da
  * (auth/write-credential.ts).
  */
 
-/** Tells the cache whether what it holds may still be served. */
-export interface CacheFreshness {
-  /**
-   * A number that changes whenever anything the cache may hold has changed in the database, read
-   * before each use; null when that cannot be known now (nothing is then served or kept).
-   */
-  current(): number | null | Promise<number | null>;
-  /** After a lookup: false when `version` is known to be no longer current (the row is then not kept). */
-  unchanged(version: number): boolean;
-  close(): Promise<void>;
-}
+/** Tells the cache whether what it holds may still be served (db/change-notifications.ts). */
+export type CacheFreshness = ChangeVersion;
 
 /** Entries kept per instance (a token's auth row is a few hundred bytes). */
 export const TOKEN_CACHE_CAPACITY = 10_000;
@@ -96,145 +88,41 @@ export function sqliteFreshness(readGeneration: () => number | null): CacheFresh
   };
 }
 
-/** How often the listening connection is asked to answer, and how long it may stay silent before it counts as lost. */
-const HEARTBEAT_MS = 2_000;
-const SILENCE_LIMIT_MS = 5_000;
-const RECONNECT_MS = 1_000;
+/** What migration 0012's triggers send at commit, with the schema that changed. */
 export const AUTH_CHANNEL = 'scoreboard_auth';
 
-/**
- * PostgreSQL: a connection of its own (the pool's settings, so the same schema) that LISTENs. Every
- * notification for our schema, every loss and every re-connection moves the version on.
- */
-export class PostgresFreshness implements CacheFreshness {
-  private version = 0;
-  private client: pg.Client | null = null;
-  private listening = false;
-  private lastHeardAt = 0;
-  private closed = false;
-  private heartbeat: NodeJS.Timeout | null = null;
-  private reconnect: NodeJS.Timeout | null = null;
+/** SQLite: migration 0012's counter, bumped by its triggers. */
+const READ_GENERATION = 'select "generation" from "auth_changes" where "id" = 1';
 
-  constructor(
-    private readonly clientConfig: pg.ClientConfig,
-    private readonly onLost: (error: unknown) => void = () => {},
-  ) {}
-
-  /** A change made by this process (database.ts `onLocalAuthWrite`), known before its notification comes back. */
-  changed(): void {
-    this.version += 1;
-  }
-
-  /**
-   * Starts listening; resolves once it listens, or once the first attempt failed (it goes on trying
-   * in the background: until it listens, the cache is not used).
-   */
-  async start(): Promise<this> {
-    await this.connect();
-    return this;
-  }
-
-  /** The server process of the listening connection, or null (for tests). */
-  get backendPid(): number | null {
-    return this.listening ? ((this.client as unknown as { processID?: number } | null)?.processID ?? null) : null;
-  }
-
-  /** Whether notifications are being received now (for tests). */
-  get isListening(): boolean {
-    return this.current() !== null;
-  }
-
-  current(): number | null {
-    if (!this.listening) return null;
-    if (performance.now() - this.lastHeardAt > SILENCE_LIMIT_MS) {
-      this.lose(this.client, new Error('the listening connection went silent'));
-      return null;
-    }
-    return this.version;
-  }
-
-  unchanged(version: number): boolean {
-    return this.current() === version;
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.reconnect) clearTimeout(this.reconnect);
-    const client = this.client;
-    this.lose(client, null);
-    await client?.end().catch(() => {});
-  }
-
-  private async connect(): Promise<void> {
-    if (this.closed) return;
-    const client = new pg.Client(this.clientConfig);
-    this.client = client;
-    client.on('error', (error) => this.lose(client, error));
-    client.on('end', () => this.lose(client, new Error('the listening connection ended')));
-    client.on('notification', (message) => {
-      if (message.channel === AUTH_CHANNEL && message.payload === this.schema) this.version += 1;
-    });
-    try {
-      await client.connect();
-      const { rows } = await client.query<{ schema: string }>('select current_schema() as schema');
-      this.schema = rows[0]!.schema;
-      await client.query(`listen ${AUTH_CHANNEL}`);
-    } catch (error) {
-      this.lose(client, error);
-      return;
-    }
-    if (this.client !== client || this.closed) {
-      await client.end().catch(() => {});
-      return;
-    }
-    // What changed while no one listened is unknown: start from an empty cache.
-    this.version += 1;
-    this.listening = true;
-    this.lastHeardAt = performance.now();
-    this.heartbeat = setInterval(() => {
-      client.query('select 1').then(
-        () => {
-          if (this.client === client) this.lastHeardAt = performance.now();
-        },
-        (error: unknown) => this.lose(client, error),
-      );
-    }, HEARTBEAT_MS).unref();
-  }
-
-  private schema: string | null = null;
-
-  private lose(client: pg.Client | null, error: unknown): void {
-    if (client === null || this.client !== client) return;
-    this.client = null;
-    this.listening = false;
-    this.version += 1;
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    this.heartbeat = null;
-    if (error !== null) this.onLost(error);
-    client.end().catch(() => {});
-    if (!this.closed) this.reconnect = setTimeout(() => void this.connect(), RECONNECT_MS).unref();
-  }
+// A write to what a token lookup reads (migration 0012), other than D9's last_used_at, or the end of
+// any transaction (which may have held such a write: the log does not say which connection ran what).
+const AUTH_WRITE = /^\s*(insert into|update|delete from) "(personal_access_tokens|users|subscriptions)"/i;
+const LAST_USED_WRITE = /^update "personal_access_tokens" set "last_used_at" = \$1 where/;
+const TRANSACTION_END = /^\s*(commit|rollback)\b/i;
+function changesAuth(text: string): boolean {
+  return TRANSACTION_END.test(text) || (AUTH_WRITE.test(text) && !LAST_USED_WRITE.test(text));
 }
 
 /** The freshness source for `db`'s engine (on PostgreSQL, once its first attempt to listen has ended). */
 export async function freshnessFor(db: Db, onLost?: (error: unknown) => void): Promise<CacheFreshness> {
-  const pool = postgresPoolOf(db);
-  if (!pool) {
-    const readGeneration = sqliteAuthGeneration(db);
-    if (!readGeneration) throw new Error('token cache: a database not opened by createDatabase');
-    return sqliteFreshness(readGeneration);
+  const config = listenerConfigOf(db, 'scoreboard-auth-listener');
+  if (!config) {
+    const read = sqliteDirectRead(db, READ_GENERATION);
+    if (!read) throw new Error('token cache: a database not opened by createDatabase');
+    return sqliteFreshness(() => {
+      const row = read()?.[0] as { generation: number } | undefined;
+      return row === undefined ? null : Number(row.generation);
+    });
   }
-  const { connectionString, host, port, user, password, database, ssl, application_name, options } = pool.options as pg.ClientConfig;
-  const config: pg.ClientConfig = { connectionString, host, port, user, password, database, ssl, application_name, options };
-  const freshness = new PostgresFreshness(
-    { ...config, application_name: 'scoreboard-auth-listener', keepAlive: true, connectionTimeoutMillis: 5_000 },
-    onLost,
-  );
-  const stopObserving = onLocalAuthWrite(db, () => freshness.changed());
-  const close = freshness.close.bind(freshness);
-  freshness.close = async () => {
+  const listener = new PostgresChangeListener(config, AUTH_CHANNEL, onLost);
+  // This process's own writes are known at once, before their notification comes back.
+  const stopObserving = onStatement(db, (text) => {
+    if (changesAuth(text)) listener.changed();
+  });
+  const close = listener.close.bind(listener);
+  listener.close = async () => {
     stopObserving();
     await close();
   };
-  return freshness.start();
+  return listener.start();
 }

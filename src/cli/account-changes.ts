@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { createAccountsService, OperatorError, PLANS, ROLES } from '../accounts/accounts.service.js';
 import { ABILITIES, type Ability } from '../auth/abilities.js';
 import { systemClock } from '../clock.js';
-import { migrateToLatest } from '../db/database.js';
+import { migrateToLatest } from '../migrate.js';
 import type { Plan, TeamRole } from '../db/schema.js';
 import { repositoriesOn } from '../repositories.js';
 import { parseExpiry } from '../tokens/token-expiry.js';

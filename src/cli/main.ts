@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { OperatorError } from '../accounts/accounts.service.js';
 import { ConfigError, loadConfig } from '../config.js';
-import { migrateToLatest } from '../db/database.js';
+import { migrateToLatest } from '../migrate.js';
 import { addAccountChangeCommands } from './account-changes.js';
 import { addAccountReadCommands } from './account-reads.js';
 import { checkRequired, describeRequired, withDatabase } from './command-support.js';

@@ -17,7 +17,7 @@ import type { Config } from '../config.js';
 import { isPostgres } from './dialect.js';
 import { isTransientConflict } from './errors.js';
 import type { Database } from './schema.js';
-import { migrations, runDataSteps } from './migrations/index.js';
+import { type DataStep, migrations } from './migrations/index.js';
 import { sendRegisteredAsNamed } from './named-statements.js';
 import { SqliteDatabase } from './sqlite-binding.js';
 import { type SqliteHandle, SqliteSplitDialect } from './sqlite-driver.js';
@@ -36,10 +36,10 @@ export interface DatabaseOptions {
 /** D21: `sqlite:./path.db`, `sqlite::memory:`, `postgres://…` or `postgresql://…`. */
 export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   if (/^postgres(ql)?:\/\//.test(url)) {
-    const observers = new Set<() => void>();
+    const observers = new Set<(sql: string) => void>();
     const log = (event: LogEvent) => {
       options.onQuery?.(event);
-      if (observers.size > 0 && changesAuth(event.query.sql)) for (const observer of observers) observer();
+      for (const observer of observers) observer(event.query.sql);
     };
     const pool = new pg.Pool({
       connectionString: url,
@@ -59,7 +59,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
     postgresPools.set(db, pool);
-    authWriteObservers.set(db, observers);
+    statementObservers.set(db, observers);
     return db;
   }
   const log = options.onQuery ? (event: LogEvent) => options.onQuery!(event) : undefined;
@@ -70,38 +70,37 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   const writer = withStatementCache(openSqlite(file));
   const reader = file === null ? null : withStatementCache(openSqliteReader(file));
   const db = new Kysely<Database>({ dialect: new SqliteSplitDialect({ writer, reader }), log });
-  sqliteGenerations.set(db, generationReader(reader ?? writer, options.onQuery));
+  sqliteReaders.set(db, { handle: reader ?? writer, onQuery: options.onQuery });
   return db;
 }
 
-/** SQLite: each database's reader of migration 0012's counter (`sqliteAuthGeneration`). */
-const sqliteGenerations = new WeakMap<Db, () => number | null>();
-const READ_GENERATION = CompiledQuery.raw('select "generation" from "auth_changes" where "id" = 1');
+/** SQLite: each database's read connection, for `sqliteDirectRead`. */
+const sqliteReaders = new WeakMap<Db, { handle: SqliteHandle; onQuery: DatabaseOptions['onQuery'] }>();
 
-function generationReader(handle: SqliteHandle, onQuery: DatabaseOptions['onQuery']): () => number | null {
+/**
+ * SQLite: a reader of `text` (a statement without parameters), run at once on the read connection
+ * (the last committed state, whichever process committed it); its rows, or null when it cannot be
+ * read (not migrated yet, or the file is unreadable). Direct rather than through Kysely, for a
+ * statement on a hot path: building, routing and awaiting a query cost more than a small read.
+ * Without a file (`:memory:`) it reads the write connection, whose open transaction it may see.
+ * Undefined on PostgreSQL, or for a database not opened by createDatabase.
+ */
+export function sqliteDirectRead(db: Db, text: string): (() => unknown[] | null) | undefined {
+  const reader = sqliteReaders.get(db);
+  if (!reader) return undefined;
+  const query = CompiledQuery.raw(text);
   let statement: ReturnType<SqliteHandle['prepare']> | null = null;
   return () => {
     try {
-      statement ??= handle.prepare(READ_GENERATION.sql);
-      const [row] = statement.all([]) as { generation: number }[];
+      statement ??= reader.handle.prepare(text);
+      const rows = statement.all([]) as unknown[];
       // Counted like every other statement (X-SQL-Statements): it is one.
-      onQuery?.({ level: 'query', query: READ_GENERATION, queryDurationMillis: 0 });
-      return row === undefined ? null : Number(row.generation);
+      reader.onQuery?.({ level: 'query', query, queryDurationMillis: 0 });
+      return rows;
     } catch {
-      return null; // not migrated yet, or the file is unreadable: nothing is served from a cache
+      return null;
     }
   };
-}
-
-/**
- * SQLite: migration 0012's change counter (auth/token-cache.ts), read at once on the read connection
- * (the last committed state, whichever process committed it), or null when it cannot be read. Read
- * directly rather than through Kysely: building, routing and awaiting a query cost more than the
- * three-table lookup it replaces. Without a file (`:memory:`) it reads the write connection, whose
- * open transaction, if any, it may see: the cache then drops its entries early, never late.
- */
-export function sqliteAuthGeneration(db: Db): (() => number | null) | undefined {
-  return sqliteGenerations.get(db);
 }
 
 /**
@@ -178,26 +177,17 @@ function withStatementCache(sqlite: SqliteDatabase): SqliteHandle {
   };
 }
 
-/** Each PostgreSQL database's observers of `onLocalAuthWrite`. */
-const authWriteObservers = new WeakMap<Db, Set<() => void>>();
-
-// A write to what a token lookup reads (migration 0012), other than D9's last_used_at, or the end of
-// any transaction (which may have held such a write: the log does not say which connection ran what).
-const AUTH_WRITE = /^\s*(insert into|update|delete from) "(personal_access_tokens|users|subscriptions)"/i;
-const LAST_USED_WRITE = /^update "personal_access_tokens" set "last_used_at" = \$1 where/;
-const TRANSACTION_END = /^\s*(commit|rollback)\b/i;
-function changesAuth(text: string): boolean {
-  return TRANSACTION_END.test(text) || (AUTH_WRITE.test(text) && !LAST_USED_WRITE.test(text));
-}
+/** Each PostgreSQL database's observers of `onStatement`. */
+const statementObservers = new WeakMap<Db, Set<(sql: string) => void>>();
 
 /**
- * PostgreSQL: calls `observer` after each statement this process runs through `db` that may have
- * changed what a token lookup reads, once it has completed (a commit included). The token cache
- * (auth/token-cache.ts) hears its own process's changes this way at once, before the database's
- * notification comes back. Returns the function that stops it; nothing happens on SQLite.
+ * PostgreSQL: calls `observer` with the text of each statement this process runs through `db`, once
+ * it has completed (a commit included): how a cache hears its own process's writes at once, before
+ * the database's notification comes back. Returns the function that stops it; nothing happens on
+ * SQLite.
  */
-export function onLocalAuthWrite(db: Db, observer: () => void): () => void {
-  const observers = authWriteObservers.get(db);
+export function onStatement(db: Db, observer: (sql: string) => void): () => void {
+  const observers = statementObservers.get(db);
   observers?.add(observer);
   return () => observers?.delete(observer);
 }
@@ -261,8 +251,8 @@ export async function createMigrator(db: Db): Promise<Migrator> {
 /** How many busy timeouts (5 s each) a process waits for another one's migration of a SQLite file. */
 const SQLITE_MIGRATION_WAITS = 60;
 
-/** Runs pending migrations; throws with the failing migration's error. */
-export async function migrateToLatest(db: Db): Promise<string[]> {
+/** Runs pending migrations, then `dataSteps` in order; throws with the failing migration's error. */
+export async function runMigrations(db: Db, dataSteps: readonly DataStep[]): Promise<string[]> {
   const migrator = await createMigrator(db);
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest().catch((thrown: unknown) => ({ error: thrown, results: undefined }));
@@ -273,7 +263,7 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
     // lock, see sqlite-driver.ts) longer than the busy timeout: a large upgrade can. Wait on.
     if (error && (error as { code?: string }).code === 'SQLITE_BUSY' && attempt < SQLITE_MIGRATION_WAITS) continue;
     if (error) throw error instanceof Error ? error : new Error(String(error));
-    await runDataSteps(db);
+    for (const step of dataSteps) await step(db);
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   }
 }

@@ -38,8 +38,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route the app registered, in order (HEAD routes included). */
     routeTable: readonly RouteTableEntry[];
-    /** E6: where the delivery worker counts its attempts (/metrics). */
-    webhookMetrics: import('../webhooks/delivery-metrics.js').DeliveryMetrics;
   }
 
   /** OpenAPI annotations carried by route schemas. */

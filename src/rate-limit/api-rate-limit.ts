@@ -1,9 +1,7 @@
 import rateLimit, { normalizeIP, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import '../client-api/client-request.js';
 import { tooManyRequests } from '../wire/api-error.js';
-import { isWellFormedBadgeKey } from '../badges/badge-key.js';
-import { ANONYMOUS_IP_LIMIT, BADGE_KEY_LIMIT, RATE_WINDOW_MS, userRequestLimit } from './limits.js';
+import { ANONYMOUS_IP_LIMIT, RATE_WINDOW_MS, userRequestLimit } from './limits.js';
 
 export type ApplyRateLimit = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
@@ -44,37 +42,5 @@ export function createApiRateLimiter(app: FastifyInstance, userBase: number): Ap
   return createLimiter(app, {
     key: (request) => (request.caller ? `user:${request.caller.userId}` : `ip:${clientIp(request)}`),
     max: (request) => (request.caller ? userRequestLimit(request.caller.activePlan, userBase) : ANONYMOUS_IP_LIMIT),
-  });
-}
-
-/**
- * CLIENT-WIRE.md for `/api`: a request with a valid project API token counts against that project,
- * `perProject` a window for each group of calls (uploads, failure notices, reads); without one it
- * counts against the client IP like D8's anonymous requests, in a bucket of its own.
- */
-export function createClientApiRateLimiter(app: FastifyInstance, perProject: number): ApplyRateLimit {
-  return createLimiter(app, {
-    key: (request) => {
-      const identified = request.clientProject;
-      if (identified === null) return `client-ip:${clientIp(request)}`;
-      return `project-${request.routeOptions.config.clientApi?.rateGroup ?? 'reads'}:${identified.project.id}`;
-    },
-    max: (request) => (request.clientProject ? perProject : ANONYMOUS_IP_LIMIT),
-  });
-}
-
-/**
- * E2.3 for `/badges/{key}/...`: each badge key has its own budget, in the same store as every other
- * limit (Redis when configured, so shared by every instance). A key without the badge-key shape
- * names nothing (404); all such keys share one bucket, so an arbitrary 8 KiB path segment never
- * becomes a counter of its own.
- */
-export function createBadgeRateLimiter(app: FastifyInstance, perKey = BADGE_KEY_LIMIT): ApplyRateLimit {
-  return createLimiter(app, {
-    key: (request) => {
-      const { key } = request.params as { key: string };
-      return isWellFormedBadgeKey(key) ? `badge:${key}` : 'badge:malformed';
-    },
-    max: () => perKey,
   });
 }

@@ -1,8 +1,7 @@
 import { Type, type Static, type TInteger } from 'typebox';
 import { PageQuery } from '../wire/pagination.js';
 import { Nullable, NullableString, NullableTimestamp } from '../wire/schemas.js';
-import { EXPORT_FORMATS, EXPORT_MEDIA_TYPES, type ExportFormat } from './export/export-formats.js';
-import { FINGERPRINT_KEY, SARIF_SCHEMA_URI } from './export/sarif-export.js';
+import { EXPORT_FORMATS, EXPORT_MEDIA_TYPES, type ExportFormat, FINGERPRINT_KEY, SARIF_SCHEMA_URI } from './export/export-formats.js';
 import { RESULT_STATUSES, SEVERITIES, type ResultStatus, type Severity } from './vocabulary.js';
 
 export const IssuesBySeverity = Type.Object(

@@ -47,3 +47,10 @@ export function registerDeliveryMetrics(registry: Registry, deps: { db: Db; cloc
 }
 
 export type DeliveryMetrics = ReturnType<typeof registerDeliveryMetrics>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** E6: where the delivery worker counts its attempts (/metrics); decorated by app.ts. */
+    webhookMetrics: DeliveryMetrics;
+  }
+}

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createDatabase, migrateToLatest, type Db } from '../../src/db/database.js';
+import { createDatabase, type Db } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/migrate.js';
 import { onPostgres } from '../helpers/test-backend.js';
 
 describe.skipIf(onPostgres)('SQLite: reads on their own connection', () => {

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMigrator, migrateToLatest, type Db } from '../../src/db/database.js';
+import { createMigrator, type Db } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/migrate.js';
 import { createTestStore, type TestStore } from '../helpers/test-backend.js';
 
 /**

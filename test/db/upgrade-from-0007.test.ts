@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMigrator, migrateToLatest } from '../../src/db/database.js';
+import { createMigrator } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/migrate.js';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
 

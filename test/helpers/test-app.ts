@@ -8,7 +8,8 @@ import { createAccountsRepository } from '../../src/accounts/accounts.repository
 import type { Ability } from '../../src/auth/abilities.js';
 import { createApp, type AppDependencies } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { migrateToLatest, openDatabase, type Db } from '../../src/db/database.js';
+import { openDatabase, type Db } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/migrate.js';
 import type { Plan, TeamRole } from '../../src/db/schema.js';
 import type { App } from '../../src/http/app-types.js';
 import { createProjectsService } from '../../src/projects/projects.service.js';

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { createDatabase, migrateToLatest, type Db } from '../../src/db/database.js';
+import { createDatabase, type Db } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/migrate.js';
 import type { Database } from '../../src/db/schema.js';
 
 /**

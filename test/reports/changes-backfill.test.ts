@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrateToLatest } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/migrate.js';
 import { decodeResults } from '../../src/reports/results/results-encoding.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { randomAlphanumeric } from '../../auth/random-string.js';
+import { randomInt } from 'node:crypto';
 import { isPostgres } from '../dialect.js';
 
 /**
@@ -37,4 +37,16 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('projects_badge_key_idx').execute();
   await db.schema.alterTable('projects').dropColumn('badge_key').execute();
+}
+
+/**
+ * 32 characters from [A-Za-z0-9], uniformly, from the CSPRNG: a badge key as badges/badge-key.ts
+ * makes one. Written out here: a shipped migration keeps its own code, whatever the service's
+ * helpers become.
+ */
+function randomAlphanumeric(length: number): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  let out = '';
+  for (let i = 0; i < length; i++) out += alphabet[randomInt(alphabet.length)];
+  return out;
 }

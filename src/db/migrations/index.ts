@@ -1,5 +1,4 @@
 import type { Kysely, Migration } from 'kysely';
-import { backfillChanges } from '../../reports/changes/changes-backfill.js';
 import * as initial from './0001-initial.js';
 import * as uploads from './0002-uploads.js';
 import * as teamProjectCount from './0003-team-project-count.js';
@@ -37,7 +36,7 @@ export const migrations: Record<string, Migration> = {
  * Data a migration's new columns need for the rows stored before it, filled after every migration
  * has run, at each `migrate` and `serve`: in batches of their own transactions, so a crash or an
  * interruption keeps what was done and the next start does the rest, and cheap when nothing is left.
+ * The feature that owns the data writes the step (e.g. reports/changes/changes-backfill.ts); the
+ * caller of the migrations (src/migrate.ts) lists them.
  */
-export async function runDataSteps(db: Kysely<any>): Promise<void> {
-  await backfillChanges(db);
-}
+export type DataStep = (db: Kysely<any>) => Promise<unknown>;

@@ -15,3 +15,9 @@ export const EXPORT_MEDIA_TYPES: Record<ExportFormat, string> = {
 export function exportFileName(reportUuid: string, format: ExportFormat): string {
   return `scoreboard-${reportUuid}.${format}`;
 }
+
+/** E3: the OASIS schema the log declares and is tested against (test/fixtures/sarif/). */
+export const SARIF_SCHEMA_URI = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
+
+/** The key of our fingerprint among a result's `partialFingerprints`: versioned, as SARIF 3.27.17 asks. */
+export const FINGERPRINT_KEY = 'scoreboard/v1';

@@ -1,14 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Severity } from '../vocabulary.js';
 import { artifactLocationOf, SOURCE_ROOT } from './artifact-uri.js';
+import { FINGERPRINT_KEY, SARIF_SCHEMA_URI } from './export-formats.js';
 import type { ExportAnalyzer, ExportIssue } from './export-rows.js';
 import { sarifRule, type AnalyzerHelp } from './sarif-rules.js';
-
-/** E3: the OASIS schema the log declares and is tested against (test/fixtures/sarif/). */
-export const SARIF_SCHEMA_URI = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
-
-/** The key of our fingerprint among a result's `partialFingerprints`: versioned, as SARIF 3.27.17 asks. */
-export const FINGERPRINT_KEY = 'scoreboard/v1';
 
 /** E3: critical and high are errors, medium a warning, low and info notes. */
 export const SARIF_LEVELS: Record<Severity, 'error' | 'warning' | 'note'> = {
