@@ -12,6 +12,9 @@ import Fastify, {
 } from 'fastify';
 import { createCallerIdentifier } from './auth/identify-caller.js';
 import { freshnessFor, LookupCache } from './auth/token-cache.js';
+import type { TokenAuthRow } from './auth/identify-caller.js';
+import type { Caller } from './auth/caller.js';
+import { callerFromSessionRow } from './sessions/identify-session.js';
 import { enforceRouteAccess, requirementOf } from './auth/route-guard.js';
 import fastifyCookie from '@fastify/cookie';
 import { callerCredential, originOf } from './auth/write-credential.js';
@@ -45,7 +48,6 @@ import { publicBadgeRoutes } from './badges/public-badges.routes.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
 import { clientApiRoutes } from './client-api/client-api.routes.js';
 import { createProjectIdentifier } from './client-api/identify-project.js';
-import type { TokenAuthRow } from './tokens/tokens.repository.js';
 import { createFailuresService } from './failures/failures.service.js';
 import { failuresRoutes } from './failures/failures.routes.js';
 import { createProjectsService } from './projects/projects.service.js';
@@ -194,8 +196,11 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   app.addHook('onClose', async () => tokenCache.close());
   const identifyCaller = createCallerIdentifier({ tokens: repositoriesOn(db).tokens, clock, identifySession, cache: tokenCache });
   const credentialStores = {
-    tokensOn: (trx: Db) => repositoriesOn(trx).tokens,
-    sessionsOn: (trx: Db) => repositoriesOn(trx).sessions,
+    tokenOn: (trx: Db) => (tokenId: number) => repositoriesOn(trx).tokens.findForAuthInTransaction(tokenId),
+    sessionCallerOn: (trx: Db) => async (session: NonNullable<Caller['session']>, now: Date) => {
+      const row = await repositoriesOn(trx).sessions.findForAuthInTransaction(session.id);
+      return row ? callerFromSessionRow(row, now, session.csrfToken) : null;
+    },
     clock,
   };
   const identify = async (request: FastifyRequest) => {

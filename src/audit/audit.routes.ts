@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
-import { callerOf, type App } from '../http/app-types.js';
+import type { App } from '../http/app-types.js';
+import { callerOf } from '../auth/caller.js';
 import { publicUrl } from '../http/public-url.js';
 import { OWNER_OR_ADMIN, pathId } from '../teams/team-rules.js';
 import type { TeamsService } from '../teams/teams.service.js';

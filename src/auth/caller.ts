@@ -1,4 +1,6 @@
+import type { FastifyRequest } from 'fastify';
 import type { Plan } from '../db/schema.js';
+import { unauthenticated } from '../wire/api-error.js';
 import type { Ability } from './abilities.js';
 
 /** Who is calling, as established from a valid personal access token or dashboard session (D4 step 1). */
@@ -36,4 +38,10 @@ declare module 'fastify' {
     /** Whether the route requires an active subscription (D7). */
     subscription?: boolean;
   }
+}
+
+/** The caller of a route that declares an ability; the route guard has already answered 401 otherwise. */
+export function callerOf(request: FastifyRequest): Caller {
+  if (request.caller === null) throw unauthenticated();
+  return request.caller;
 }

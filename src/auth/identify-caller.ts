@@ -1,12 +1,25 @@
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Plan } from '../db/schema.js';
-import type { TokenAuthRow, TokensRepository } from '../tokens/tokens.repository.js';
 import { parseStoredAbilities } from './abilities.js';
 import type { Caller } from './caller.js';
 import { isWellFormedPersonalAccessToken } from './personal-access-token.js';
 import type { LookupCache } from './token-cache.js';
 import { hashToken } from './token-hash.js';
+
+/** What the auth lookup needs, in one query: the token, its user and the user's subscription. */
+export interface TokenAuthRow {
+  id: number;
+  user_id: number;
+  email: string;
+  abilities: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  current_team_id: number | null;
+  plan: string | null;
+  subscription_status: string | null;
+  subscription_ends_at: string | null;
+}
 
 /** D9: last_used_at is written at most once a minute per token, so reads stay reads. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -17,13 +30,19 @@ export function bearerValue(header: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
+/** The token store's reads and D9's write, as the identifier uses them. */
+export interface TokenLookups {
+  findForAuth(tokenHash: string): Promise<TokenAuthRow | undefined>;
+  touchLastUsed(id: number, at: string, staleBefore: string): Promise<unknown>;
+}
+
 /**
  * D4 step 1: identify the caller from the bearer token, else from the dashboard session (E7), without
  * rejecting anything. A token of the wrong shape or with a wrong checksum is dismissed before any
  * database lookup (D9).
  */
 export function createCallerIdentifier(deps: {
-  tokens: Pick<TokensRepository, 'findForAuth' | 'touchLastUsed'>;
+  tokens: TokenLookups;
   clock: Clock;
   /** E7: the dashboard session of a request without a bearer token (sessions/identify-session.ts). */
   identifySession?: (request: FastifyRequest) => Promise<Caller | null>;

@@ -1,6 +1,6 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import { csrfTokenMismatch, missingAbility, subscriptionRequired, unauthenticated } from '../wire/api-error.js';
-import { isCsrfTokenOf } from '../sessions/session-secret.js';
 import { hasAbility, type Ability } from './abilities.js';
 import type { Caller } from './caller.js';
 
@@ -50,4 +50,12 @@ export function assertAccess(caller: Caller | null, requirement: AccessRequireme
   if (caller === null) throw unauthenticated();
   if (subscription && caller.activePlan === null) throw subscriptionRequired();
   if (!hasAbility(caller.abilities, ability)) throw missingAbility(ability);
+}
+
+/** Whether `header` is the session's CSRF token, compared in constant time. */
+export function isCsrfTokenOf(expected: string, header: string | string[] | undefined): boolean {
+  if (typeof header !== 'string') return false;
+  const a = Buffer.from(header);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

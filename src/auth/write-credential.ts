@@ -1,14 +1,16 @@
 import type { FastifyRequest } from 'fastify';
-import { userActor, type AuditActor, type RequestOrigin } from '../audit/audit-actor.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { unauthenticated } from '../wire/api-error.js';
-import { callerFromSessionRow } from '../sessions/identify-session.js';
-import type { SessionsRepository } from '../sessions/sessions.repository.js';
-import type { TokensRepository } from '../tokens/tokens.repository.js';
 import type { Caller } from './caller.js';
-import { callerFromAuthRow } from './identify-caller.js';
+import { callerFromAuthRow, type TokenAuthRow } from './identify-caller.js';
 import { assertAccess, type AccessRequirement } from './route-guard.js';
+
+/** Where a request came from, for its audit events (E5): the client IP (D8's) and its User-Agent. */
+export interface RequestOrigin {
+  ip: string | null;
+  userAgent: string | null;
+}
 
 /**
  * D22: a request is identified when its headers arrive, but a change it asks for is made only if
@@ -22,12 +24,6 @@ export interface WriteCredential {
   readonly origin: RequestOrigin;
 }
 
-/** D22 then E5: the caller as they are now, and the actor their changes' audit events name. */
-export async function recheckActor(credential: WriteCredential, trx: Db): Promise<{ caller: Caller; actor: AuditActor }> {
-  const caller = await credential.recheck(trx);
-  return { caller, actor: userActor(caller, credential.origin) };
-}
-
 declare module 'fastify' {
   interface FastifyRequest {
     /** The caller's credential for writes (D22), set with `caller`; null without a caller. */
@@ -35,10 +31,11 @@ declare module 'fastify' {
   }
 }
 
-/** Where the credential is read again: the tokens and sessions repositories on the write's transaction. */
+/** Where the credential is read again, on the write's transaction: the token store, and the sessions (E7). */
 export interface CredentialStores {
-  tokensOn: (trx: Db) => Pick<TokensRepository, 'findForAuthInTransaction'>;
-  sessionsOn: (trx: Db) => Pick<SessionsRepository, 'findForAuthInTransaction'>;
+  tokenOn: (trx: Db) => (tokenId: number) => Promise<TokenAuthRow | undefined>;
+  /** The caller the session stands for now, or null when it has ended (sessions/identify-session.ts). */
+  sessionCallerOn: (trx: Db) => (session: NonNullable<Caller['session']>, now: Date) => Promise<Caller | null>;
   clock: Clock;
 }
 
@@ -56,11 +53,8 @@ export function callerCredential(
   const { ability, subscription } = requirement;
   const readAgain = async (trx: Db): Promise<Caller | null> => {
     const now = deps.clock.now();
-    if (caller.session !== null) {
-      const row = await deps.sessionsOn(trx).findForAuthInTransaction(caller.session.id);
-      return row ? callerFromSessionRow(row, now, caller.session.csrfToken) : null;
-    }
-    const row = await deps.tokensOn(trx).findForAuthInTransaction(caller.tokenId!);
+    if (caller.session !== null) return deps.sessionCallerOn(trx)(caller.session, now);
+    const row = await deps.tokenOn(trx)(caller.tokenId!);
     return row ? callerFromAuthRow(row, now) : null;
   };
   return {

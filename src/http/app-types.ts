@@ -4,13 +4,10 @@ import type {
   FastifyContextConfig,
   HTTPMethods,
   FastifyInstance,
-  FastifyRequest,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
-import type { Caller } from '../auth/caller.js';
-import { unauthenticated } from '../wire/api-error.js';
 
 /** The Fastify instance with TypeBox inference, as every feature's routes receive it. */
 export type App = FastifyInstance<
@@ -20,12 +17,6 @@ export type App = FastifyInstance<
   FastifyBaseLogger,
   TypeBoxTypeProvider
 >;
-
-/** The caller of a route that declares an ability; the route guard has already answered 401 otherwise. */
-export function callerOf(request: FastifyRequest): Caller {
-  if (request.caller === null) throw unauthenticated();
-  return request.caller;
-}
 
 /** One route as registered: what it answers and what its config declares (ability, client API...). */
 export interface RouteTableEntry {

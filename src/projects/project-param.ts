@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { callerOf } from '../http/app-types.js';
+import { callerOf } from '../auth/caller.js';
 import type { ProjectAction } from './permissions.js';
 import type { ProjectsService, ResolvedProject } from './projects.service.js';
 

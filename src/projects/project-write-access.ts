@@ -1,5 +1,6 @@
 import type { AuditActor } from '../audit/audit-actor.js';
-import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
+import { recheckActor } from '../audit/audit-actor.js';
+import type { WriteCredential } from '../auth/write-credential.js';
 import type { Db } from '../db/database.js';
 import type { TeamRole } from '../db/schema.js';
 import { notFound } from '../wire/api-error.js';

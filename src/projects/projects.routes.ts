@@ -1,6 +1,7 @@
 import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
-import { callerOf, type App } from '../http/app-types.js';
+import type { App } from '../http/app-types.js';
+import { callerOf } from '../auth/caller.js';
 import { publicUrl } from '../http/public-url.js';
 import { MessageResponse } from '../wire/schemas.js';
 import { JSON_CONTENT_TYPE, listJson } from '../wire/serialization.js';

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
-import { callerOf, type App } from '../http/app-types.js';
+import type { App } from '../http/app-types.js';
+import { callerOf } from '../auth/caller.js';
 import { gunzipSync } from 'node:zlib';
 import { acceptsGzip, inflated } from '../http/content-coding.js';
 import { Paginated } from '../wire/pagination.js';

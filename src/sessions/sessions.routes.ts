@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { credentialOf, originOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
-import { callerOf, type App } from '../http/app-types.js';
+import type { App } from '../http/app-types.js';
+import { callerOf } from '../auth/caller.js';
 import { MessageResponse } from '../wire/schemas.js';
 import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
 import { ChangePasswordBody, SessionResponse, SignInBody } from './sessions.schemas.js';

@@ -2,7 +2,8 @@ import { type AuditActor, OPERATOR, type RequestOrigin, USER_AGENT_MAX } from '.
 import { recordAudit } from '../audit/audit-log.js';
 import type { Caller } from '../auth/caller.js';
 import { hashToken } from '../auth/token-hash.js';
-import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
+import { recheckActor } from '../audit/audit-actor.js';
+import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { invalidCredentials, invalidField, signInLocked, unauthenticated } from '../wire/api-error.js';

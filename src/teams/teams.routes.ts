@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
-import { callerOf, type App } from '../http/app-types.js';
+import type { App } from '../http/app-types.js';
+import { callerOf } from '../auth/caller.js';
 import { MessageResponse } from '../wire/schemas.js';
 import { OWNER_ONLY, OWNER_OR_ADMIN, pathId, requireDeletable, requireRole } from './team-rules.js';
 import type { TeamView } from './teams.repository.js';

@@ -1,7 +1,8 @@
 import type { AuditActor } from '../audit/audit-actor.js';
 import { changedFields, recordAudit } from '../audit/audit-log.js';
 import type { Caller } from '../auth/caller.js';
-import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
+import { recheckActor } from '../audit/audit-actor.js';
+import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { isRowId } from '../db/dialect.js';

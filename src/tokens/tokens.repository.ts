@@ -1,20 +1,7 @@
 import type { Db } from '../db/database.js';
 import { countAll, isPostgres } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared-query.js';
-
-/** What the auth lookup needs, in one query: the token, its user and the user's subscription. */
-export interface TokenAuthRow {
-  id: number;
-  user_id: number;
-  email: string;
-  abilities: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-  current_team_id: number | null;
-  plan: string | null;
-  subscription_status: string | null;
-  subscription_ends_at: string | null;
-}
+import type { TokenAuthRow } from '../auth/identify-caller.js';
 
 export interface TokenRow {
   id: number;

@@ -1,6 +1,6 @@
 import { credentialOf } from '../auth/write-credential.js';
 import type { App } from '../http/app-types.js';
-import { callerOf } from '../http/app-types.js';
+import { callerOf } from '../auth/caller.js';
 import { MessageResponse } from '../wire/schemas.js';
 import { CreateTokenBody, CreateTokenResponse, TokenListResponse, TokenParams } from './tokens.schemas.js';
 import type { TokensService } from './tokens.service.js';

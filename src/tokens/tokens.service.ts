@@ -1,6 +1,7 @@
 import { OPERATOR, type AuditActor } from '../audit/audit-actor.js';
 import { recordAudit } from '../audit/audit-log.js';
-import { recheckActor, type WriteCredential } from '../auth/write-credential.js';
+import { recheckActor } from '../audit/audit-actor.js';
+import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import type { RepositoriesOn } from '../repositories.js';
 import { isRowId, lockForUpdate } from '../db/dialect.js';
