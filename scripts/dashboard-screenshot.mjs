@@ -16,10 +16,9 @@ const PASSWORD = 'a screenshot passphrase';
 
 const { createApp } = await import('../dist/app.js');
 const { loadConfig } = await import('../dist/config.js');
-const { openDatabase, migrateToLatest } = await import('../dist/db/database.js');
-const { createAccountsService } = await import('../dist/accounts/accounts.service.js');
-const { createSessionsService } = await import('../dist/sessions/sessions.service.js');
-const { repositoriesOn } = await import('../dist/repositories.js');
+const { openDatabase } = await import('../dist/db/database.js');
+const { migrateToLatest } = await import('../dist/migrate.js');
+const { operatorFeatures } = await import('../dist/operator-features.js');
 const { systemClock } = await import('../dist/clock.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'scoreboard-screenshot-'));
@@ -29,15 +28,15 @@ const app = await createApp(config, { db });
 let browser;
 try {
   await migrateToLatest(db);
-  const services = { db, clock: systemClock, repositories: repositoriesOn };
-  const { token } = await createAccountsService(services).createUser({
+  const operator = operatorFeatures(db, systemClock);
+  const { token } = await operator.accounts.createUser({
     email: EMAIL,
     name: 'Ada',
     plan: 'business',
     withTeam: true,
     abilities: ['read', 'write', 'admin'],
   });
-  await createSessionsService(services).setPassword(EMAIL, PASSWORD);
+  await operator.sessions.setPassword(EMAIL, PASSWORD);
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
 
   const created = await post(`${base}/api/v1/projects`, token, { name: 'Shop', framework_version: '12', description: 'The web shop' });

@@ -37,40 +37,22 @@ import { registerOperationalRoutes } from './http/operational.routes.js';
 import { API_SECURITY_HEADERS, registerSecurityHeaders } from './http/security-headers.js';
 import { serializerCompiler } from './wire/serialization.js';
 import { validatorCompiler } from './wire/validation.js';
-import { badgesRoutes } from './badges/badges.routes.js';
 import { registerDeliveryMetrics } from './webhooks/delivery-metrics.js';
-import { createBadgeRateLimiter } from './badges/badge-rate-limit.js';
 import { createClientApiRateLimiter } from './client-api/client-rate-limit.js';
-import { webhooksRoutes } from './webhooks/webhooks.routes.js';
-import { createWebhooksService } from './webhooks/webhooks.service.js';
-import { createBadgesService } from './badges/badges.service.js';
-import { publicBadgeRoutes } from './badges/public-badges.routes.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
 import { clientApiRoutes } from './client-api/client-api.routes.js';
 import { createProjectIdentifier } from './client-api/identify-project.js';
-import { createFailuresService } from './failures/failures.service.js';
-import { failuresRoutes } from './failures/failures.routes.js';
-import { createProjectsService } from './projects/projects.service.js';
-import { projectsRoutes } from './projects/projects.routes.js';
 import { createApiRateLimiter, registerRateLimiting } from './rate-limit/api-rate-limit.js';
 import { memoryStoreOn } from './rate-limit/memory-store.js';
 import { closeRedis, connectRedis, untilConnected } from './rate-limit/redis-client.js';
 import { redisStoreOn, type RateLimitBackendState } from './rate-limit/redis-store.js';
-import { createTokensService } from './tokens/tokens.service.js';
-import { createReportExportService } from './reports/export/report-export.service.js';
-import { createReportsService } from './reports/reports.service.js';
 import { createHeavyWork } from './reports/threads/heavy-work.js';
-import { reportsRoutes } from './reports/reports.routes.js';
-import { repositoriesOn } from './repositories.js';
-import { tokensRoutes } from './tokens/tokens.routes.js';
-import { createTeamsService } from './teams/teams.service.js';
-import { teamsRoutes } from './teams/teams.routes.js';
-import { createAuditService } from './audit/audit.service.js';
-import { auditRoutes } from './audit/audit.routes.js';
+import { createFeatures } from './features.js';
+import { createProjectsRepository } from './projects/projects.repository.js';
+import { createSessionsRepository } from './sessions/sessions.repository.js';
+import { createTokensRepository } from './tokens/tokens.repository.js';
 import { createSessionIdentifier } from './sessions/identify-session.js';
 import { sessionSecretOf } from './sessions/session-cookie.js';
-import { sessionsRoutes } from './sessions/sessions.routes.js';
-import { createSessionsService } from './sessions/sessions.service.js';
 import './auth/caller.js';
 
 /** D5: request bodies on /api/v1 may be at most 1 MiB. */
@@ -183,7 +165,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   // D4 steps 1 and 2, for every request under /api/v1, known route or not.
   // E7: a request without a bearer token may be a dashboard session (its cookie).
   const identifySession = createSessionIdentifier({
-    sessions: repositoriesOn(db).sessions,
+    sessions: createSessionsRepository(db),
     clock,
     secretOf: (request) => sessionSecretOf(request, config.publicUrl),
   });
@@ -194,11 +176,11 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     ),
   );
   app.addHook('onClose', async () => tokenCache.close());
-  const identifyCaller = createCallerIdentifier({ tokens: repositoriesOn(db).tokens, clock, identifySession, cache: tokenCache });
+  const identifyCaller = createCallerIdentifier({ tokens: createTokensRepository(db), clock, identifySession, cache: tokenCache });
   const credentialStores = {
-    tokenOn: (trx: Db) => (tokenId: number) => repositoriesOn(trx).tokens.findForAuthInTransaction(tokenId),
+    tokenOn: (trx: Db) => (tokenId: number) => createTokensRepository(trx).findForAuthInTransaction(tokenId),
     sessionCallerOn: (trx: Db) => async (session: NonNullable<Caller['session']>, now: Date) => {
-      const row = await repositoriesOn(trx).sessions.findForAuthInTransaction(session.id);
+      const row = await createSessionsRepository(trx).findForAuthInTransaction(session.id);
       return row ? callerFromSessionRow(row, now, session.csrfToken) : null;
     },
     clock,
@@ -255,20 +237,10 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   // E6: the delivery worker (started by `serve`, main.ts) counts its attempts here.
   app.decorate('webhookMetrics', registerDeliveryMetrics(metricsRegistry, { db, clock }));
 
-  const services = { db, clock, repositories: repositoriesOn };
-  const tokensService = createTokensService(services);
-  const projectsService = createProjectsService(services);
   // D28: large uploads and report answers are prepared on worker threads, started when first needed.
   const heavyWork = createHeavyWork(config);
   app.addHook('onClose', async () => heavyWork.close());
-  const reportsService = createReportsService({ ...services, heavyWork });
-  const reportExportService = createReportExportService({ ...services, heavyWork });
-  const failuresService = createFailuresService(services);
-  const badgesService = createBadgesService(services);
-  const teamsService = createTeamsService(services);
-  const auditService = createAuditService(services);
-  const webhooksService = createWebhooksService(services);
-  const sessionsService = createSessionsService(services);
+  const features = createFeatures({ db, clock, config, heavyWork });
   await app.register(
     async (v1: App) => {
       v1.decorateRequest('project', null);
@@ -289,15 +261,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
       v1.addHook('preValidation', normalizeJsonBody);
       // Unknown paths and methods under /api/v1 are counted and carry the rate-limit headers too (D8).
       v1.setNotFoundHandler(answerUnknownRoute);
-      await v1.register(tokensRoutes, { tokensService });
-      await v1.register(projectsRoutes, { projectsService, config });
-      await v1.register(reportsRoutes, { reportsService, reportExportService, projectsService, config });
-      await v1.register(failuresRoutes, { failuresService, projectsService, config });
-      await v1.register(badgesRoutes, { badgesService, projectsService, config });
-      await v1.register(teamsRoutes, { teamsService, config });
-      await v1.register(auditRoutes, { auditService, teamsService, config });
-      await v1.register(webhooksRoutes, { webhooksService, projectsService, config });
-      await v1.register(sessionsRoutes, { sessionsService, config });
+      for (const routes of features.v1Routes) await v1.register(routes);
     },
     { prefix: '/api/v1' },
   );
@@ -305,19 +269,15 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   // The client package's endpoints (CLIENT-WIRE.md), authenticated by the project API token.
   await app.register(clientApiRoutes, {
     prefix: '/api',
-    identifyProject: createProjectIdentifier({ projects: repositoriesOn(db).projects, projectsOn: (trx) => repositoriesOn(trx).projects }),
+    identifyProject: createProjectIdentifier({ projects: createProjectsRepository(db), projectsOn: createProjectsRepository }),
     applyRateLimit: createClientApiRateLimiter(app, config.uploadRateLimit),
-    reportsService,
-    failuresService,
+    reportsService: features.reports.service,
+    failuresService: features.failures.service,
     heavyWork,
   });
 
   // E2.3: README images, no token; D8's per-IP budget does not apply, each badge key has its own.
-  await app.register(publicBadgeRoutes, {
-    prefix: '/badges',
-    badgesService,
-    applyRateLimit: createBadgeRateLimiter(app, config.badgeRateLimit),
-  });
+  await app.register(features.badges.publicRoutes, { prefix: '/badges' });
   // E7: the dashboard's pages and assets, for people; it calls /api/v1 like any other client.
   await app.register(dashboardRoutes, { root: deps.dashboardRoot });
 

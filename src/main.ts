@@ -1,4 +1,4 @@
-import { OperatorError } from './accounts/accounts.service.js';
+import { OperatorError } from './cli/operator-error.js';
 import { createApp } from './app.js';
 import { startAuditRetention } from './audit/audit-retention.js';
 import { systemClock } from './clock.js';

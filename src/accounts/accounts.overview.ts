@@ -1,11 +1,13 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import type { Plan, TeamRole } from '../db/schema.js';
-import type { RepositoriesOn } from '../repositories.js';
-import { createTokensService } from '../tokens/tokens.service.js';
+import type { TeamsRepository } from '../teams/teams.repository.js';
+import type { TokensService } from '../tokens/tokens.service.js';
 import type { TokenMetadata } from '../tokens/tokens.schemas.js';
-import type { OwnerRow, TeamOverviewRow, UserOverviewRow } from './accounts.repository.js';
-import { normalizeEmail, OperatorError } from './accounts.service.js';
+import type { OwnerRow, TeamOverviewRow } from '../teams/teams.repository.js';
+import { createAccountsRepository, type UserOverviewRow } from './accounts.repository.js';
+import { refused } from '../wire/api-error.js';
+import { normalizeEmail } from '../wire/email.js';
 
 export interface UserOverview {
   id: number;
@@ -42,14 +44,20 @@ export interface TeamMember {
 }
 
 /** What the operator's read commands show (D20); reads only. */
-export function createAccountsOverview(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
-  const { db, clock, repositories } = deps;
-  const accounts = repositories(db).accounts;
+export function createAccountsOverview(deps: {
+  db: Db;
+  clock: Clock;
+  teamsOn: (db: Db) => Pick<TeamsRepository, 'listOwners' | 'listTeamsOfUser' | 'listTeamsWithCounts' | 'listMembers'>;
+  tokensOn: (db: Db) => Pick<TokensService, 'listTokens'>;
+}) {
+  const { db, clock } = deps;
+  const accounts = createAccountsRepository(db);
+  const teamStore = deps.teamsOn(db);
 
   async function requireUser(email: string): Promise<UserOverviewRow> {
     const found = await accounts.findUserByEmail(normalizeEmail(email));
     const row = found && (await accounts.listUsersWithCounts(found.id))[0];
-    if (!row) throw new OperatorError(`No user with email ${email}.`);
+    if (!row) throw refused(`No user with email ${email}.`);
     return row;
   }
 
@@ -64,7 +72,7 @@ export function createAccountsOverview(deps: { db: Db; clock: Clock; repositorie
   });
 
   async function withOwners(teams: TeamOverviewRow[], teamIds?: number[]): Promise<TeamOverview[]> {
-    const owners = firstOwnerByTeam(await accounts.listOwners(teamIds));
+    const owners = firstOwnerByTeam(await teamStore.listOwners(teamIds));
     return teams.map((team) => {
       const owner = owners.get(team.id) ?? null;
       return {
@@ -86,24 +94,24 @@ export function createAccountsOverview(deps: { db: Db; clock: Clock; repositorie
 
     async showUser(email: string): Promise<UserDetail> {
       const user = await requireUser(email);
-      const teams = await accounts.listTeamsOfUser(user.id);
+      const teams = await teamStore.listTeamsOfUser(user.id);
       return { ...toUser(user), teams: teams.map((team) => ({ id: team.id, name: team.name, role: team.role })) };
     },
 
     async listTeams(): Promise<TeamOverview[]> {
-      return withOwners(await accounts.listTeamsWithCounts());
+      return withOwners(await teamStore.listTeamsWithCounts());
     },
 
     async showTeam(teamId: number): Promise<{ team: TeamOverview; members: TeamMember[] }> {
-      const [team] = await withOwners(await accounts.listTeamsWithCounts(teamId), [teamId]);
-      if (!team) throw new OperatorError(`No team with id ${teamId}.`);
-      return { team, members: await accounts.listMembers(teamId) };
+      const [team] = await withOwners(await teamStore.listTeamsWithCounts(teamId), [teamId]);
+      if (!team) throw refused(`No team with id ${teamId}.`);
+      return { team, members: await teamStore.listMembers(teamId) };
     },
 
     /** The API's token metadata (D9): the hash is never selected. */
     async listTokens(email: string): Promise<TokenMetadata[]> {
       const user = await requireUser(email);
-      return createTokensService(deps).listTokens(user.id);
+      return deps.tokensOn(db).listTokens(user.id);
     },
   };
 }

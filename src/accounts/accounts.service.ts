@@ -1,16 +1,17 @@
 import { OPERATOR } from '../audit/audit-actor.js';
 import { changedFields, recordAudit, type AuditEntry } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
-import type { RepositoriesOn } from '../repositories.js';
 import { inTransaction, type Db } from '../db/database.js';
 import type { Plan, TeamRole } from '../db/schema.js';
 import type { Ability } from '../auth/abilities.js';
-import { createTokensService } from '../tokens/tokens.service.js';
+import type { TeamsRepository } from '../teams/teams.repository.js';
+import type { TokensService } from '../tokens/tokens.service.js';
+import { createAccountsRepository } from './accounts.repository.js';
 import type { UserRow } from './accounts.repository.js';
+import { refused } from '../wire/api-error.js';
+import { normalizeEmail } from '../wire/email.js';
 
 /** An operator mistake (unknown user, duplicate email...): the CLI prints the message and exits 1. */
-export class OperatorError extends Error {}
-
 export const PLANS = ['solo', 'business', 'enterprise'] as const satisfies readonly Plan[];
 export const ROLES = ['owner', 'admin', 'member', 'readonly'] as const satisfies readonly TeamRole[];
 
@@ -29,26 +30,34 @@ export interface DeletedUser {
  * D20: accounts are managed by the operator command, through these functions. Each change runs in
  * one transaction with its audit event (E5), whose actor is `operator`.
  */
-export function createAccountsService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
-  const { db, clock, repositories } = deps;
-  const tokensService = createTokensService(deps);
+/** What the operator's account changes need of teams/ and tokens/ (given by src/operator-features.ts). */
+export interface AccountsServiceDeps {
+  db: Db;
+  clock: Clock;
+  teamsOn: (db: Db) => TeamsRepository;
+  tokensOn: (db: Db) => Pick<TokensService, 'createToken' | 'revokeTokenAsOperator'>;
+}
+
+export function createAccountsService(deps: AccountsServiceDeps) {
+  const { db, clock } = deps;
+  const tokensService = deps.tokensOn(db);
   const now = () => clock.now().toISOString();
   const audit = (trx: Db, entry: AuditEntry) => recordAudit(trx, clock, OPERATOR, entry);
 
   async function requireUser(email: string, on: Db = db): Promise<UserRow> {
-    const user = await repositories(on).accounts.findUserByEmail(normalizeEmail(email));
-    if (!user) throw new OperatorError(`No user with email ${email}.`);
+    const user = await createAccountsRepository(on).findUserByEmail(normalizeEmail(email));
+    if (!user) throw refused(`No user with email ${email}.`);
     return user;
   }
 
   /** The team, locked for the rest of the transaction like the API's team writes (teams.repository `lock`). */
   async function requireLockedTeam(trx: Db, teamId: number): Promise<void> {
-    if (!(await repositories(trx).teams.lock(teamId))) throw new OperatorError(`No team with id ${teamId}.`);
+    if (!(await deps.teamsOn(trx).lock(teamId))) throw refused(`No team with id ${teamId}.`);
   }
 
   function requireEmail(input: string): string {
     const email = normalizeEmail(input);
-    if (!EMAIL.test(email) || email.length > 255) throw new OperatorError(`"${input}" is not an email address.`);
+    if (!EMAIL.test(email) || email.length > 255) throw refused(`"${input}" is not an email address.`);
     return email;
   }
 
@@ -66,8 +75,8 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
       const email = requireEmail(input.email);
       // One transaction: a user never exists without the team, subscription and token they were promised.
       return inTransaction(db, async (trx) => {
-        const accounts = repositories(trx).accounts;
-        if (await accounts.findUserByEmail(email)) throw new OperatorError(`A user with email ${email} already exists.`);
+        const accounts = createAccountsRepository(trx);
+        if (await accounts.findUserByEmail(email)) throw refused(`A user with email ${email} already exists.`);
         const user = await accounts.insertUser({ email, name: input.name, created_at: now(), password_hash: input.passwordHash ?? null });
         await audit(trx, {
           action: 'user.created',
@@ -79,9 +88,10 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
         let teamId: number | null = null;
         if (input.withTeam) {
           const name = `${input.name ?? email}'s team`;
-          teamId = await accounts.insertTeam({ name, created_at: now(), personal_team: true });
-          await accounts.putMembership({ team_id: teamId, user_id: user.id, role: 'owner', created_at: now() });
-          await accounts.setCurrentTeam(user.id, teamId);
+          const teams = deps.teamsOn(trx);
+          teamId = await teams.insert({ name, created_at: now(), personal_team: true });
+          await teams.putMember({ team_id: teamId, user_id: user.id, role: 'owner', created_at: now() });
+          await teams.setCurrentTeam(user.id, teamId);
           await audit(trx, {
             action: 'team.created',
             target: { type: 'team', id: teamId },
@@ -91,11 +101,9 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
           });
         }
         if (input.plan) await accounts.putSubscription(user.id, input.plan, now());
-        const { plainText } = await createTokensService({ db: trx, clock, repositories }).createToken(
-          user.id,
-          { name: 'CLI token', abilities: input.abilities, expiresAt: null },
-          { enforceLimit: false },
-        );
+        const { plainText } = await deps
+          .tokensOn(trx)
+          .createToken(user.id, { name: 'CLI token', abilities: input.abilities, expiresAt: null }, { enforceLimit: false });
         return { user: { id: user.id, email: user.email }, team: teamId === null ? null : { id: teamId }, token: plainText };
       });
     },
@@ -113,7 +121,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
     /** Any user's token (`tokens:revoke`); its owner's email for the message. */
     async revokeToken(id: number): Promise<{ id: number; userId: number }> {
       const revoked = await tokensService.revokeTokenAsOperator(id);
-      if (!revoked) throw new OperatorError(`No token with id ${id}.`);
+      if (!revoked) throw refused(`No token with id ${id}.`);
       return { id, userId: revoked.userId };
     },
 
@@ -121,7 +129,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
     async setPlan(email: string, plan: Plan | null): Promise<void> {
       await inTransaction(db, async (trx) => {
         const user = await requireUser(email, trx);
-        const accounts = repositories(trx).accounts;
+        const accounts = createAccountsRepository(trx);
         const [before] = await accounts.listUsersWithCounts(user.id);
         const old = before?.plan && before.status === 'active' ? before.plan : null;
         if (plan) await accounts.putSubscription(user.id, plan, now());
@@ -143,21 +151,20 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
       email: string,
       changes: { name?: string; newEmail?: string },
     ): Promise<{ id: number; email: string; name: string | null }> {
-      if (changes.name === undefined && changes.newEmail === undefined)
-        throw new OperatorError('Nothing to change: give --name and/or --new-email.');
+      if (changes.name === undefined && changes.newEmail === undefined) throw refused('Nothing to change: give --name and/or --new-email.');
       if (changes.name !== undefined && (changes.name.trim() === '' || changes.name.length > 255)) {
-        throw new OperatorError('The name must be 1 to 255 characters.');
+        throw refused('The name must be 1 to 255 characters.');
       }
       const newEmail = changes.newEmail === undefined ? undefined : requireEmail(changes.newEmail);
       return inTransaction(db, async (trx) => {
         const user = await requireUser(email, trx);
-        if (newEmail !== undefined && newEmail !== user.email && (await repositories(trx).accounts.findUserByEmail(newEmail))) {
-          throw new OperatorError(`A user with email ${newEmail} already exists.`);
+        if (newEmail !== undefined && newEmail !== user.email && (await createAccountsRepository(trx).findUserByEmail(newEmail))) {
+          throw refused(`A user with email ${newEmail} already exists.`);
         }
         const after = { name: changes.name ?? user.name, email: newEmail ?? user.email };
         const details = changedFields({ name: user.name, email: user.email }, after);
         if (Object.keys(details).length > 0) {
-          await repositories(trx).teams.updateUser(user.id, after);
+          await deps.teamsOn(trx).updateUser(user.id, after);
           await audit(trx, { action: 'user.updated', target: { type: 'user', id: user.id }, teamId: null, userId: user.id, details });
         }
         return { id: user.id, ...after };
@@ -172,15 +179,15 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
     async deleteUser(email: string): Promise<DeletedUser> {
       return inTransaction(db, async (trx) => {
         const user = await requireUser(email, trx);
-        const teams = repositories(trx).teams;
+        const teams = deps.teamsOn(trx);
         const shared = await teams.sharedTeamsOwnedBy(user.id);
         if (shared.length > 0) {
           const named = shared.map((team) => `${team.id} "${team.name}"`).join(', ');
-          throw new OperatorError(
+          throw refused(
             `${user.email} owns the shared team${shared.length > 1 ? 's' : ''} ${named}: transfer ${shared.length > 1 ? 'them' : 'it'} first (scoreboard teams:add-member --team ID --email NEW_OWNER --role owner).`,
           );
         }
-        const [overview] = await repositories(trx).accounts.listUsersWithCounts(user.id);
+        const [overview] = await createAccountsRepository(trx).listUsersWithCounts(user.id);
         const personalTeamId = await teams.personalTeamOf(user.id);
         let projectsDeleted = 0;
         if (personalTeamId !== null) {
@@ -198,7 +205,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
           });
         }
         // Every other team they belonged to shows them removed, in its own audit list.
-        const memberships = (await repositories(trx).accounts.listTeamsOfUser(user.id)).filter((team) => team.id !== personalTeamId);
+        const memberships = (await teams.listTeamsOfUser(user.id)).filter((team) => team.id !== personalTeamId);
         for (const team of memberships) {
           await requireLockedTeam(trx, team.id);
           await teams.removeMember(team.id, user.id);
@@ -210,7 +217,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
             details: { email: user.email, role: team.role },
           });
         }
-        await repositories(trx).accounts.deleteUser(user.id);
+        await createAccountsRepository(trx).deleteUser(user.id);
         await audit(trx, {
           action: 'user.deleted',
           target: { type: 'user', id: user.id },
@@ -231,10 +238,10 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
     async createTeam(ownerEmail: string, name: string): Promise<{ id: number }> {
       const id = await inTransaction(db, async (trx) => {
         const owner = await requireUser(ownerEmail, trx);
-        const accounts = repositories(trx).accounts;
-        const teamId = await accounts.insertTeam({ name, created_at: now() });
-        await accounts.putMembership({ team_id: teamId, user_id: owner.id, role: 'owner', created_at: now() });
-        await accounts.setCurrentTeam(owner.id, teamId);
+        const teams = deps.teamsOn(trx);
+        const teamId = await teams.insert({ name, created_at: now(), personal_team: false });
+        await teams.putMember({ team_id: teamId, user_id: owner.id, role: 'owner', created_at: now() });
+        await teams.setCurrentTeam(owner.id, teamId);
         await audit(trx, {
           action: 'team.created',
           target: { type: 'team', id: teamId },
@@ -255,16 +262,15 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
       await inTransaction(db, async (trx) => {
         const user = await requireUser(email, trx);
         await requireLockedTeam(trx, teamId);
-        const teams = repositories(trx).teams;
-        const accounts = repositories(trx).accounts;
+        const teams = deps.teamsOn(trx);
         const members = await teams.listMembers(teamId);
         const current = members.find((member) => member.id === user.id);
         const owner = members.find((member) => member.role === 'owner');
         if (current?.role === role) return;
         if (current?.role === 'owner') {
-          throw new OperatorError(`${user.email} is the owner of team ${teamId}: make another member owner first (--role owner).`);
+          throw refused(`${user.email} is the owner of team ${teamId}: make another member owner first (--role owner).`);
         }
-        await accounts.putMembership({ team_id: teamId, user_id: user.id, role, created_at: now() });
+        await teams.putMember({ team_id: teamId, user_id: user.id, role, created_at: now() });
         if (current) {
           await audit(trx, {
             action: 'member.role_changed',
@@ -297,13 +303,11 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
       await inTransaction(db, async (trx) => {
         const user = await requireUser(email, trx);
         await requireLockedTeam(trx, teamId);
-        const teams = repositories(trx).teams;
+        const teams = deps.teamsOn(trx);
         const member = await teams.findMember(teamId, user.id);
-        if (!member) throw new OperatorError(`${user.email} is not a member of team ${teamId}.`);
+        if (!member) throw refused(`${user.email} is not a member of team ${teamId}.`);
         if (member.role === 'owner') {
-          throw new OperatorError(
-            `${user.email} is the owner of team ${teamId}: make another member owner first (teams:add-member --role owner).`,
-          );
+          throw refused(`${user.email} is the owner of team ${teamId}: make another member owner first (teams:add-member --role owner).`);
         }
         await teams.removeMember(teamId, user.id);
         await teams.moveOffLostTeam(teamId);
@@ -320,13 +324,12 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
       await inTransaction(db, async (trx) => {
         const user = await requireUser(email, trx);
         await requireLockedTeam(trx, teamId);
-        const accounts = repositories(trx).accounts;
-        if (!(await accounts.findRole(teamId, user.id))) {
-          throw new OperatorError(`${user.email} is not a member of team ${teamId}.`);
+        if (!(await deps.teamsOn(trx).findRole(teamId, user.id))) {
+          throw refused(`${user.email} is not a member of team ${teamId}.`);
         }
         const details = changedFields({ current_team_id: user.current_team_id }, { current_team_id: teamId });
         if (Object.keys(details).length === 0) return;
-        await accounts.setCurrentTeam(user.id, teamId);
+        await deps.teamsOn(trx).setCurrentTeam(user.id, teamId);
         await audit(trx, { action: 'user.updated', target: { type: 'user', id: user.id }, teamId: null, userId: user.id, details });
       });
     },
@@ -334,8 +337,3 @@ export function createAccountsService(deps: { db: Db; clock: Clock; repositories
 }
 
 export type AccountsService = ReturnType<typeof createAccountsService>;
-
-/** Emails are stored and compared trimmed and lower-cased. */
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}

@@ -2,14 +2,19 @@ import type { Config } from '../config.js';
 import type { App } from '../http/app-types.js';
 import { callerOf } from '../auth/caller.js';
 import { publicUrl } from '../http/public-url.js';
-import { OWNER_OR_ADMIN, pathId } from '../teams/team-rules.js';
-import type { TeamsService } from '../teams/teams.service.js';
+import type { Caller } from '../auth/caller.js';
 import { AuditEventListResponse, AuditQuery, TeamAuditParams } from './audit.schemas.js';
 import type { AuditService } from './audit.service.js';
 
 /** E5: the audit lists. Events are append-only: there is no route that changes or deletes one. */
-export async function auditRoutes(app: App, deps: { auditService: AuditService; teamsService: TeamsService; config: Config }) {
-  const { auditService: audit, teamsService: teams, config } = deps;
+/** What the team audit list needs of teams/: the `{team}` id, and the caller's owner or admin role there (else 404, 403). */
+export interface TeamManagerCheck {
+  teamIdOf(param: string): number;
+  requireManager(caller: Caller, teamId: number): Promise<unknown>;
+}
+
+export async function auditRoutes(app: App, deps: { auditService: AuditService; teams: TeamManagerCheck; config: Config }) {
+  const { auditService: audit, teams, config } = deps;
   const tags = ['audit'];
 
   app.get('/teams/:team/audit-events', {
@@ -24,10 +29,10 @@ export async function auditRoutes(app: App, deps: { auditService: AuditService; 
     },
     preValidation: async (request) => {
       const { team } = request.params as { team: string };
-      await teams.resolveTeam(callerOf(request), pathId(team), OWNER_OR_ADMIN);
+      await teams.requireManager(callerOf(request), teams.teamIdOf(team));
     },
     handler: async (request) => {
-      const teamId = pathId(request.params.team);
+      const teamId = teams.teamIdOf(request.params.team);
       const query = { page: request.query.page ?? 1, action: request.query.action };
       return audit.teamEvents(teamId, query, publicUrl(config, request, `/api/v1/teams/${teamId}/audit-events`));
     },

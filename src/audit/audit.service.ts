@@ -2,13 +2,13 @@ import type { Caller } from '../auth/caller.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { paginationEnvelope, pageOffset, PAGE_SIZE } from '../wire/pagination.js';
-import type { RepositoriesOn } from '../repositories.js';
 import type { AuditEventRow, AuditScope } from './audit.repository.js';
 import type { AuditEvent } from './audit.schemas.js';
+import { createAuditRepository } from './audit.repository.js';
 
 /** E5: the two lists of audit events, newest first, in D16's envelope. */
-export function createAuditService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
-  const audit = deps.repositories(deps.db).audit;
+export function createAuditService(deps: { db: Db; clock: Clock }) {
+  const audit = createAuditRepository(deps.db);
 
   async function page(scope: AuditScope, query: { page: number; action?: string }, path: string) {
     const total = await audit.count(scope, query.action);

@@ -14,7 +14,10 @@ const read = { ability: 'read', subscription: true } as const;
 const write = { ability: 'write', subscription: true } as const;
 
 /** E2.2 under /api/v1: a project's badge URLs, and a new badge key. */
-export async function badgesRoutes(app: App, deps: { badgesService: BadgesService; projectsService: ProjectsService; config: Config }) {
+export async function badgesRoutes(
+  app: App,
+  deps: { badgesService: BadgesService; projectsService: Pick<ProjectsService, 'resolveProject'>; config: Config },
+) {
   const { badgesService: badges, projectsService: projects, config } = deps;
   const tags = ['badges'];
 

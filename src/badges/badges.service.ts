@@ -3,12 +3,12 @@ import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { notFound } from '../wire/api-error.js';
-import { projectForWrite } from '../projects/project-write-access.js';
+import type { ProjectForWrite } from '../projects/project-write-access.js';
 import type { StoredGate } from '../reports/reports.schemas.js';
-import type { RepositoriesOn } from '../repositories.js';
 import { gateBadge, scoreBadge, toShieldsEndpoint } from './badge-content.js';
 import { generateBadgeKey, isWellFormedBadgeKey } from './badge-key.js';
 import { renderBadgeSvg } from './badge-svg.js';
+import { createBadgesRepository } from './badges.repository.js';
 
 /** The public badges of a project (E2.3), by their file name under `/badges/{key}/`. */
 export const BADGE_FILES = ['score.svg', 'gate.svg', 'score.json'] as const;
@@ -31,9 +31,9 @@ export interface RenderedBadge {
  * The key is read from the database on every badge request, never cached, so a regenerated key
  * stops working at once on every instance.
  */
-export function createBadgesService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
-  const { db, clock, repositories } = deps;
-  const badges = repositories(db).badges;
+export function createBadgesService(deps: { db: Db; clock: Clock; projectForWrite: ProjectForWrite }) {
+  const { db, clock } = deps;
+  const badges = createBadgesRepository(db);
 
   return {
     /** The project's badge key (the project was resolved for the caller, D15); 404 if it was deleted meanwhile. */
@@ -50,8 +50,8 @@ export function createBadgesService(deps: { db: Db; clock: Clock; repositories: 
     async regenerateKey(credential: WriteCredential, projectId: string): Promise<string> {
       const key = generateBadgeKey();
       await inTransaction(db, async (trx) => {
-        const { project, actor } = await projectForWrite(trx, repositories(trx).projects, credential, projectId, 'update');
-        await repositories(trx).badges.replaceKey(project.id, key, clock.now().toISOString());
+        const { project, actor } = await deps.projectForWrite(trx, credential, projectId, 'update');
+        await createBadgesRepository(trx).replaceKey(project.id, key, clock.now().toISOString());
         // Never the key (E5): the old URLs stop working, the event says only that it happened.
         await recordAudit(trx, clock, actor, {
           action: 'project.badge_regenerated',

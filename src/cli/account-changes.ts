@@ -1,13 +1,13 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { createAccountsService, OperatorError, PLANS, ROLES } from '../accounts/accounts.service.js';
+import { type createAccountsService, PLANS, ROLES } from '../accounts/accounts.service.js';
+import { OperatorError } from './operator-error.js';
 import { ABILITIES, type Ability } from '../auth/abilities.js';
 import { systemClock } from '../clock.js';
 import { migrateToLatest } from '../migrate.js';
 import type { Plan, TeamRole } from '../db/schema.js';
-import { repositoriesOn } from '../repositories.js';
+import { operatorFeatures } from '../operator-features.js';
 import { parseExpiry } from '../tokens/token-expiry.js';
 import { hashPassword, passwordProblem } from '../sessions/password-hash.js';
-import { createSessionsService } from '../sessions/sessions.service.js';
 import { parseId, print, required, requiredOption, withDatabase } from './command-support.js';
 import { readPassword } from './password-input.js';
 
@@ -61,7 +61,7 @@ export function addAccountChangeCommands(program: Command): void {
         async (db) => {
           await migrateToLatest(db);
           const password = await readPassword();
-          const sessions = createSessionsService({ db, clock: systemClock, repositories: repositoriesOn });
+          const sessions = operatorFeatures(db, systemClock).sessions;
           const result = await sessions.setPassword(opts.email, password);
           print(opts.json, result, `Password set for ${result.email}; ${result.sessions_ended} session(s) signed out.`);
         },
@@ -220,7 +220,7 @@ function withAccounts(work: (accounts: ReturnType<typeof createAccountsService>)
   return withDatabase(
     async (db) => {
       await migrateToLatest(db);
-      await work(createAccountsService({ db, clock: systemClock, repositories: repositoriesOn }));
+      await work(operatorFeatures(db, systemClock).accounts);
     },
     { mayCreate: false },
   );

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { createAccountsOverview, type TeamOverview, type UserOverview } from '../accounts/accounts.overview.js';
+import type { createAccountsOverview, TeamOverview, UserOverview } from '../accounts/accounts.overview.js';
 import { systemClock } from '../clock.js';
-import { repositoriesOn } from '../repositories.js';
+import { operatorFeatures } from '../operator-features.js';
 import { parseId, print, requiredOption, withMigratedDatabase } from './command-support.js';
 import { formatFields, formatTable } from './text-table.js';
 
@@ -86,7 +86,7 @@ export function addAccountReadCommands(program: Command): void {
 }
 
 function withOverview(work: (overview: ReturnType<typeof createAccountsOverview>) => Promise<void>): Promise<void> {
-  return withMigratedDatabase((db) => work(createAccountsOverview({ db, clock: systemClock, repositories: repositoriesOn })));
+  return withMigratedDatabase((db) => work(operatorFeatures(db, systemClock).overview));
 }
 
 function usersTable(users: UserOverview[]): string {

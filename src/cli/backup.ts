@@ -1,6 +1,6 @@
 import { closeSync, openSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { OperatorError } from '../accounts/accounts.service.js';
+import { OperatorError } from './operator-error.js';
 import { SqliteDatabase } from '../db/sqlite-binding.js';
 
 /**

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { Help, InvalidArgumentError, Option, type Command } from 'commander';
-import { OperatorError } from '../accounts/accounts.service.js';
+import { OperatorError } from './operator-error.js';
 import { loadConfig, type Config } from '../config.js';
 import { openDatabase, sqliteFileOf, type Db } from '../db/database.js';
 import { isRowId, MAX_ROW_ID } from '../db/dialect.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { OperatorError } from '../accounts/accounts.service.js';
+import { OperatorError } from './operator-error.js';
 import { loadConfig } from '../config.js';
 import { sqliteFileOf } from '../db/database.js';
 import { readMigrationStatus, type MigrationStatus } from '../db/migration-status.js';

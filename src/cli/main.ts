@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { OperatorError } from '../accounts/accounts.service.js';
+import { isKnownFailure } from './operator-error.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { migrateToLatest } from '../migrate.js';
 import { addAccountChangeCommands } from './account-changes.js';
@@ -21,7 +21,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = error.exitCode;
       return;
     }
-    const known = error instanceof OperatorError || error instanceof ConfigError;
+    const known = isKnownFailure(error) || error instanceof ConfigError;
     process.stderr.write(`scoreboard: ${known ? (error as Error).message : `unexpected error: ${String(error)}`}\n`);
     process.exitCode = 1;
   }

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { OperatorError } from '../accounts/accounts.service.js';
+import { OperatorError } from './operator-error.js';
 import { trimInvisible } from '../wire/storable-text.js';
 
 /**

@@ -10,7 +10,7 @@ import type { FailuresService } from './failures.service.js';
 
 export async function failuresRoutes(
   app: App,
-  deps: { failuresService: FailuresService; projectsService: ProjectsService; config: Config },
+  deps: { failuresService: FailuresService; projectsService: Pick<ProjectsService, 'resolveProject'>; config: Config },
 ) {
   const { failuresService: failures, projectsService: projects, config } = deps;
 

@@ -2,18 +2,17 @@ import { v7 as uuidv7 } from 'uuid';
 import { recordEvent } from '../webhooks/webhook-events.js';
 import { asObject, pastTimestamp } from '../wire/json-values.js';
 import type { Clock } from '../clock.js';
-import type { RepositoriesOn } from '../repositories.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../wire/pagination.js';
 import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import type { RunFailureRow } from './failures.repository.js';
 import type { FailureUploadInput } from './failure-upload.schemas.js';
 import type { RunFailure } from './failures.schemas.js';
+import { createFailuresRepository } from './failures.repository.js';
 
 /** Failed runs (`POST /api/reports/failure`): recorded against the project, listed newest first. */
-export function createFailuresService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
-  const { repositories } = deps;
-  const failures = repositories(deps.db).failures;
+export function createFailuresService(deps: { db: Db; clock: Clock }) {
+  const failures = createFailuresRepository(deps.db);
 
   return {
     /** Recorded only if the token still names the project and it is not archived, as of the write (D22). */
@@ -34,7 +33,7 @@ export function createFailuresService(deps: { db: Db; clock: Clock; repositories
       };
       return inTransaction(deps.db, async (trx) => {
         await credential.recheck(trx);
-        const failure = toRunFailure({ ...row, id: await repositories(trx).failures.insert(row) });
+        const failure = toRunFailure({ ...row, id: await createFailuresRepository(trx).insert(row) });
         // E6, in the same transaction (the outbox).
         await recordEvent(trx, deps.clock, projectId, 'run.failed', { failure });
         return failure;

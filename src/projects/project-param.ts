@@ -14,10 +14,11 @@ declare module 'fastify' {
  * A preValidation step for routes under `/projects/{project}`: answers 404 (D4 step 7) before any
  * 422 when the project does not exist or the caller may not perform `action` on it (D15).
  */
-export const resolveProjectParam = (projects: ProjectsService, action: ProjectAction) => async (request: FastifyRequest) => {
-  const { project } = request.params as { project: string };
-  request.project = await projects.resolveProject(callerOf(request), project, action);
-};
+export const resolveProjectParam =
+  (projects: Pick<ProjectsService, 'resolveProject'>, action: ProjectAction) => async (request: FastifyRequest) => {
+    const { project } = request.params as { project: string };
+    request.project = await projects.resolveProject(callerOf(request), project, action);
+  };
 
 /** The project resolved by `resolveProjectParam`. */
 export function projectOf(request: FastifyRequest): ResolvedProject {

@@ -27,3 +27,11 @@ export async function projectForWrite(
   const { role, ...project } = found;
   return { project, role, actor };
 }
+
+/** `projectForWrite` with the project store chosen: what another feature's writes are given (badges, reports, webhooks). */
+export type ProjectForWrite = (
+  trx: Db,
+  credential: WriteCredential,
+  projectId: string,
+  action: ProjectAction,
+) => ReturnType<typeof projectForWrite>;

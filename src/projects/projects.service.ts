@@ -1,37 +1,53 @@
 import { v7 as uuidv7 } from 'uuid';
-import { recordEvent } from '../webhooks/webhook-events.js';
 import type { Caller } from '../auth/caller.js';
 import type { AuditActor } from '../audit/audit-actor.js';
 import { changedFields, recordAudit, type AuditEntry } from '../audit/audit-log.js';
 import { recheckActor } from '../audit/audit-actor.js';
 import type { WriteCredential } from '../auth/write-credential.js';
-import { generateBadgeKey } from '../badges/badge-key.js';
 import type { Clock } from '../clock.js';
-import type { RepositoriesOn } from '../repositories.js';
 import { inTransaction, type Db } from '../db/database.js';
 import type { TeamRole } from '../db/schema.js';
 import { noTeam, notFound, roleCannotCreateProjects } from '../wire/api-error.js';
 import { paginationEnvelope, pageOffset, PAGE_SIZE } from '../wire/pagination.js';
 import { mayCreateProjects, mayPerform, UUID_PATTERN, type ProjectAction } from './permissions.js';
-import { projectForWrite } from './project-write-access.js';
+import { type ProjectForWrite, projectForWrite } from './project-write-access.js';
 import { generateProjectApiToken } from './project-api-token.js';
 import type { ProjectWithLatestReport } from './projects.repository.js';
 import type { CreateProjectBody, Project, UpdateProjectBody } from './projects.schemas.js';
 import { DEFAULT_SETTINGS, mergeSettings, parseStoredSettings } from './settings.js';
+import { createProjectsRepository } from './projects.repository.js';
 
 export type { ProjectAction };
 
 export type ResolvedProject = ProjectWithLatestReport;
+
+/** What the projects service needs of other features, given by the composer (src/features.ts). */
+export interface ProjectsServiceDeps {
+  db: Db;
+  clock: Clock;
+  /** The caller's role in a team (teams/), none when not a member; in a write's transaction, share-locked (D22). */
+  teamRoleOf: (db: Db, teamId: number, userId: number) => Promise<TeamRole | undefined>;
+  teamRoleInTransaction: (trx: Db, teamId: number, userId: number) => Promise<TeamRole | undefined>;
+  /** A new project's badge key (badges/badge-key.ts). */
+  newBadgeKey: () => string;
+  /** E6: the webhook events of a change, in its transaction (webhooks/webhook-events.ts). */
+  recordEvent: (
+    trx: Db,
+    clock: Clock,
+    projectId: string,
+    events: 'project.token_regenerated' | 'project.archived',
+    data: Record<string, unknown>,
+  ) => Promise<void>;
+}
 
 /**
  * Projects: every write runs in one transaction that first checks the caller's credential again
  * (D22) and then reads the project it changes with its row locked, so what it merges or keeps is
  * what is stored at that moment (D26), never what was read when the request arrived.
  */
-export function createProjectsService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
-  const { db, clock, repositories } = deps;
-  const projects = repositories(db).projects;
-  const accounts = repositories(db).accounts;
+export function createProjectsService(deps: ProjectsServiceDeps) {
+  const { db, clock } = deps;
+  const projects = createProjectsRepository(db);
   const now = () => clock.now().toISOString();
 
   /**
@@ -39,7 +55,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
    * may still perform `action` on it, else 404. Its row stays locked until the transaction ends.
    */
   const lockForAction = (trx: Db, credential: WriteCredential, projectId: string, action: ProjectAction) =>
-    projectForWrite(trx, repositories(trx).projects, credential, projectId, action);
+    projectForWrite(trx, createProjectsRepository(trx), credential, projectId, action);
 
   /** E5: the event of a change to `project`, in the change's transaction. */
   function audit(
@@ -76,11 +92,14 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
       updated_at: at,
     };
     // E2.2: every project has a badge key from the start; it is not part of the project's shape.
-    await repositories(trx).projects.insert({ ...row, api_token_hash: token.hash, badge_key: generateBadgeKey() });
+    await createProjectsRepository(trx).insert({ ...row, api_token_hash: token.hash, badge_key: deps.newBadgeKey() });
     return { project: toProject({ ...row, latest_report: null }), apiToken: token.plainText };
   }
 
   return {
+    /** D22 + D15 for another feature's write to a project's contents (reports, badges, webhooks). */
+    lockForWrite: lockForAction satisfies ProjectForWrite,
+
     /** D4 step 7 / D11 / D15: the project, if the caller may perform `action` on it; else 404. */
     async resolveProject(caller: Caller, projectParam: string, action: ProjectAction): Promise<ResolvedProject> {
       if (!UUID_PATTERN.test(projectParam)) throw notFound();
@@ -102,7 +121,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
     /** D4 step 8, before the body is validated: no current team (403), or a role that may not create (403). */
     async requireCreatorInCurrentTeam(caller: Caller): Promise<void> {
       const teamId = caller.currentTeamId;
-      requireCreatorRole(teamId, teamId === null ? undefined : await accounts.findRole(teamId, caller.userId));
+      requireCreatorRole(teamId, teamId === null ? undefined : await deps.teamRoleOf(db, teamId, caller.userId));
     },
 
     /** POST /projects: in the caller's current team, as the credential and the membership are when it is written. */
@@ -110,7 +129,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
       return inTransaction(db, async (trx) => {
         const { caller, actor } = await recheckActor(credential, trx);
         const teamId = caller.currentTeamId;
-        const role = teamId === null ? undefined : await repositories(trx).accounts.findRoleInTransaction(teamId, caller.userId);
+        const role = teamId === null ? undefined : await deps.teamRoleInTransaction(trx, teamId, caller.userId);
         const created = await insertProject(trx, requireCreatorRole(teamId, role), input);
         const { name, description, repository_url, framework_version } = created.project;
         await audit(trx, actor, created.project, 'project.created', { name, description, repository_url, framework_version });
@@ -139,7 +158,7 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
           ...(settings !== undefined && { settings: JSON.stringify(settings) }),
           updated_at: now(),
         };
-        await repositories(trx).projects.update(project.id, changes);
+        await createProjectsRepository(trx).update(project.id, changes);
         const updated = toProject({ ...project, ...changes });
         const before = toProject(project);
         const fields = ['name', 'description', 'repository_url', 'framework_version', 'settings'] as const;
@@ -150,13 +169,11 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
       });
     },
 
-    /** The project, its reports and its failed runs go together, or not at all. */
+    /** The project, its reports and its failed runs go together, or not at all (the database's cascades). */
     async deleteProject(credential: WriteCredential, projectId: string): Promise<void> {
       await inTransaction(db, async (trx) => {
         const { project, actor } = await lockForAction(trx, credential, projectId, 'delete');
-        await repositories(trx).reports.deleteForProject(project.id);
-        await repositories(trx).failures.deleteForProject(project.id);
-        await repositories(trx).projects.delete(project);
+        await createProjectsRepository(trx).delete(project);
         await audit(trx, actor, project, 'project.deleted', { name: project.name });
       });
     },
@@ -166,10 +183,10 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
       const token = generateProjectApiToken();
       await inTransaction(db, async (trx) => {
         const { project, actor } = await lockForAction(trx, credential, projectId, 'update');
-        await repositories(trx).projects.update(project.id, { api_token_hash: token.hash, updated_at: now() });
+        await createProjectsRepository(trx).update(project.id, { api_token_hash: token.hash, updated_at: now() });
         // Never the token (E5): the event says only that it changed.
         await audit(trx, actor, project, 'project.token_regenerated');
-        await recordEvent(trx, deps.clock, project.id, 'project.token_regenerated', {});
+        await deps.recordEvent(trx, deps.clock, project.id, 'project.token_regenerated', {});
       });
       return token.plainText;
     },
@@ -181,9 +198,9 @@ export function createProjectsService(deps: { db: Db; clock: Clock; repositories
         const archived_at = archived ? (project.archived_at ?? now()) : null;
         // Archiving an archived project changes nothing, and writes no event.
         if (archived_at !== project.archived_at) {
-          await repositories(trx).projects.update(project.id, { archived_at, updated_at: now() });
+          await createProjectsRepository(trx).update(project.id, { archived_at, updated_at: now() });
           await audit(trx, actor, project, archived ? 'project.archived' : 'project.unarchived');
-          if (archived) await recordEvent(trx, deps.clock, project.id, 'project.archived', {});
+          if (archived) await deps.recordEvent(trx, deps.clock, project.id, 'project.archived', {});
         }
         return toProject({ ...project, archived_at });
       });

@@ -48,7 +48,12 @@ const write = { ability: 'write', subscription: true } as const;
 
 export async function reportsRoutes(
   app: App,
-  deps: { reportsService: ReportsService; reportExportService: ReportExportService; projectsService: ProjectsService; config: Config },
+  deps: {
+    reportsService: ReportsService;
+    reportExportService: ReportExportService;
+    projectsService: Pick<ProjectsService, 'resolveProject'>;
+    config: Config;
+  },
 ) {
   const { reportsService: reports, reportExportService: exportService, projectsService: projects, config } = deps;
   const tags = ['reports'];

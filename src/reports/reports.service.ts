@@ -5,13 +5,12 @@ import { recordAudit } from '../audit/audit-log.js';
 import type { WriteCredential } from '../auth/write-credential.js';
 import { pastTimestamp } from '../wire/json-values.js';
 import type { Clock } from '../clock.js';
-import type { RepositoriesOn } from '../repositories.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { lockForUpdate } from '../db/dialect.js';
 import { notFound } from '../wire/api-error.js';
 import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../wire/pagination.js';
 import { mayPerform, UUID_PATTERN, type ProjectAction } from '../projects/permissions.js';
-import { projectForWrite } from '../projects/project-write-access.js';
+import type { ProjectForWrite } from '../projects/project-write-access.js';
 import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import { parseStoredSettings } from '../projects/settings.js';
 import { compactMarks } from './answer/detail-body.js';
@@ -27,15 +26,16 @@ import type { ReportSummary } from './reports.schemas.js';
 import type { ResultsColumns } from './results/results-encoding.js';
 import { prepareResults, type ProcessedUpload } from './upload/process-upload.js';
 import type { Severity } from './vocabulary.js';
+import { createReportStore } from './store/report-store.js';
 
 /**
  * Reports: receiving uploads, reading and deleting them. Every write to `reports` goes through here
  * so that the project's latest-report pointer (D19) changes in the same transaction.
  */
-export function createReportsService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn; heavyWork: HeavyWork }) {
-  const { db, repositories, heavyWork } = deps;
+export function createReportsService(deps: { db: Db; clock: Clock; projectForWrite: ProjectForWrite; heavyWork: HeavyWork }) {
+  const { db, heavyWork } = deps;
   const now = () => deps.clock.now().toISOString();
-  const reports = repositories(db).reports;
+  const reports = createReportStore(db);
 
   /**
    * Stores a report with what E1 records about it (git context, baseline, changes) and moves the
@@ -48,7 +48,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
     prepared: PreparedReport,
     gateOf: (newBySeverity: Record<Severity, number>) => GateOutcome | null,
   ) {
-    const repository = repositories(trx).reports;
+    const repository = createReportStore(trx);
     const baseline = await chooseBaseline(repository, report.project_id, prepared.git, { analyzed_at: report.analyzed_at, id: null });
     const comparison = await compareUploadedIssues(repository, prepared.issues, baseline);
     const gate = gateOf(comparison.newBySeverity);
@@ -229,7 +229,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
       await inTransaction(db, async (trx) => {
         let audit: (() => Promise<void>) | null = null;
         if (credential) {
-          const { project, actor } = await projectForWrite(trx, repositories(trx).projects, credential, report.project_id, 'delete');
+          const { project, actor } = await deps.projectForWrite(trx, credential, report.project_id, 'delete');
           // E5: the report as the API names it (its uuid), in its project's team.
           audit = () =>
             recordAudit(trx, deps.clock, actor, {
@@ -242,7 +242,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; repositories:
           await lockForUpdate(trx, 'projects', report.project_id);
         }
         // Deleted meanwhile by someone else: there is nothing left to delete (D11's 404).
-        if ((await repositories(trx).reports.deleteReports(report.project_id, [report.id])) === 0) throw notFound();
+        if ((await createReportStore(trx).deleteReports(report.project_id, [report.id])) === 0) throw notFound();
         await audit?.();
       });
     },

@@ -6,14 +6,14 @@ import { recheckActor } from '../audit/audit-actor.js';
 import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../db/database.js';
-import { invalidCredentials, invalidField, signInLocked, unauthenticated } from '../wire/api-error.js';
+import { invalidCredentials, invalidField, refused, signInLocked, unauthenticated } from '../wire/api-error.js';
 import { storableText } from '../wire/storable-text.js';
-import type { RepositoriesOn } from '../repositories.js';
-import { normalizeEmail, OperatorError } from '../accounts/accounts.service.js';
+import { normalizeEmail } from '../wire/email.js';
 import { SESSION_LIFETIME_MS, sessionEndsAt } from './identify-session.js';
 import { hashPassword, passwordProblem, verifyPassword } from './password-hash.js';
 import { csrfTokenFor, newSessionSecret } from './session-secret.js';
 import { createSignInLockout } from './sign-in-lockout.js';
+import { createSessionsRepository } from './sessions.repository.js';
 
 /** What the dashboard learns of its session (`GET /api/v1/session`). */
 export interface SessionView {
@@ -24,8 +24,8 @@ export interface SessionView {
 }
 
 /** E7: sign-in, sign-out and passwords. */
-export function createSessionsService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
-  const { db, clock, repositories } = deps;
+export function createSessionsService(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
   const lockout = createSignInLockout(db);
 
   /**
@@ -33,7 +33,7 @@ export function createSessionsService(deps: { db: Db; clock: Clock; repositories
    * and the change's audit event (never the password): in the caller's transaction. How many ended.
    */
   async function replacePassword(trx: Db, actor: AuditActor, userId: number, hash: string, keepSessionId: number | null) {
-    const sessions = repositories(trx).sessions;
+    const sessions = createSessionsRepository(trx);
     await sessions.setPasswordHash(userId, hash);
     const ended = await sessions.deleteForUser(userId, keepSessionId);
     await recordAudit(trx, clock, actor, {
@@ -47,7 +47,7 @@ export function createSessionsService(deps: { db: Db; clock: Clock; repositories
   }
 
   async function userOf(userId: number) {
-    const user = await repositories(db).sessions.findUser(userId);
+    const user = await createSessionsRepository(db).findUser(userId);
     if (!user) throw unauthenticated();
     return user;
   }
@@ -65,7 +65,7 @@ export function createSessionsService(deps: { db: Db; clock: Clock; repositories
       const locked = await lockout.lockedFor(email, now);
       if (locked !== null) throw signInLocked(locked);
 
-      const user = await repositories(db).sessions.findUserForSignIn(email);
+      const user = await createSessionsRepository(db).findUserForSignIn(email);
       if (!(await verifyPassword(input.password, user?.password_hash ?? null)) || !user) {
         await lockout.recordFailure(email, clock.now());
         throw invalidCredentials();
@@ -75,7 +75,7 @@ export function createSessionsService(deps: { db: Db; clock: Clock; repositories
       const createdAt = clock.now();
       const expiresAt = new Date(createdAt.getTime() + SESSION_LIFETIME_MS);
       await inTransaction(db, async (trx) => {
-        const sessions = repositories(trx).sessions;
+        const sessions = createSessionsRepository(trx);
         await sessions.clearFailures(email);
         const sessionId = await sessions.insert({
           user_id: user.id,
@@ -107,7 +107,7 @@ export function createSessionsService(deps: { db: Db; clock: Clock; repositories
     /** Ends the caller's session. */
     async signOut(caller: Caller): Promise<void> {
       if (caller.session === null) throw unauthenticated();
-      await repositories(db).sessions.delete(caller.session.id);
+      await createSessionsRepository(db).delete(caller.session.id);
     },
 
     /**
@@ -130,11 +130,11 @@ export function createSessionsService(deps: { db: Db; clock: Clock; repositories
     /** `scoreboard users:password` / `users:create --password-stdin`: the operator sets a password; every session of the user ends. */
     async setPassword(email: string, password: string): Promise<{ id: number; email: string; sessions_ended: number }> {
       const problem = passwordProblem(password);
-      if (problem !== null) throw new OperatorError(problem);
+      if (problem !== null) throw refused(problem);
       const hash = await hashPassword(password);
       return inTransaction(db, async (trx) => {
-        const user = await repositories(trx).sessions.findUserForSignIn(normalizeEmail(email));
-        if (!user) throw new OperatorError(`No user with email ${email}.`);
+        const user = await createSessionsRepository(trx).findUserForSignIn(normalizeEmail(email));
+        if (!user) throw refused(`No user with email ${email}.`);
         const ended = await replacePassword(trx, OPERATOR, user.id, hash, null);
         return { id: user.id, email: user.email, sessions_ended: ended };
       });

@@ -276,7 +276,96 @@ export function createTeamsRepository(db: Db) {
       const result = await db.deleteFrom('team_invitations').where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
+
+    // Since issue 28 the operator command's team reads and writes are here too (accounts/ uses them).
+
+    async teamExists(teamId: number): Promise<boolean> {
+      return (await db.selectFrom('teams').select('id').where('id', '=', teamId).executeTakeFirst()) !== undefined;
+    },
+    async findRole(teamId: number, userId: number): Promise<TeamRole | undefined> {
+      const row = await db
+        .selectFrom('team_members')
+        .select('role')
+        .where('team_id', '=', teamId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return row?.role;
+    },
+    /**
+     * D22: `findRole` inside a write's transaction; on PostgreSQL the membership is share-locked, so
+     * a removal or role change either commits before this read or waits for the write.
+     */
+    async findRoleInTransaction(teamId: number, userId: number): Promise<TeamRole | undefined> {
+      const row = await db
+        .selectFrom('team_members')
+        .select('role')
+        .where('team_id', '=', teamId)
+        .where('user_id', '=', userId)
+        .$if(isPostgres(db), (query) => query.forShare())
+        .executeTakeFirst();
+      return row?.role;
+    },
+    /**
+     * Adds the member, or changes the role of an existing one, in one statement: an update-else-insert
+     * lets two concurrent calls both insert (D26).
+     */
+    async putMember(membership: { team_id: number; user_id: number; role: TeamRole; created_at: string }): Promise<void> {
+      await db
+        .insertInto('team_members')
+        .values(membership)
+        .onConflict((conflict) => conflict.columns(['team_id', 'user_id']).doUpdateSet({ role: membership.role }))
+        .execute();
+    },
+    /** Every team (or the one with `teamId`), by id, with its member and project counts. */
+    async listTeamsWithCounts(teamId?: number): Promise<TeamOverviewRow[]> {
+      const rows = await db
+        .selectFrom('teams as t')
+        .select(['t.id', 't.name', 't.projects_count as project_count', 't.created_at'])
+        .select((eb) => eb.selectFrom('team_members as m').select(countAll.as('n')).whereRef('m.team_id', '=', 't.id').as('member_count'))
+        .$if(teamId !== undefined, (query) => query.where('t.id', '=', teamId!))
+        .orderBy('t.id')
+        .execute();
+      return rows.map((row) => ({ ...row, project_count: Number(row.project_count), member_count: Number(row.member_count ?? 0) }));
+    },
+    /** The owners of the given teams (all teams when omitted), longest-standing first in each team. */
+    async listOwners(teamIds?: number[]): Promise<OwnerRow[]> {
+      if (teamIds !== undefined && teamIds.length === 0) return [];
+      return db
+        .selectFrom('team_members as m')
+        .innerJoin('users as u', 'u.id', 'm.user_id')
+        .select(['m.team_id', 'u.id', 'u.email'])
+        .where('m.role', '=', 'owner')
+        .$if(teamIds !== undefined, (query) => query.where('m.team_id', 'in', teamIds!))
+        .orderBy('m.team_id')
+        .orderBy('m.created_at')
+        .orderBy('u.id')
+        .execute();
+    },
+    /** The teams a user belongs to, by id, with their role in each. */
+    async listTeamsOfUser(userId: number): Promise<Array<{ id: number; name: string; role: TeamRole }>> {
+      return db
+        .selectFrom('team_members as m')
+        .innerJoin('teams as t', 't.id', 'm.team_id')
+        .select(['t.id', 't.name', 'm.role'])
+        .where('m.user_id', '=', userId)
+        .orderBy('t.id')
+        .execute();
+    },
   };
+}
+
+export interface TeamOverviewRow {
+  id: number;
+  name: string;
+  project_count: number;
+  member_count: number;
+  created_at: string;
+}
+
+export interface OwnerRow {
+  team_id: number;
+  id: number;
+  email: string;
 }
 
 export type TeamsRepository = ReturnType<typeof createTeamsRepository>;

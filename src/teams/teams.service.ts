@@ -7,8 +7,7 @@ import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { isRowId } from '../db/dialect.js';
 import { notFound } from '../wire/api-error.js';
-import type { RepositoriesOn } from '../repositories.js';
-import { normalizeEmail } from '../accounts/accounts.service.js';
+import { normalizeEmail } from '../wire/email.js';
 import {
   alreadyMember,
   OWNER_ONLY,
@@ -23,6 +22,7 @@ import {
 } from './team-rules.js';
 import type { InvitationView, TeamsRepository, TeamView } from './teams.repository.js';
 import type { AssignableRole, Invitation, Profile } from './teams.schemas.js';
+import { createTeamsRepository } from './teams.repository.js';
 
 /** E4: invitations expire after seven days. */
 export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
@@ -41,9 +41,9 @@ interface InTeam {
  * the team (teams.repository.ts `lock`), checks E4's rules again on what is stored then, makes the
  * change and writes its audit event (E5), so two changes to one team's members never interleave.
  */
-export function createTeamsService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
-  const { db, clock, repositories } = deps;
-  const teams = repositories(db).teams;
+export function createTeamsService(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
+  const teams = createTeamsRepository(db);
   const now = () => clock.now().toISOString();
   const audit = (trx: Db, actor: AuditActor, entry: Parameters<typeof recordAudit>[3]) => recordAudit(trx, clock, actor, entry);
 
@@ -58,7 +58,7 @@ export function createTeamsService(deps: { db: Db; clock: Clock; repositories: R
   function inLockedTeam<T>(credential: WriteCredential, teamId: number, work: (context: InTeam) => Promise<T>): Promise<T> {
     return inTransaction(db, async (trx) => {
       const { caller, actor } = await recheckActor(credential, trx);
-      const repository = repositories(trx).teams;
+      const repository = createTeamsRepository(trx);
       if (!(await repository.lock(teamId))) throw notFound();
       const team = await memberTeam(repository, teamId, caller.userId);
       return work({ trx, teams: repository, caller, actor, team });
@@ -87,7 +87,7 @@ export function createTeamsService(deps: { db: Db; clock: Clock; repositories: R
     async updateProfile(credential: WriteCredential, name: string): Promise<Profile> {
       return inTransaction(db, async (trx) => {
         const { caller, actor } = await recheckActor(credential, trx);
-        const repository = repositories(trx).teams;
+        const repository = createTeamsRepository(trx);
         const before = await profileOf(repository, caller.userId);
         await repository.updateUser(caller.userId, { name });
         const details = changedFields(before, { name });
@@ -108,7 +108,7 @@ export function createTeamsService(deps: { db: Db; clock: Clock; repositories: R
     async switchCurrentTeam(credential: WriteCredential, teamId: number): Promise<Profile> {
       return inTransaction(db, async (trx) => {
         const { caller, actor } = await recheckActor(credential, trx);
-        const repository = repositories(trx).teams;
+        const repository = createTeamsRepository(trx);
         // Locked like a removal locks it: a removal committing meanwhile cannot leave the caller in a team they left.
         if (!isRowId(teamId) || !(await repository.lock(teamId))) throw notFound();
         await memberTeam(repository, teamId, caller.userId);
@@ -155,7 +155,7 @@ export function createTeamsService(deps: { db: Db; clock: Clock; repositories: R
       return inTransaction(db, async (trx) => {
         const { caller, actor } = await recheckActor(credential, trx);
         requireTeamPlan(caller.activePlan);
-        const repository = repositories(trx).teams;
+        const repository = createTeamsRepository(trx);
         const at = now();
         const teamId = await repository.insert({ name, personal_team: false, created_at: at });
         await repository.addMember({ team_id: teamId, user_id: caller.userId, role: 'owner', created_at: at });
@@ -323,7 +323,7 @@ export function createTeamsService(deps: { db: Db; clock: Clock; repositories: R
     async acceptInvitation(credential: WriteCredential, invitationId: number): Promise<TeamView> {
       return inTransaction(db, async (trx) => {
         const { caller, actor } = await recheckActor(credential, trx);
-        const repository = repositories(trx).teams;
+        const repository = createTeamsRepository(trx);
         const invitation = requireOwnInvitation(await repository.findInvitation(invitationId), caller.email);
         if (!(await repository.lock(invitation.team_id)) || !(await repository.deleteInvitation(invitationId))) throw notFound();
         // Already a member (the operator added them meanwhile): their role stays as it is.
@@ -344,7 +344,7 @@ export function createTeamsService(deps: { db: Db; clock: Clock; repositories: R
     async declineInvitation(credential: WriteCredential, invitationId: number): Promise<void> {
       await inTransaction(db, async (trx) => {
         const { caller, actor } = await recheckActor(credential, trx);
-        const repository = repositories(trx).teams;
+        const repository = createTeamsRepository(trx);
         const invitation = requireOwnInvitation(await repository.findInvitation(invitationId), caller.email);
         if (!(await repository.deleteInvitation(invitationId))) throw notFound();
         await audit(trx, actor, {

@@ -3,7 +3,6 @@ import { recordAudit } from '../audit/audit-log.js';
 import { recheckActor } from '../audit/audit-actor.js';
 import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
-import type { RepositoriesOn } from '../repositories.js';
 import { isRowId, lockForUpdate } from '../db/dialect.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { normalizeAbilities, parseStoredAbilities, type Ability } from '../auth/abilities.js';
@@ -13,6 +12,7 @@ import { invalidField, notFound, tokenLimitReached } from '../wire/api-error.js'
 import { parseExpiry } from './token-expiry.js';
 import type { TokenRow } from './tokens.repository.js';
 import type { TokenMetadata } from './tokens.schemas.js';
+import { createTokensRepository } from './tokens.repository.js';
 
 /** api-v1.md section 8 / D9: personal access tokens per user. */
 export const MAX_TOKENS_PER_USER = 10;
@@ -23,9 +23,9 @@ export interface NewTokenInput {
   expiresAt: Date | null;
 }
 
-export function createTokensService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
-  const { db, clock, repositories } = deps;
-  const tokens = repositories(db).tokens;
+export function createTokensService(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
+  const tokens = createTokensRepository(db);
 
   return {
     async listTokens(userId: number): Promise<TokenMetadata[]> {
@@ -61,7 +61,7 @@ export function createTokensService(deps: { db: Db; clock: Clock; repositories: 
       const plainText = generatePersonalAccessToken();
       // Count and insert in one transaction, so two concurrent requests cannot both take the 10th slot.
       const token = await inTransaction(db, async (trx) => {
-        const repository = repositories(trx).tokens;
+        const repository = createTokensRepository(trx);
         const actor = options.credential ? (await recheckActor(options.credential, trx)).actor : (options.actor ?? OPERATOR);
         await lockForUpdate(trx, 'users', userId);
         if (options.enforceLimit && (await repository.countForUser(userId)) >= MAX_TOKENS_PER_USER) {
@@ -91,7 +91,7 @@ export function createTokensService(deps: { db: Db; clock: Clock; repositories: 
       const id = parseTokenId(tokenParam);
       await inTransaction(db, async (trx) => {
         const { caller, actor } = await recheckActor(credential, trx);
-        const repository = repositories(trx).tokens;
+        const repository = createTokensRepository(trx);
         const token = id === null ? undefined : await repository.findForUser(caller.userId, id);
         if (!token || !(await repository.deleteForUser(caller.userId, token.id))) throw notFound();
         await recordAudit(trx, clock, actor, tokenEvent('token.revoked', caller.userId, toMetadata(token)));
@@ -101,7 +101,7 @@ export function createTokensService(deps: { db: Db; clock: Clock; repositories: 
     /** The operator's `tokens:revoke` (D20): any user's token; null when there is none with that id. */
     async revokeTokenAsOperator(id: number): Promise<{ userId: number } | null> {
       return inTransaction(db, async (trx) => {
-        const repository = repositories(trx).tokens;
+        const repository = createTokensRepository(trx);
         const token = await repository.findById(id);
         if (!token || !(await repository.deleteForUser(token.user_id, id))) return null;
         await recordAudit(trx, clock, OPERATOR, tokenEvent('token.revoked', token.user_id, toMetadata(token)));

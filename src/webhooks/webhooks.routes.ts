@@ -32,7 +32,7 @@ const write = { ability: 'write', subscription: true } as const;
 /** E6 under /api/v1/projects/{project}/webhooks. */
 export async function webhooksRoutes(
   app: App,
-  deps: { webhooksService: WebhooksService; projectsService: ProjectsService; config: Config },
+  deps: { webhooksService: WebhooksService; projectsService: Pick<ProjectsService, 'resolveProject'>; config: Config },
 ) {
   const { webhooksService: webhooks, projectsService: projects, config } = deps;
   const tags = ['webhooks'];

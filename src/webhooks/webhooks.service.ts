@@ -7,14 +7,14 @@ import { inTransaction, type Db } from '../db/database.js';
 import { ApiError, invalidField, notFound } from '../wire/api-error.js';
 import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../wire/pagination.js';
 import { UUID_PATTERN } from '../projects/permissions.js';
-import { projectForWrite } from '../projects/project-write-access.js';
+import type { ProjectForWrite } from '../projects/project-write-access.js';
 import { generateWebhookSecret } from './signature.js';
 import type { WebhookEvent } from './webhook-event-names.js';
 import { pendingDelivery, recordPing } from './webhook-events.js';
 import { webhookUrlProblem } from './webhook-url.js';
-import type { RepositoriesOn } from '../repositories.js';
 import type { DeliveryRow, WebhookWithLastDelivery } from './webhooks.repository.js';
 import type { CreateWebhookBody, UpdateWebhookBody, Webhook, WebhookDelivery } from './webhooks.schemas.js';
+import { createWebhooksRepository } from './webhooks.repository.js';
 
 /** Webhooks a project may have: each is a receiver every event is sent to, a cost per event. */
 export const MAX_WEBHOOKS_PER_PROJECT = 10;
@@ -28,18 +28,18 @@ const webhookLimitReached = () => new ApiError(403, 'Forbidden', `A project can 
  * gets a 404) and their deliveries. Every change checks the caller's credential and role again in
  * its transaction (D22) and writes its audit event there (E5), never with the secret.
  */
-export function createWebhooksService(deps: { db: Db; clock: Clock; repositories: RepositoriesOn }) {
-  const { db, clock, repositories } = deps;
-  const webhooks = repositories(db).webhooks;
+export function createWebhooksService(deps: { db: Db; clock: Clock; projectForWrite: ProjectForWrite }) {
+  const { db, clock } = deps;
+  const webhooks = createWebhooksRepository(db);
   const now = () => clock.now().toISOString();
 
   /** The project as the caller may manage its webhooks (owner or admin: D15's delete roles), locked, in `trx`. */
   const manageable = (trx: Db, credential: WriteCredential, projectId: string) =>
-    projectForWrite(trx, repositories(trx).projects, credential, projectId, 'delete');
+    deps.projectForWrite(trx, credential, projectId, 'delete');
 
   async function found(trx: Db, projectId: string, webhookId: string): Promise<WebhookWithLastDelivery> {
     if (!UUID_PATTERN.test(webhookId)) throw notFound();
-    const webhook = await repositories(trx).webhooks.find(projectId, webhookId.toLowerCase());
+    const webhook = await createWebhooksRepository(trx).find(projectId, webhookId.toLowerCase());
     if (!webhook) throw notFound();
     return webhook;
   }
@@ -77,7 +77,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; repositories
       };
       await inTransaction(db, async (trx) => {
         const { project, actor } = await manageable(trx, credential, projectId);
-        const repository = repositories(trx).webhooks;
+        const repository = createWebhooksRepository(trx);
         if ((await repository.countForProject(project.id)) >= MAX_WEBHOOKS_PER_PROJECT) throw webhookLimitReached();
         await repository.insert(row);
         await audit(trx, actor, project.team_id, 'webhook.created', row.id, {
@@ -118,7 +118,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; repositories
         };
         const changes = changedFields(before, after);
         if (Object.keys(changes).length === 0) return toWebhook(webhook);
-        const repository = repositories(trx).webhooks;
+        const repository = createWebhooksRepository(trx);
         await repository.update(webhook.id, {
           ...(after.url !== undefined && { url: after.url }),
           ...(after.events !== undefined && { events: JSON.stringify(after.events) }),
@@ -129,7 +129,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; repositories
         if (changes.active && after.active === false) await repository.failPending(webhook.id, 'The webhook was deactivated.');
         if (changes.url) changes.url = { old: auditableUrl(webhook.url), new: auditableUrl(after.url!) };
         await audit(trx, actor, project.team_id, 'webhook.updated', webhook.id, changes);
-        return toWebhook((await repositories(trx).webhooks.find(project.id, webhook.id))!);
+        return toWebhook((await createWebhooksRepository(trx).find(project.id, webhook.id))!);
       });
     },
 
@@ -137,7 +137,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; repositories
       await inTransaction(db, async (trx) => {
         const { project, actor } = await manageable(trx, credential, projectId);
         const webhook = await found(trx, project.id, webhookId);
-        if (!(await repositories(trx).webhooks.delete(webhook.id))) throw notFound();
+        if (!(await createWebhooksRepository(trx).delete(webhook.id))) throw notFound();
         await audit(trx, actor, project.team_id, 'webhook.deleted', webhook.id, { project_id: project.id, url: auditableUrl(webhook.url) });
       });
     },
@@ -148,7 +148,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; repositories
       await inTransaction(db, async (trx) => {
         const { project, actor } = await manageable(trx, credential, projectId);
         const webhook = await found(trx, project.id, webhookId);
-        await repositories(trx).webhooks.update(webhook.id, {
+        await createWebhooksRepository(trx).update(webhook.id, {
           secret,
           previous_secret: webhook.secret,
           previous_secret_until: new Date(clock.now().getTime() + ROTATION_OVERLAP_MS).toISOString(),
@@ -165,7 +165,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; repositories
         const { project } = await manageable(trx, credential, projectId);
         const webhook = await found(trx, project.id, webhookId);
         const id = await recordPing(trx, clock, project.id, webhook.id);
-        return toDelivery((await repositories(trx).webhooks.findDelivery(webhook.id, id))!);
+        return toDelivery((await createWebhooksRepository(trx).findDelivery(webhook.id, id))!);
       });
     },
 
@@ -187,7 +187,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; repositories
         const { project } = await manageable(trx, credential, projectId);
         const webhook = await found(trx, project.id, webhookId);
         if (!UUID_PATTERN.test(deliveryId)) throw notFound();
-        const repository = repositories(trx).webhooks;
+        const repository = createWebhooksRepository(trx);
         const original = await repository.findDelivery(webhook.id, deliveryId.toLowerCase());
         if (!original) throw notFound();
         const row = pendingDelivery(webhook.id, original.event, original.payload, clock.now());

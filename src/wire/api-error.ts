@@ -104,6 +104,12 @@ export function validationFailed(fieldErrors: FieldErrors): ApiError {
   return new ApiError(422, 'Validation Failed', first, { fieldErrors });
 }
 
+/**
+ * A change the service will not make, said in words meant for whoever asked (the operator command
+ * prints them as they are: "No user with email ..."). 422, like any refused input.
+ */
+export const refused = (message: string) => new ApiError(422, 'Unprocessable Content', message);
+
 /** Raises a 422 for a single field, the way a schema error would be reported. */
 export function invalidField(field: string, message: string): ApiError {
   return validationFailed({ [field]: [message] });

@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createProjectsService } from '../../src/projects/projects.service.js';
-import { repositoriesOn } from '../../src/repositories.js';
-import { createTeamsService } from '../../src/teams/teams.service.js';
+import { servicesOn } from '../helpers/test-app.js';
 import { onPostgres } from '../helpers/test-backend.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { eventCount, requester } from './audit-world.js';
@@ -58,7 +56,6 @@ describe('audit events and their changes commit together (E5)', () => {
   });
 
   it('a change rolled back after it was made leaves no event', async () => {
-    const services = { db: ctx.db, clock: ctx.clock, repositories: repositoriesOn };
     const credential = {
       origin: { ip: '192.0.2.1', userAgent: 'test' },
       recheck: async () => ({
@@ -77,9 +74,9 @@ describe('audit events and their changes commit together (E5)', () => {
     // changes inside one, then fail it.
     await expect(
       ctx.db.transaction().execute(async (trx) => {
-        const inTrx = { ...services, db: trx };
-        await createProjectsService(inTrx).createProject(credential, { name: 'Ghost', framework_version: '11' });
-        await createTeamsService(inTrx).createTeam(credential, 'Ghosts');
+        const inTrx = servicesOn(trx, ctx.clock);
+        await inTrx.projects.createProject(credential, { name: 'Ghost', framework_version: '11' });
+        await inTrx.teams.createTeam(credential, 'Ghosts');
         expect(await trx.selectFrom('audit_events').select('id').execute()).toHaveLength(before + 2);
         throw rolledBack;
       }),

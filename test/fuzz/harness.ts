@@ -22,7 +22,7 @@ import { hashToken } from '../../src/auth/token-hash.js';
 import { createFailuresService } from '../../src/failures/failures.service.js';
 import type { Database } from '../../src/db/schema.js';
 import { projectTokenCredential } from '../../src/projects/project-api-token.js';
-import { repositoriesOn } from '../../src/repositories.js';
+import { createProjectsRepository } from '../../src/projects/projects.repository.js';
 import { sendRaw, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
@@ -699,15 +699,11 @@ async function seed(ctx: TestContext): Promise<World> {
   const foreign = await ctx.given.project(outsider, { name: 'Foreign' });
   const report = await ctx.given.report(project.project.id);
   const foreignReport = await ctx.given.report(foreign.project.id);
-  const projectCredential = projectTokenCredential(hashToken(project.apiToken), (trx) => repositoriesOn(trx).projects);
-  await createFailuresService({ db: ctx.db, clock: ctx.clock, repositories: repositoriesOn }).recordFailure(
-    projectCredential,
-    project.project.id,
-    {
-      failure_reason: 'uncaught_exception',
-      error_message: 'boom',
-    },
-  );
+  const projectCredential = projectTokenCredential(hashToken(project.apiToken), createProjectsRepository);
+  await createFailuresService({ db: ctx.db, clock: ctx.clock }).recordFailure(projectCredential, project.project.id, {
+    failure_reason: 'uncaught_exception',
+    error_message: 'boom',
+  });
   const teamId = await ctx.given.team(owner, 'Fuzz team');
   await ctx.given.member(teamId, member, 'member');
   const foreignTeamId = await ctx.given.team(outsider, 'Foreign team');

@@ -1,6 +1,5 @@
 import type { Ability } from '../../src/auth/abilities.js';
 import type { TeamRole } from '../../src/db/schema.js';
-import { repositoriesOn } from '../../src/repositories.js';
 import { createSessionsService } from '../../src/sessions/sessions.service.js';
 import type { RequestOptions, TestContext, TestUser } from './test-app.js';
 
@@ -339,7 +338,7 @@ export const TEAM_ENDPOINTS: EndpointCase[] = [
     subscription: false,
     success: 200,
     prepare: async (ctx, user) => {
-      await createSessionsService({ db: ctx.db, clock: ctx.clock, repositories: repositoriesOn }).setPassword(user.email, OLD_PASSWORD);
+      await createSessionsService({ db: ctx.db, clock: ctx.clock }).setPassword(user.email, OLD_PASSWORD);
       return { method: 'PUT', url: '/api/v1/user/password', body: { current_password: OLD_PASSWORD, password: 'a new passphrase 2' } };
     },
     invalidBody: { current_password: OLD_PASSWORD, password: 'short' },

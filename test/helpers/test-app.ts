@@ -3,20 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HTTPMethods, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
-import { createAccountsService } from '../../src/accounts/accounts.service.js';
 import { createAccountsRepository } from '../../src/accounts/accounts.repository.js';
 import type { Ability } from '../../src/auth/abilities.js';
 import { createApp, type AppDependencies } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import type { Clock } from '../../src/clock.js';
 import { openDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/migrate.js';
 import type { Plan, TeamRole } from '../../src/db/schema.js';
 import type { App } from '../../src/http/app-types.js';
-import { createProjectsService } from '../../src/projects/projects.service.js';
 import type { CreateProjectBody, Project } from '../../src/projects/projects.schemas.js';
 import { createHeavyWork } from '../../src/reports/threads/heavy-work.js';
-import { createReportsService } from '../../src/reports/reports.service.js';
-import { repositoriesOn } from '../../src/repositories.js';
+import { createFeatures } from '../../src/features.js';
+import { operatorFeatures } from '../../src/operator-features.js';
+import { createTeamsRepository } from '../../src/teams/teams.repository.js';
 import type { ReportToStore } from '../../src/reports/reports.service.js';
 import { createSessionsService } from '../../src/sessions/sessions.service.js';
 import { FakeClock } from './fake-clock.js';
@@ -155,14 +155,8 @@ export async function send(app: App, options: RequestOptions): Promise<LightMyRe
 
 /** Factories: each test creates exactly the users, teams, tokens, projects and reports it needs. */
 function factories(db: Db, clock: FakeClock) {
-  const services = { db, clock, repositories: repositoriesOn };
-  const accounts = createAccountsService(services);
-  const projects = createProjectsService(services);
-  // Stored reports are prepared on the test's own thread; their answers are built at their first read.
-  const reports = createReportsService({
-    ...services,
-    heavyWork: createHeavyWork({ workerThreads: 0, workerQueueMax: 1, workerInlineMaxBytes: 0 }),
-  });
+  const { accounts } = operatorFeatures(db, clock);
+  const { projects, reports } = servicesOn(db, clock);
   let sequence = 0;
 
   return {
@@ -193,7 +187,7 @@ function factories(db: Db, clock: FakeClock) {
 
     /** A dashboard password for the user, set like `scoreboard users:password` (E7). */
     async password(user: TestUser, password: string) {
-      await createSessionsService(services).setPassword(user.email, password);
+      await createSessionsService({ db, clock }).setPassword(user.email, password);
     },
 
     async team(owner: TestUser, name = 'Second team'): Promise<number> {
@@ -256,6 +250,29 @@ function factories(db: Db, clock: FakeClock) {
     },
 
     accounts: createAccountsRepository(db),
+    teams: createTeamsRepository(db),
+  };
+}
+
+/**
+ * The services of every feature on `db` (a transaction too), composed as the app composes them
+ * (src/features.ts); stored reports are prepared on the test's own thread, their answers built at
+ * their first read.
+ */
+export function servicesOn(db: Db, clock: FakeClock | Clock) {
+  const features = createFeatures({
+    db,
+    clock,
+    config: loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent' }),
+    heavyWork: createHeavyWork({ workerThreads: 0, workerQueueMax: 1, workerInlineMaxBytes: 0 }),
+  });
+  return {
+    ...operatorFeatures(db, clock),
+    projects: features.projects.service,
+    reports: features.reports.service,
+    teams: features.teams.service,
+    tokens: features.tokens.service,
+    failures: features.failures.service,
   };
 }
 

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAccountsService } from '../../src/accounts/accounts.service.js';
 import { createApp } from '../../src/app.js';
 import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
@@ -10,7 +9,7 @@ import { openDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/migrate.js';
 import type { App } from '../../src/http/app-types.js';
 import { createStatementCounter } from '../../src/http/sql-statement-count.js';
-import { repositoriesOn } from '../../src/repositories.js';
+import { operatorFeatures } from '../../src/operator-features.js';
 
 // The benchmark's cost per request (issue 6): with SQL_STATEMENT_HEADER, each answer says how many
 // SQL statements its request ran, counted per request even when requests interleave.
@@ -32,7 +31,7 @@ describe('X-SQL-Statements (SQL_STATEMENT_HEADER)', () => {
     db = openDatabase(config, { onQuery: statementCounter.onQuery });
     await migrateToLatest(db);
     app = await createApp(config, { db, statementCounter });
-    const { token } = await createAccountsService({ db, clock: systemClock, repositories: repositoriesOn }).createUser({
+    const { token } = await operatorFeatures(db, systemClock).accounts.createUser({
       email: 'sql@example.com',
       name: null,
       plan: 'solo',

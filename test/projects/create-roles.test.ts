@@ -52,7 +52,7 @@ describe('POST /api/v1/projects by role in the current team (D15 amended)', () =
   it.each(['owner', 'admin', 'member'] as const satisfies readonly TeamRole[])('lets a %s create one, with its API token', async (role) => {
     const user = role === 'owner' ? owner : await ctx.given.user();
     if (role !== 'owner') await ctx.given.member(teamId, user, role);
-    else await ctx.given.accounts.setCurrentTeam(owner.id, teamId);
+    else await ctx.given.teams.setCurrentTeam(owner.id, teamId);
     const response = await create(user, { name: `By ${role}`, framework_version: '11' });
     expect(response.statusCode, response.body).toBe(201);
     expect(response.json().project.team_id).toBe(teamId);

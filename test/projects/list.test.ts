@@ -212,7 +212,7 @@ describe('GET /api/v1/projects', () => {
       expect(switched.meta.total).toBe(2);
       expect(switched.data.every((p: { team_id: number }) => p.team_id === other.teamId)).toBe(true);
 
-      await ctx.given.accounts.setCurrentTeam(user.id, user.teamId!);
+      await ctx.given.teams.setCurrentTeam(user.id, user.teamId!);
       expect((await list()).json().data.map((p: { id: string }) => p.id)).toEqual([mine]);
     });
 

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHeavyWork } from '../../src/reports/threads/heavy-work.js';
 import { createReportExportService } from '../../src/reports/export/report-export.service.js';
 import type { ReportRow } from '../../src/reports/store/report-rows.js';
-import { repositoriesOn } from '../../src/repositories.js';
+import { createExportRowsRepository } from '../../src/reports/export/export-rows.js';
 import {
   JSON_UTF8,
   NOT_FOUND,
@@ -518,16 +518,15 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       const service = createReportExportService({
         db: ctx.db,
         heavyWork: createHeavyWork({ workerThreads: 0, workerQueueMax: 1, workerInlineMaxBytes: 0 }),
-        repositories: (db) => {
-          const repositories = repositoriesOn(db);
-          const rows = repositories.reportExports;
+        rows: (() => {
+          const rows = createExportRowsRepository(ctx.db);
           const issuesAfter: typeof rows.issuesAfter = (...args) => {
             const batch = rows.issuesAfter(...args);
             batches.push(batch);
             return batch;
           };
-          return { ...repositories, reportExports: { ...rows, issuesAfter } };
-        },
+          return { ...rows, issuesAfter };
+        })(),
       });
       return { service, batches, settled: () => Promise.allSettled(batches) };
     }

@@ -1,13 +1,14 @@
 import { Readable } from 'node:stream';
 import type { Db } from '../../db/database.js';
 import { notFound } from '../../wire/api-error.js';
-import type { RepositoriesOn } from '../../repositories.js';
 import type { HeavyWork } from '../threads/heavy-work.js';
 import type { ReportRow } from '../store/report-rows.js';
 import { csvDocument } from './csv-export.js';
 import type { ExportFormat } from './export-formats.js';
 import { issueBatches, primed } from './export-rows.js';
 import { sarifLog } from './sarif-export.js';
+import { createReportStore } from '../store/report-store.js';
+import { createExportRowsRepository, type ExportRowsRepository } from './export-rows.js';
 
 /**
  * How much text the stream holds before it stops reading from the database (its highWaterMark);
@@ -21,9 +22,10 @@ const STREAM_BUFFER_BYTES = 64 * 1024;
  * byte (the rules query, the first batch) runs before the stream is returned, so such a failure is
  * an ordinary error answer; the rest is read batch by batch as the client takes it.
  */
-export function createReportExportService(deps: { db: Db; repositories: RepositoriesOn; heavyWork: HeavyWork }) {
-  const rows = deps.repositories(deps.db).reportExports;
-  const reports = deps.repositories(deps.db).reports;
+export function createReportExportService(deps: { db: Db; heavyWork: HeavyWork; rows?: ExportRowsRepository }) {
+  // `rows`: the export's reads, when a test watches them.
+  const rows = deps.rows ?? createExportRowsRepository(deps.db);
+  const reports = createReportStore(deps.db);
 
   return {
     async open(report: ReportRow, format: ExportFormat): Promise<Readable> {

@@ -1,0 +1,56 @@
+import { auditModule } from './audit/audit.module.js';
+import { generateBadgeKey } from './badges/badge-key.js';
+import { badgesModule } from './badges/badges.module.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { Db } from './db/database.js';
+import { failuresModule } from './failures/failures.module.js';
+import { projectsModule } from './projects/projects.module.js';
+import { reportsModule } from './reports/reports.module.js';
+import type { HeavyWork } from './reports/threads/heavy-work.js';
+import { sessionsModule } from './sessions/sessions.module.js';
+import { teamsModule } from './teams/teams.module.js';
+import { tokensModule } from './tokens/tokens.module.js';
+import { recordEvent } from './webhooks/webhook-events.js';
+import { webhooksModule } from './webhooks/webhooks.module.js';
+
+/**
+ * Every feature, built from what it declares it needs of the others: the one place where one
+ * feature's service is handed to another (docs/architecture.md, "Where a new feature goes").
+ * app.ts mounts their routes; the operator command builds its own subset (operator-features.ts).
+ */
+export function createFeatures(deps: { db: Db; clock: Clock; config: Config; heavyWork: HeavyWork }) {
+  const { db, clock, config } = deps;
+  const tokens = tokensModule({ db, clock });
+  const teams = teamsModule({ db, clock, config });
+  const projects = projectsModule({
+    db,
+    clock,
+    config,
+    teamRoleOf: teams.roleOf,
+    teamRoleInTransaction: teams.roleInTransaction,
+    newBadgeKey: generateBadgeKey,
+    recordEvent,
+  });
+  const reports = reportsModule({ db, clock, config, heavyWork: deps.heavyWork, projects: projects.service });
+  const failures = failuresModule({ db, clock, config, projects: projects.service });
+  const badges = badgesModule({ db, clock, config, projects: projects.service });
+  const audit = auditModule({ db, clock, config, teams: teams.managerCheck });
+  const webhooks = webhooksModule({ db, clock, config, projects: projects.service });
+  const sessions = sessionsModule({ db, clock, config });
+  return {
+    tokens,
+    teams,
+    projects,
+    reports,
+    failures,
+    badges,
+    audit,
+    webhooks,
+    sessions,
+    /** The REST API's route plugins, mounted under /api/v1 in this order. */
+    v1Routes: [tokens, projects, reports, failures, badges, teams, audit, webhooks, sessions].map((feature) => feature.routes),
+  };
+}
+
+export type Features = ReturnType<typeof createFeatures>;

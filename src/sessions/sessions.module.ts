@@ -1,0 +1,14 @@
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import { sessionsRoutes } from './sessions.routes.js';
+import { createSessionsService } from './sessions.service.js';
+
+/** E7: the dashboard's sign-in, sessions and password. */
+export function sessionsModule(deps: { db: Db; clock: Clock; config: Config }) {
+  const service = createSessionsService(deps);
+  return {
+    service,
+    routes: (app: Parameters<typeof sessionsRoutes>[0]) => sessionsRoutes(app, { sessionsService: service, config: deps.config }),
+  };
+}

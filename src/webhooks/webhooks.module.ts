@@ -1,0 +1,21 @@
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import { webhooksRoutes } from './webhooks.routes.js';
+import { createWebhooksService } from './webhooks.service.js';
+
+/** E6: a project's webhooks and their deliveries (the worker runs in `serve`, main.ts). */
+export function webhooksModule(deps: {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  projects: Pick<ProjectsService, 'resolveProject' | 'lockForWrite'>;
+}) {
+  const service = createWebhooksService({ ...deps, projectForWrite: deps.projects.lockForWrite });
+  return {
+    service,
+    routes: (app: Parameters<typeof webhooksRoutes>[0]) =>
+      webhooksRoutes(app, { webhooksService: service, projectsService: deps.projects, config: deps.config }),
+  };
+}
