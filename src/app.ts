@@ -15,9 +15,7 @@ import { freshnessFor, LookupCache } from './auth/token-cache.js';
 import type { TokenAuthRow } from './auth/identify-caller.js';
 import type { Caller } from './auth/caller.js';
 import { callerFromSessionRow } from './sessions/identify-session.js';
-import { enforceRouteAccess, requirementOf } from './auth/route-guard.js';
 import fastifyCookie from '@fastify/cookie';
-import { callerCredential, originOf } from './auth/write-credential.js';
 import { systemClock, type Clock } from './clock.js';
 import { logFormatFor, type Config } from './config.js';
 import { openDatabase, type Db } from './db/database.js';
@@ -27,9 +25,11 @@ import { registerEarlyAnswers } from './http/early-answer.js';
 import type { App, RouteTableEntry } from './http/app-types.js';
 import { registerErrorHandler, sendApiError } from './http/error-handler.js';
 import { rejectInvalidHost } from './http/host-header.js';
-import { carriesBody, normalizeJsonBody, registerJsonBodyParser } from './http/json-body.js';
+import { registerJsonBodyParser } from './http/json-body.js';
+import { apiAccess } from './http/api-access.js';
 import { trackRouteMethods } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
+import { isRateLimited, routeKindOf } from './http/route-kind.js';
 import type { StatementCounter } from './http/sql-statement-count.js';
 import { loggerOptions, prettyLogStream } from './http/logging.js';
 import { registerRequestLog } from './http/request-log.js';
@@ -84,16 +84,9 @@ function defaultLogStream(config: Config): DestinationStream | undefined {
  * Builds the whole application without listening: used by `serve`, by the tests (in-process with
  * `inject` and over a socket) and by anything that needs the route table.
  *
- * How a request to /api/v1 meets D4's order of checks:
- *   onRequest      1 identify the caller (never rejects)   auth/identify-caller.ts: a bearer token, else
- *                    the dashboard's session cookie (E7)  sessions/identify-session.ts
- *                  2 count it against the rate limit (429) rate-limit/api-rate-limit.ts
- *                  3-5 401, (a session's write without its CSRF token: 403), 403 subscription, 403 ability
- *                                                         auth/route-guard.ts, from the route's config
- *   parsing        6 415, 413, 400 from Fastify's body parser, then non-object bodies (json-body.ts)
- *   preValidation  1-5 again when a body arrived, which may have taken long enough for the token to be
- *                  revoked (D22); then 7 404 for the path resource, 8 403s of state, per route
- *   validation     9 422 from the route's TypeBox schema; the handler adds rules a schema cannot say
+ * A request to /api/v1 meets D4's checks in their order in http/api-access.ts; what kind of route
+ * a route is (the REST API's, the client package's, a badge...) is declared once, in its config,
+ * and read through http/route-kind.ts. Every feature is built in features.ts.
  *
  * The client package's endpoints under /api (client-api/) follow the same steps with the project
  * API token instead of a personal one; their order is written beside their routes. The public
@@ -156,7 +149,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   // under /api/v1) after the rate limit instead, in their own hooks below: D8 puts its headers on
   // every /api/v1 answer.
   app.addHook('onRequest', async (request) => {
-    if (!countsRequests(request)) rejectInvalidHost(request);
+    if (!isRateLimited(request)) rejectInvalidHost(request);
   });
   if (!deps.db) app.addHook('onClose', async () => db.destroy());
 
@@ -185,17 +178,8 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     },
     clock,
   };
-  const identify = async (request: FastifyRequest) => {
-    const caller = await identifyCaller(request);
-    request.caller = caller;
-    request.credential = caller && callerCredential(caller, requirementOf(request), credentialStores, originOf(request));
-  };
   await registerRateLimiting(app, await rateLimitStoreFor(app, config, deps, clock, rateLimitState));
-  const applyRateLimit = createApiRateLimiter(app, config.rateLimitUserBase);
-  const countApiRequest = async (request: FastifyRequest, reply: FastifyReply) => {
-    await identify(request);
-    await applyRateLimit(request, reply);
-  };
+  const access = apiAccess({ identifyCaller, credentialStores, applyRateLimit: createApiRateLimiter(app, config.rateLimitUserBase) });
 
   // D6: every /api/v1 route states the ability it needs; a route that forgets fails at start-up.
   // (The older clients' upload path, `POST /api/v1/reports`, is a client-package route instead.)
@@ -203,9 +187,11 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   const routeTable: RouteTableEntry[] = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
-    routeTable.push({ method: route.method, url: route.url, config: route.config ?? {} });
-    const declared = route.config?.ability ?? route.config?.clientApi ?? route.config?.publicDocument ?? route.config?.sessionRoute;
-    if (route.url.startsWith('/api/v1/') && declared === undefined) {
+    // The route's kind, derived once from what it declares (http/route-kind.ts).
+    const kind = routeKindOf(route.config);
+    route.config = { ...route.config, kind };
+    routeTable.push({ method: route.method, url: route.url, config: route.config });
+    if (route.url.startsWith('/api/v1/') && kind === 'page') {
       throw new Error(`${String(route.method)} ${route.url} must declare the ability it requires (config.ability)`);
     }
   });
@@ -223,7 +209,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   async function answerUndecodableUrl(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) {
     reply.headers(API_SECURITY_HEADERS);
     try {
-      if (request.url.startsWith('/api/v1/')) await countApiRequest(request, reply);
+      if (request.url.startsWith('/api/v1/')) await access.count(request, reply);
     } catch (limitError) {
       if (limitError instanceof ApiError) return sendApiError(reply, limitError);
       throw limitError;
@@ -245,20 +231,8 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     async (v1: App) => {
       v1.decorateRequest('project', null);
       v1.decorateRequest('report', null);
-      v1.addHook('onRequest', async (request, reply) => {
-        await countApiRequest(request, reply);
-        rejectInvalidHost(request);
-        enforceRouteAccess(request);
-      });
-      // D22: a request is identified again once its body has arrived (it may have taken long enough
-      // for its token to be revoked), and answers as if it had arrived then. Its writes check again
-      // in their own transaction (auth/write-credential.ts).
-      v1.addHook('preValidation', async (request) => {
-        if (!carriesBody(request)) return;
-        await identify(request);
-        enforceRouteAccess(request);
-      });
-      v1.addHook('preValidation', normalizeJsonBody);
+      // D4's checks, in its order (http/api-access.ts).
+      access.guard(v1);
       // Unknown paths and methods under /api/v1 are counted and carry the rate-limit headers too (D8).
       v1.setNotFoundHandler(answerUnknownRoute);
       for (const routes of features.v1Routes) await v1.register(routes);
@@ -283,18 +257,6 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
 
   app.setNotFoundHandler(answerUnknownRoute);
   return app;
-}
-
-/** A request whose own hooks count it against a rate limit first (D8): the REST API's, the client package's, the badges'. */
-function countsRequests(request: FastifyRequest): boolean {
-  const { ability, clientApi, publicBadge, sessionRoute } = request.routeOptions.config;
-  return (
-    ability !== undefined ||
-    clientApi !== undefined ||
-    publicBadge !== undefined ||
-    sessionRoute !== undefined ||
-    (request.is404 && request.url.startsWith('/api/v1/'))
-  );
 }
 
 /** D8: counters in Redis when REDIS_URL is set (shared by every instance), else in this process. */

@@ -32,12 +32,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller | null;
   }
-  interface FastifyContextConfig {
-    /** The ability the route requires (D6); routes without it need no token. */
-    ability?: Ability;
-    /** Whether the route requires an active subscription (D7). */
-    subscription?: boolean;
-  }
 }
 
 /** The caller of a route that declares an ability; the route guard has already answered 401 otherwise. */

@@ -1,21 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import { csrfTokenMismatch, missingAbility, subscriptionRequired, unauthenticated } from '../wire/api-error.js';
-import { hasAbility, type Ability } from './abilities.js';
+import { hasAbility } from './abilities.js';
 import type { Caller } from './caller.js';
 
 /** What a route declares it needs (D6, D7). */
 export type AccessRequirement = Pick<FastifyContextConfig, 'ability' | 'subscription'>;
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /**
-     * The ability this request needs when it depends on the path (E4: removing a team member takes
-     * `admin`, leaving takes `write`); `ability` is the least any request to the route needs.
-     */
-    abilityFor?: (request: FastifyRequest) => Ability;
-  }
-}
 
 /** What this request needs: the route's declaration, with the ability its path calls for. */
 export function requirementOf(request: FastifyRequest): AccessRequirement {

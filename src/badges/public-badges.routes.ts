@@ -7,13 +7,6 @@ import type { ApplyRateLimit } from '../rate-limit/api-rate-limit.js';
 import { BADGE_CACHE_HEADERS, BadgeParams, ShieldsEndpoint } from './badges.schemas.js';
 import { BADGE_FILES, type BadgeFile, type BadgesService } from './badges.service.js';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** A public badge (E2.3): no token; the badge key in the URL is all it needs, and it is rate limited per key. */
-    publicBadge?: true;
-  }
-}
-
 /** E2.3: shared caches may keep a badge five minutes, then revalidate it with its ETag. */
 const CACHE_CONTROL = 'max-age=300';
 

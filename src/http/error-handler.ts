@@ -11,7 +11,7 @@ import {
   workBusy,
   WorkQueueFull,
 } from '../wire/api-error.js';
-import { isClientApiRequest } from '../client-api/client-request.js';
+import { answersClientPackage } from './route-kind.js';
 import { toFieldErrors } from '../wire/validation.js';
 
 /**
@@ -35,7 +35,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
 
 export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
   // CLIENT-WIRE.md: the client package reads `success` and `message` from every answer.
-  const body: Record<string, unknown> = isClientApiRequest(reply.request) ? { success: false } : {};
+  const body: Record<string, unknown> = answersClientPackage(reply.request) ? { success: false } : {};
   body.error = error.title;
   body.message = error.message;
   if (error.extra.fieldErrors) body.errors = error.extra.fieldErrors;
@@ -47,7 +47,7 @@ export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply
 
 function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof WorkQueueFull) return workBusy(isClientApiRequest(request));
+  if (error instanceof WorkQueueFull) return workBusy(answersClientPackage(request));
   if (error.validation) return validationFailed(toFieldErrors(error.validation));
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

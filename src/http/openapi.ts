@@ -22,6 +22,7 @@ import {
 import type { App } from './app-types.js';
 import { packageVersion } from '../version.js';
 import { operationIdOf } from './operation-ids.js';
+import { type RouteKind, routeKindOf } from './route-kind.js';
 import { DOCS_CONTENT_SECURITY_POLICY } from './security-headers.js';
 
 /**
@@ -88,7 +89,8 @@ const SECURITY: Record<Exclude<Kind, 'badge'>, object[]> = {
  * v1: personal access token (or session); client: project API token; badge: no token, the badge key
  * in the path (E2.3); sign-in: email and password (E7); session: a dashboard session only (E7).
  */
-type Kind = 'v1' | 'client' | 'badge' | 'sign-in' | 'session';
+/** The kinds of route whose answers the document lists one by one. */
+type Kind = Exclude<RouteKind, 'document' | 'page'>;
 
 /** The error answers a route of `kind` can give, by status, given what it declares. */
 function errorResponses(route: {
@@ -160,10 +162,6 @@ function errorResponses(route: {
       ['GET', 'HEAD'].includes(route.method) ? null : '`Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own',
       config?.subscription ? '`Subscription Required`: the user has no active subscription' : null,
       `\`Forbidden\`: the token lacks the '${config?.ability}' ability`,
-      route.method === 'POST' && route.url === '/api/v1/projects'
-        ? '`Forbidden`: the user belongs to no team, or is a readonly member of their current team'
-        : null,
-      route.method === 'POST' && route.url === '/api/v1/tokens' ? '`Forbidden`: the user already has 10 tokens' : null,
       ...(config?.forbiddenWhen ?? []).map((why) => `\`Forbidden\`: ${why}`),
     ].filter((reason) => reason !== null);
     responses[403] = {
@@ -303,18 +301,8 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     transformObject: (documentObject) => liftHeaderRequired((documentObject as { openapiObject: object }).openapiObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
-      const sessionRoute = route.config?.sessionRoute;
-      const kind: Kind | null = route.config?.clientApi
-        ? 'client'
-        : sessionRoute
-          ? sessionRoute === 'sign-in'
-            ? 'sign-in'
-            : 'session'
-          : route.config?.ability
-            ? 'v1'
-            : route.config?.publicBadge
-              ? 'badge'
-              : null;
+      const declared = route.config?.kind ?? routeKindOf(route.config);
+      const kind: Kind | null = declared === 'document' || declared === 'page' ? null : declared;
       if (schema?.hide) return { schema, url };
       const method = String(Array.isArray(route.method) ? route.method[0] : route.method);
       const operationId = operationIdOf(method, url);
@@ -375,15 +363,4 @@ function liftHeaderRequired<T extends object>(document: T): T {
     }
   }
   return document;
-}
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** A document anyone may read: no token, not rate limited (the OpenAPI document). */
-    publicDocument?: true;
-    /** For the OpenAPI document: the route's own 403s of state (D4 step 8), each as `` `Forbidden`: why ``. */
-    forbiddenWhen?: readonly string[];
-    /** For the OpenAPI document: why a route without a path resource answers 404 (a body naming something). */
-    notFoundWhen?: string;
-  }
 }

@@ -48,13 +48,6 @@ function helmetHeaders(policy: object): Readonly<Record<string, string>> {
  */
 export const API_SECURITY_HEADERS = helmetHeaders(API_POLICY);
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The headers of the route's own `helmet` policy, computed when the route is added. */
-    securityHeaders?: Readonly<Record<string, string>>;
-  }
-}
-
 /**
  * Sets the security headers on every answer that passes through the request hooks: the API policy,
  * or a route's own (its `helmet` option, merged over the API policy as @fastify/helmet does).

@@ -50,7 +50,7 @@ export async function projectsRoutes(app: App, deps: { projectsService: Projects
   });
 
   app.post('/projects', {
-    config: write,
+    config: { ...write, forbiddenWhen: ['the user belongs to no team, or is a readonly member of their current team'] },
     schema: { tags, summary: 'Create a project in the current team', body: CreateProjectBody, response: { 201: CreateProjectResponse } },
     preValidation: async (request) => {
       await projects.requireCreatorInCurrentTeam(callerOf(request));

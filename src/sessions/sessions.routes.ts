@@ -10,16 +10,6 @@ import type { SessionsService } from './sessions.service.js';
 
 const PASSWORD_CHANGED = 'Password changed. Your other sessions have been signed out.';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /**
-     * E7's own routes: `sign-in` needs no credential (counted against the client IP like any
-     * anonymous request, D8); `signed-in` needs a dashboard session, not a token (auth/route-guard.ts).
-     */
-    sessionRoute?: 'sign-in' | 'signed-in';
-  }
-}
-
 /** E7: dashboard sign-in, the session, sign-out, and a user's own password. */
 export async function sessionsRoutes(app: App, { sessionsService, config }: { sessionsService: SessionsService; config: Config }) {
   app.post('/session', {

@@ -22,7 +22,7 @@ export async function tokensRoutes(app: App, { tokensService }: { tokensService:
   });
 
   app.post('/tokens', {
-    config: { ability: 'admin' },
+    config: { ability: 'admin', forbiddenWhen: ['the user already has 10 tokens'] },
     schema: {
       tags: ['tokens'],
       summary: 'Create a personal access token',
