@@ -119,18 +119,13 @@ const trendReports = preparedPerBranch((_db: Db, reports: ProjectReports, limit:
 /** The report store's reads: lists, trends, baselines, issues, stored answers, retention's candidates. */
 export function createReportReads(db: Db) {
   return {
-    /** All of the project's reports, or (E1.6) one branch's; `null` names the reports without one. */ async countForProject(
-      projectId: string,
-      branch?: string | null,
-    ): Promise<number> {
+    /** All of the project's reports, or (E1.6) one branch's; `null` names the reports without one. */
+    async countForProject(projectId: string, branch?: string | null): Promise<number> {
       return Number((await countReports(db, projectId, branch))[0]!.count);
     },
 
-    /** A page of the project's reports (or one branch's) in D19's order (`listReports`). */ async listForProject(
-      projectId: string,
-      page: { limit: number; offset: number },
-      branch?: string | null,
-    ): Promise<ReportListRow[]> {
+    /** A page of the project's reports (or one branch's) in D19's order (`listReports`). */
+    async listForProject(projectId: string, page: { limit: number; offset: number }, branch?: string | null): Promise<ReportListRow[]> {
       return listReports(db, projectId, branch, page.limit, page.offset);
     },
 
@@ -138,13 +133,13 @@ export function createReportReads(db: Db) {
      * E2.1: the project's last `limit` reports (or one branch's, `null` for the reports without one),
      * oldest first. One statement: the newest `limit` in D19's order (served by the project's
      * analyzed_at and branch indexes), turned around here.
-     */ async trend(projectId: string, branch: string | null | undefined, limit: number): Promise<TrendRow[]> {
+     */
+    async trend(projectId: string, branch: string | null | undefined, limit: number): Promise<TrendRow[]> {
       return (await trendReports(db, projectId, branch, limit)).reverse();
     },
 
-    /** E1.6: the latest report (D19's order) of each of the project's branches, newest first. */ async latestPerBranch(
-      projectId: string,
-    ): Promise<ReportListRow[]> {
+    /** E1.6: the latest report (D19's order) of each of the project's branches, newest first. */
+    async latestPerBranch(projectId: string): Promise<ReportListRow[]> {
       const ranked = db
         .selectFrom('reports')
         .select(['id', sql<number>`row_number() over (partition by git_branch order by analyzed_at desc, id desc)`.as('place')])
@@ -158,7 +153,8 @@ export function createReportReads(db: Db) {
         .execute();
     },
 
-    /** The list-item row of one report. */ async findListRow(id: number): Promise<ReportListRow | undefined> {
+    /** The list-item row of one report. */
+    async findListRow(id: number): Promise<ReportListRow | undefined> {
       return selectListRows(db).where('r.id', '=', id).executeTakeFirst();
     },
 
@@ -166,7 +162,8 @@ export function createReportReads(db: Db) {
      * E1.3: the project's latest report on `branch` (null matching null), in D19's order; when
      * `before` is given, among those that come before it in D19's order (a report not stored yet,
      * id null, comes after every stored one with its analyzed_at).
-     */ async findBaseline(
+     */
+    async findBaseline(
       projectId: string,
       on: { branch: string | null; before: { analyzed_at: string; id: number | null } | null },
     ): Promise<BaselineCandidate | undefined> {
@@ -192,9 +189,8 @@ export function createReportReads(db: Db) {
         .executeTakeFirst();
     },
 
-    /** The fingerprints of the report's own issues (not the fixed ones it carries from its baseline), for the next comparison. */ async fingerprintsOf(
-      reportId: number,
-    ): Promise<string[]> {
+    /** The fingerprints of the report's own issues (not the fixed ones it carries from its baseline), for the next comparison. */
+    async fingerprintsOf(reportId: number): Promise<string[]> {
       const rows = await ownIssueRows(db, reportId).select('fingerprint').execute();
       return rows.map((row) => row.fingerprint);
     },
@@ -203,7 +199,8 @@ export function createReportReads(db: Db) {
      * `fingerprintsOf` as one string, 32 hex digits per fingerprint, in no particular order: the
      * database concatenates them, so that a 75,000-issue baseline costs one string, not as many row
      * objects (an upload's comparison, D28).
-     */ async concatenatedFingerprintsOf(reportId: number): Promise<string> {
+     */
+    async concatenatedFingerprintsOf(reportId: number): Promise<string> {
       const concatenated = isPostgres(db)
         ? sql<string | null>`string_agg(fingerprint, '')`
         : sql<string | null>`group_concat(fingerprint, '')`;
@@ -226,10 +223,8 @@ export function createReportReads(db: Db) {
       return all;
     },
 
-    /** The report's own issues with these fingerprints, in the order they were stored (the next report's fixed ones). */ async issuesWithFingerprints(
-      reportId: number,
-      fingerprints: readonly string[],
-    ): Promise<IssueRecord[]> {
+    /** The report's own issues with these fingerprints, in the order they were stored (the next report's fixed ones). */
+    async issuesWithFingerprints(reportId: number, fingerprints: readonly string[]): Promise<IssueRecord[]> {
       const found: (IssueRecord & { id: number })[] = [];
       for (let start = 0; start < fingerprints.length; start += IDS_PER_LIST) {
         const rows = await ownIssueRows(db, reportId)
@@ -241,45 +236,34 @@ export function createReportReads(db: Db) {
       return found.sort((a, b) => a.id - b.id);
     },
 
-    /** The report's results as stored (stored-results.ts); undefined once the report is gone. */ async resultsOf(
-      reportId: number,
-    ): Promise<ResultsColumns | undefined> {
+    /** The report's results as stored (stored-results.ts); undefined once the report is gone. */
+    async resultsOf(reportId: number): Promise<ResultsColumns | undefined> {
       return db.selectFrom('reports').select(['results', 'results_br']).where('id', '=', reportId).executeTakeFirst();
     },
 
-    /** D28: the report's stored answer (gzip-compressed), by its id and size, if it has one. */ async bodyOf(
-      reportId: number,
-    ): Promise<{ id: number; length: number } | undefined> {
+    /** D28: the report's stored answer (gzip-compressed), by its id and size, if it has one. */
+    async bodyOf(reportId: number): Promise<{ id: number; length: number } | undefined> {
       return (await bodyOfReport(db, reportId))[0];
     },
 
-    /** `size` bytes of the stored answer `bodyId` from `offset` (0-based); undefined once it is gone. */ async bodyPiece(
-      bodyId: number,
-      offset: number,
-      size: number,
-    ): Promise<Buffer | undefined> {
+    /** `size` bytes of the stored answer `bodyId` from `offset` (0-based); undefined once it is gone. */
+    async bodyPiece(bodyId: number, offset: number, size: number): Promise<Buffer | undefined> {
       return (await bodyPieceOf(db, bodyId, offset + 1, size))[0]?.piece;
     },
 
-    /** E1.5: the fingerprint and change of each of the report's issues, in upload order. */ async issueMarks(
-      reportId: number,
-    ): Promise<IssueMark[]> {
+    /** E1.5: the fingerprint and change of each of the report's issues, in upload order. */
+    async issueMarks(reportId: number): Promise<IssueMark[]> {
       return ownIssueRows(db, reportId).select(['fingerprint', 'change']).orderBy('position').execute() as Promise<IssueMark[]>;
     },
 
-    /** E1.6: how many rows the changes list has, with these filters. */ async countChanges(
-      reportId: number,
-      filter: ChangesFilter,
-    ): Promise<number> {
+    /** E1.6: how many rows the changes list has, with these filters. */
+    async countChanges(reportId: number, filter: ChangesFilter): Promise<number> {
       const row = await filteredChanges(db, reportId, filter).select(countAll.as('count')).executeTakeFirstOrThrow();
       return Number(row.count);
     },
 
-    /** E1.6: new, then fixed, then unchanged; each by severity (critical first), analyzer id, file, line. */ async listChanges(
-      reportId: number,
-      filter: ChangesFilter,
-      page: { limit: number; offset: number },
-    ) {
+    /** E1.6: new, then fixed, then unchanged; each by severity (critical first), analyzer id, file, line. */
+    async listChanges(reportId: number, filter: ChangesFilter, page: { limit: number; offset: number }) {
       return (
         filteredChanges(db, reportId, filter)
           .select(['change', ...ISSUE_RECORD_COLUMNS])
@@ -298,21 +282,19 @@ export function createReportReads(db: Db) {
       );
     },
 
-    /** The report with the caller's role in its project's team; undefined when the caller is no member (D15). */ async findForMember(
-      uuid: string,
-      userId: number,
-    ): Promise<(ReportRow & { role: TeamRole }) | undefined> {
+    /** The report with the caller's role in its project's team; undefined when the caller is no member (D15). */
+    async findForMember(uuid: string, userId: number): Promise<(ReportRow & { role: TeamRole }) | undefined> {
       return (await findReportForMember(db, uuid, userId))[0];
     },
 
-    /** Retention (report-retention.ts): the projects with a report stored before `cutoff`, found through reports_created_idx. */ async projectsStoredBefore(
-      cutoff: string,
-    ): Promise<string[]> {
+    /** Retention (report-retention.ts): the projects with a report stored before `cutoff`, found through reports_created_idx. */
+    async projectsStoredBefore(cutoff: string): Promise<string[]> {
       const rows = await db.selectFrom('reports').select('project_id').distinct().where('created_at', '<', cutoff).execute();
       return rows.map((row) => row.project_id);
     },
 
-    /** Retention: the projects with more than `keep` reports. */ async projectsWithMoreReportsThan(keep: number): Promise<string[]> {
+    /** Retention: the projects with more than `keep` reports. */
+    async projectsWithMoreReportsThan(keep: number): Promise<string[]> {
       const rows = await db.selectFrom('reports').select('project_id').groupBy('project_id').having(countAll, '>', keep).execute();
       return rows.map((row) => row.project_id);
     },
@@ -320,7 +302,8 @@ export function createReportReads(db: Db) {
     /**
      * Retention: up to `limit` of the project's reports past it (stored before `cutoff`, or older in
      * D19's order than its `keep` newest), oldest first, never one of `kept`.
-     */ async pastRetention(projectId: string, rule: RetentionRule, kept: readonly number[], limit: number): Promise<number[]> {
+     */
+    async pastRetention(projectId: string, rule: RetentionRule, kept: readonly number[], limit: number): Promise<number[]> {
       // The `keep`-th newest report: every report after it in D19's order is past the count.
       const last =
         rule.keep === undefined
@@ -359,7 +342,8 @@ export function createReportReads(db: Db) {
     /**
      * Retention never deletes the project's latest report (D19), nor that report's baseline, whose
      * issues its changes list still shows as fixed (E1.6). Undefined when the project is gone.
-     */ async keptByRetention(projectId: string): Promise<number[] | undefined> {
+     */
+    async keptByRetention(projectId: string): Promise<number[] | undefined> {
       const row = await db
         .selectFrom('projects as p')
         .leftJoin('reports as r', 'r.id', 'p.latest_report_id')

@@ -71,7 +71,8 @@ export function createReportWrites(db: Db) {
      * An upload's issues (prepared off the event loop, upload-processing.ts), each with its change
      * (CHANGE_CODES of `changes`). A 75,000-issue report is 150 statements: the event loop is given
      * back between them (time-slices.ts), so that other requests are answered while it is stored.
-     */ async insertPreparedIssues(reportId: number, issues: PreparedIssues, changes: Uint8Array): Promise<void> {
+     */
+    async insertPreparedIssues(reportId: number, issues: PreparedIssues, changes: Uint8Array): Promise<void> {
       const postgres = isPostgres(db);
       const pause = timeSlices();
       let position = 0;
@@ -92,7 +93,8 @@ export function createReportWrites(db: Db) {
      * Kept only while the report still has the baseline the body shows (`baselineId`), and once: a
      * body another read stored meanwhile is the same text. The report's row is locked (PostgreSQL),
      * so a deletion of its baseline (`dependentsOf`) comes wholly before or after.
-     */ async storeBody(reportId: number, baselineId: number | null, gzip: Buffer): Promise<void> {
+     */
+    async storeBody(reportId: number, baselineId: number | null, gzip: Buffer): Promise<void> {
       await inTransaction(db, async (trx) => {
         await lockForUpdate(trx, 'reports', reportId);
         const report = await trx.selectFrom('reports').select('baseline_report_id').where('id', '=', reportId).executeTakeFirst();
@@ -124,7 +126,8 @@ export function createReportWrites(db: Db) {
      * as baseline are forgotten, as they show none now; the project's latest-report pointer moves.
      * The caller holds the project's lock. Returns how many there were (a report deleted meanwhile
      * is not counted).
-     */ async deleteReports(projectId: string, ids: readonly number[]): Promise<number> {
+     */
+    async deleteReports(projectId: string, ids: readonly number[]): Promise<number> {
       if (ids.length === 0) return 0;
       // Locked on PostgreSQL, so that no answer naming a deleted baseline is stored meanwhile.
       const dependents = db.selectFrom('reports').select('id').where('baseline_report_id', 'in', ids);
@@ -142,7 +145,8 @@ export function createReportWrites(db: Db) {
     /**
      * D19: point the project at its report with the latest analyzed_at (ties: highest id). Run after
      * every insert or delete of a report, in the same transaction; served by reports_project_latest_idx.
-     */ async refreshLatest(projectId: string): Promise<void> {
+     */
+    async refreshLatest(projectId: string): Promise<void> {
       await db
         .updateTable('projects')
         .set((eb) => ({
