@@ -1,0 +1,69 @@
+/**
+ * The suite's Vitest fixtures (`test.extend`): a test names what it needs in its first argument and
+ * gets it built before it runs and torn down after; what it does not name is never built.
+ *
+ * - `ctx`: the app, as `buildTestApp` (test-app.ts) builds it, closed after the test (a drift from
+ *   the OpenAPI document found by `close()` fails the test);
+ * - `user`: a user with a personal team and a token (`ctx.given.user()`), in that app;
+ * - `token`: that user's personal token (`user.token`);
+ * - `project`: a project of that user's team and its API token (`ctx.given.project(user)`).
+ *
+ * ```ts
+ * import { it } from '../helpers/app-fixture.js';                // a fresh app for every test
+ * it('lists projects', async ({ ctx, token, project }) => { ... });
+ *
+ * const it = appTest({ env: { TRUST_PROXY: 'true' }, user: { plan: 'business' } });  // other options
+ * const it = sharedAppTest();                                   // one app for the whole file
+ * ```
+ *
+ * With `sharedAppTest` the app is built for the file's first test that asks for it and closed after
+ * its last; users and projects are still made for each test that asks. A file adds its own fixtures
+ * on top with `.extend(name, ({ ctx, project }) => …)`, e.g. a request builder bound to the app.
+ */
+import { test as base } from 'vitest';
+import { buildTestApp, type TestContext } from './test-app.js';
+
+export type AppOptions = NonNullable<Parameters<typeof buildTestApp>[0]>;
+export type UserOptions = NonNullable<Parameters<TestContext['given']['user']>[0]>;
+export type ProjectOptions = NonNullable<Parameters<TestContext['given']['project']>[1]>;
+
+export interface FixtureOptions extends AppOptions {
+  /** How the `user` fixture is made (default: plan `solo`, a personal team, every ability). */
+  user?: UserOptions;
+  /** What the `project` fixture is created with. */
+  project?: ProjectOptions;
+}
+
+async function openApp(options: AppOptions, onCleanup: (cleanup: () => Promise<void>) => void): Promise<TestContext> {
+  const ctx = await buildTestApp(options);
+  onCleanup(() => ctx.close());
+  return ctx;
+}
+
+function appOptions({ user: _user, project: _project, ...app }: FixtureOptions): AppOptions {
+  return app;
+}
+
+/** A fresh app for each test that asks for `ctx` (built with `options`), plus `user`, `token`, `project`. */
+export function appTest(options: FixtureOptions = {}) {
+  return base
+    // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern
+    .extend('ctx', async ({}, { onCleanup }) => openApp(appOptions(options), onCleanup))
+    .extend('user', async ({ ctx }) => ctx.given.user(options.user))
+    .extend('token', async ({ user }) => user.token)
+    .extend('project', async ({ ctx, user }) => ctx.given.project(user, options.project));
+}
+
+/** One app for the whole file (built at its first test that asks for `ctx`), plus `user`, `token`, `project` per test. */
+export function sharedAppTest(options: FixtureOptions = {}) {
+  return base
+    // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern
+    .extend('ctx', { scope: 'file' }, async ({}, { onCleanup }) => openApp(appOptions(options), onCleanup))
+    .extend('user', async ({ ctx }) => ctx.given.user(options.user))
+    .extend('token', async ({ user }) => user.token)
+    .extend('project', async ({ ctx, user }) => ctx.given.project(user, options.project));
+}
+
+/** A fresh default app for each test. */
+export const test = appTest();
+export const it = test;
