@@ -46,22 +46,26 @@ function appOptions({ user: _user, project: _project, ...app }: FixtureOptions):
 
 /** A fresh app for each test that asks for `ctx` (built with `options`), plus `user`, `token`, `project`. */
 export function appTest(options: FixtureOptions = {}) {
-  return base
-    // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern
-    .extend('ctx', async ({}, { onCleanup }) => openApp(appOptions(options), onCleanup))
-    .extend('user', async ({ ctx }) => ctx.given.user(options.user))
-    .extend('token', async ({ user }) => user.token)
-    .extend('project', async ({ ctx, user }) => ctx.given.project(user, options.project));
+  return (
+    base
+      // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern
+      .extend('ctx', async ({}, { onCleanup }) => openApp(appOptions(options), onCleanup))
+      .extend('user', async ({ ctx }) => ctx.given.user(options.user))
+      .extend('token', async ({ user }) => user.token)
+      .extend('project', async ({ ctx, user }) => ctx.given.project(user, options.project))
+  );
 }
 
 /** One app for the whole file (built at its first test that asks for `ctx`), plus `user`, `token`, `project` per test. */
 export function sharedAppTest(options: FixtureOptions = {}) {
-  return base
-    // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern
-    .extend('ctx', { scope: 'file' }, async ({}, { onCleanup }) => openApp(appOptions(options), onCleanup))
-    .extend('user', async ({ ctx }) => ctx.given.user(options.user))
-    .extend('token', async ({ user }) => user.token)
-    .extend('project', async ({ ctx, user }) => ctx.given.project(user, options.project));
+  return (
+    base
+      // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern
+      .extend('ctx', { scope: 'file' }, async ({}, { onCleanup }) => openApp(appOptions(options), onCleanup))
+      .extend('user', async ({ ctx }) => ctx.given.user(options.user))
+      .extend('token', async ({ user }) => user.token)
+      .extend('project', async ({ ctx, user }) => ctx.given.project(user, options.project))
+  );
 }
 
 /** A fresh default app for each test. */
