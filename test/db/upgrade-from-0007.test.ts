@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMigrator, migrateToLatest } from '../../src/db/database.js';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
-import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
+import { givenUploader } from '../helpers/reports-world.js';
+import { loadFixture, uploadOk } from '../helpers/client-wire.js';
 
 /**
  * Migrations 0008 (D28's stored answers), 0009 (report retention's index) and 0010 (webhooks) on a
@@ -26,8 +27,8 @@ describe('migrations 0008 to 0010 on a database written by the release before th
     });
     expect(settings.statusCode, settings.body).toBe(200);
     const uuids: string[] = [];
-    for (const name of ['report-small', 'report-large', 'report-large']) {
-      uuids.push((await uploadOk(ctx, apiToken, fixture(name, projectId))).report.uuid);
+    for (const name of ['report-small', 'report-large', 'report-large'] as const) {
+      uuids.push((await uploadOk(ctx, apiToken, loadFixture(name, projectId))).report.uuid);
     }
     const reads = [
       '/api/v1/tokens',
@@ -64,7 +65,7 @@ describe('migrations 0008 to 0010 on a database written by the release before th
       body: { url: 'https://hooks.example.com/in', events: ['report.created'] },
     });
     expect(hook.statusCode, hook.body).toBe(201);
-    await uploadOk(ctx, apiToken, fixture('report-small', projectId));
+    await uploadOk(ctx, apiToken, loadFixture('report-small', projectId));
     expect(await ctx.db.selectFrom('webhook_deliveries').select('event').execute()).toEqual([{ event: 'report.created' }]);
   });
 });

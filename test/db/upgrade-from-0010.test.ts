@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMigrator, migrateToLatest } from '../../src/db/database.js';
-import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
+import { givenUploader } from '../helpers/reports-world.js';
+import { loadFixture, uploadOk } from '../helpers/client-wire.js';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 
 /**
@@ -33,7 +34,8 @@ describe('migration 0011 on a database written by the release before it', () => 
     });
     expect(hook.statusCode, hook.body).toBe(201);
     const uuids: string[] = [];
-    for (const name of ['report-small', 'report-full']) uuids.push((await uploadOk(ctx, apiToken, fixture(name, projectId))).report.uuid);
+    for (const name of ['report-small', 'report-full'] as const)
+      uuids.push((await uploadOk(ctx, apiToken, loadFixture(name, projectId))).report.uuid);
     const reads = [
       '/api/v1/user',
       '/api/v1/tokens',

@@ -1,6 +1,8 @@
 /**
- * What the published client package sends and expects (CLIENT-WIRE.md), for the tests of the
- * `/api` endpoints: its fixtures, its headers, and the checks every `/api` answer must pass.
+ * What the published client package sends and expects (CLIENT-WIRE.md): its recorded fixtures, its
+ * headers, the one upload helper of the suite (`upload`, `uploadOk`), the analyzer catalogue, the
+ * severities, and the checks every `/api` answer must pass. Bodies built from named results are
+ * in reports-world.ts.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -87,7 +89,18 @@ export function upload(
   return clientCall(ctx, token, body, { ...options, method: 'POST' });
 }
 
+/** Uploads and expects 201; returns the answer body (`{success, message, report, gate}`). */
+export async function uploadOk(ctx: TestContext, apiToken: string, body: unknown): Promise<Record<string, any>> {
+  const response = await upload(ctx, apiToken, body);
+  expect(response.statusCode, response.body).toBe(201);
+  const answer = response.json();
+  expect(answer.success).toBe(true);
+  return answer;
+}
+
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+export type Status = 'passed' | 'failed' | 'warning' | 'skipped' | 'error';
 
 export interface ExpectedCounts {
   score: number;
@@ -98,7 +111,7 @@ export interface ExpectedCounts {
   skipped: number;
   errors: number;
   total_issues: number;
-  issues_by_severity: Record<(typeof SEVERITIES)[number], number>;
+  issues_by_severity: Record<Severity, number>;
 }
 
 /**
@@ -132,7 +145,7 @@ export function countResults(results: any[]): ExpectedCounts {
     const issues: any[] = Array.isArray(result.issues) ? result.issues : Object.values(result.issues ?? {});
     for (const issue of issues) {
       counts.total_issues += 1;
-      counts.issues_by_severity[issue.severity as (typeof SEVERITIES)[number]] += 1;
+      counts.issues_by_severity[issue.severity as Severity] += 1;
     }
   }
   const ran = counts.total - counts.skipped;

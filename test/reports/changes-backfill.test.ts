@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/db/database.js';
 import { decodeResults } from '../../src/reports/stored-results.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
+import { givenUploader } from '../helpers/reports-world.js';
+import { loadFixture, uploadOk } from '../helpers/client-wire.js';
 
 /**
  * E1.2 "the same fingerprint on every instance and database, forever": the fingerprints of
@@ -79,13 +80,17 @@ describe('back-filling E1 for reports stored before it', () => {
 
   /** Three runs, uploaded in analysis order: main, then main again with an issue fixed, then a pull request into main. */
   async function uploadHistory(): Promise<string[]> {
-    const small = fixture('report-small', projectId);
+    const small = loadFixture('report-small', projectId);
     const later = (minutes: number) => new Date(Date.parse(small.analyzed_at) + minutes * 60_000).toISOString();
     const fewer = structuredClone(small);
     const withIssues = fewer.results.find((r: { issues: unknown[] }) => r.issues.length > 0);
     withIssues.issues.pop();
     const uuids: string[] = [];
-    for (const body of [small, { ...fewer, analyzed_at: later(30) }, { ...fixture('report-full', projectId), analyzed_at: later(60) }]) {
+    for (const body of [
+      small,
+      { ...fewer, analyzed_at: later(30) },
+      { ...loadFixture('report-full', projectId), analyzed_at: later(60) },
+    ]) {
       uuids.push((await uploadOk(ctx, apiToken, body)).report.uuid);
     }
     return uuids;
@@ -143,13 +148,12 @@ describe('back-filling E1 for reports stored before it', () => {
   });
 
   it('replays history in D19 order: a pull request uploaded late is compared with the base-branch run before it in analysis time', async () => {
-    const small = fixture('report-small', projectId);
+    const small = loadFixture('report-small', projectId);
     const later = (minutes: number) => new Date(Date.parse(small.analyzed_at) + minutes * 60_000).toISOString();
     const main1 = (await uploadOk(ctx, apiToken, small)).report.uuid;
     const main2 = (await uploadOk(ctx, apiToken, { ...small, analyzed_at: later(60) })).report.uuid;
     // Analysed between the two main runs, uploaded after both: its upload compares it with the latest, main2.
-    const pr = (await uploadOk(ctx, apiToken, { ...fixture<Record<string, unknown>>('report-full', projectId), analyzed_at: later(30) }))
-      .report.uuid;
+    const pr = (await uploadOk(ctx, apiToken, { ...loadFixture('report-full', projectId), analyzed_at: later(30) })).report.uuid;
     expect((await e1View(pr)).detail.changes.baseline.uuid).toBe(main2);
     await forgetE1();
     await migrateToLatest(ctx.db);
@@ -158,7 +162,7 @@ describe('back-filling E1 for reports stored before it', () => {
   });
 
   it('handles more reports than one batch, each project in D19 order', async () => {
-    const base = fixture('report-small', projectId);
+    const base = loadFixture('report-small', projectId);
     const other = await ctx.given.project(user, { name: 'Other' });
     const at = (n: number) => new Date(Date.parse(base.analyzed_at) + n * 60_000).toISOString();
     for (let n = 0; n < 60; n++) {
@@ -174,7 +178,7 @@ describe('back-filling E1 for reports stored before it', () => {
   });
 
   it('gives the same fingerprints on this database as on every other, forever (E1.2)', async () => {
-    const { report } = await uploadOk(ctx, apiToken, fixture('report-small', projectId));
+    const { report } = await uploadOk(ctx, apiToken, loadFixture('report-small', projectId));
     const { data } = await get(`/api/v1/reports/${report.uuid}`);
     const fingerprints = (data.results as { issues: { fingerprint: string }[] }[]).flatMap((r) => r.issues.map((i) => i.fingerprint));
     expect(fingerprints.length).toBeGreaterThan(0);

@@ -6,7 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, IDENTIFICATION_STATEMENT, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { expectApiHeaders } from '../helpers/contract.js';
-import { fixture, givenUploader, REPORT_LIST_ITEM_KEYS, type Severity, uploadOk } from '../helpers/reports-world.js';
+import { givenUploader, REPORT_LIST_ITEM_KEYS } from '../helpers/reports-world.js';
+import { loadFixture, SEVERITIES, type Severity, uploadOk } from '../helpers/client-wire.js';
 
 type Git = { git_branch?: unknown; git_commit?: unknown; pr_number?: unknown; base_branch?: unknown };
 
@@ -124,7 +125,7 @@ describe('what changed between runs (E1)', () => {
     });
 
     it('reads the real client fixtures: report-full carries its branch and commit', async () => {
-      const sent = fixture('report-full', projectId);
+      const sent = loadFixture('report-full', projectId);
       const uuid = await send(sent);
       const shown = await detail(uuid);
       expect(shown.branch).toBe(sent.metadata.git_branch);
@@ -146,10 +147,10 @@ describe('what changed between runs (E1)', () => {
       expect(item!.changes).toEqual(shown.changes);
     });
 
-    it.each(['report-small', 'report-large'])(
+    it.each(['report-small', 'report-large'] as const)(
       'the same fixture (%s) uploaded twice on one branch: 0 new, 0 fixed, all unchanged, same fingerprints',
       async (name) => {
-        const sent = fixture(name, projectId);
+        const sent = loadFixture(name, projectId);
         const first = await send(sent);
         const second = await send({ ...sent, analyzed_at: new Date(Date.parse(sent.analyzed_at) + 3_600_000).toISOString() });
         const before = await detail(first);
@@ -171,8 +172,8 @@ describe('what changed between runs (E1)', () => {
     );
 
     it("the client's pull request run (report-full, PR 482 into main) is compared with main's latest run (report-small)", async () => {
-      const main = await send(fixture('report-small', projectId));
-      const pr = await send(fixture('report-full', projectId));
+      const main = await send(loadFixture('report-small', projectId));
+      const pr = await send(loadFixture('report-full', projectId));
       const base = issuesOf(await detail(main)).map((i) => i.fingerprint);
       const shown = await detail(pr);
       const mine = issuesOf(shown).map((i) => i.fingerprint);
@@ -442,7 +443,6 @@ describe('what changed between runs (E1)', () => {
       expect(response.json().data.settings.fail_on_new).toBe(value);
     };
     const levels: Severity[] = ['critical', 'high', 'medium', 'low'];
-    const ORDER: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
     const spotOf = (severity: Severity, n = 0): Spot => ({
       analyzer: 'sql-injection',
       severity,
@@ -455,14 +455,14 @@ describe('what changed between runs (E1)', () => {
       await setFailOnNew(level);
       let at = Date.parse('2026-11-21T00:00:00Z');
       const next = () => new Date((at += 60_000)).toISOString();
-      for (const severity of ORDER) {
+      for (const severity of SEVERITIES) {
         // A baseline holding an issue of this severity, then a report adding a new one of it.
         const branch = { git_branch: `b-${severity}` };
         await send(body([spotOf(severity, 0)], branch, next()));
         const unchangedOnly = await uploadOk(ctx, apiToken, body([spotOf(severity, 0)], branch, next()));
         expect(unchangedOnly.gate.passed).toBe(true);
         const answer = await uploadOk(ctx, apiToken, body([spotOf(severity, 0), spotOf(severity, 1)], branch, next()));
-        const blocks = ORDER.indexOf(severity) <= ORDER.indexOf(level);
+        const blocks = SEVERITIES.indexOf(severity) <= SEVERITIES.indexOf(level);
         expect(answer.gate).toMatchObject({ passed: !blocks, fail_on_new: level });
         expect(answer.gate.reasons).toEqual(blocks ? [`1 new issue at or above ${level} severity.`] : []);
       }

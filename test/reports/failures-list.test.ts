@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { ISO_UTC, UUID_V7, expectJson, expectValidationError } from '../helpers/contract.js';
-import { fixture } from '../helpers/reports-world.js';
+import { loadFixture } from '../helpers/client-wire.js';
 
 /** The recorded failure body (failure.json) addressed to `projectId`. */
-const failureBody = (projectId: string) => fixture<Record<string, any>>('failure', projectId);
+const failureBody = (projectId: string) => loadFixture('failure', projectId) as Record<string, any>;
 
 const FAILURE_KEYS = [
   'created_at',

@@ -3,7 +3,8 @@ import { buildTestApp, IDENTIFICATION_STATEMENT, type TestContext, type TestUser
 import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { createReportsRepository, type NewReport } from '../../src/reports/reports.repository.js';
-import { REPORT_SUMMARY_KEYS, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { REPORT_SUMMARY_KEYS, result, uploadBody } from '../helpers/reports-world.js';
+import { uploadOk } from '../helpers/client-wire.js';
 import { onPostgres } from '../helpers/test-backend.js';
 
 // D19: latest_report is the report with the latest analyzed_at (ties: highest id), kept up to date

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { result, setGate, uploadBody, uploadOk, type Severity, type Status, type UploadResult } from '../helpers/reports-world.js';
+import { result, setGate, uploadBody, type UploadResult } from '../helpers/reports-world.js';
+import { SEVERITIES, uploadOk, type Severity, type Status } from '../helpers/client-wire.js';
 
 // CLIENT-WIRE.md "What the service does with a report": the upload answer's `gate` applies the
 // project's settings.fail_on and settings.fail_threshold (D14) to the stored report.
-const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
 
 /** `passed` analyzers and `100 - passed` warnings without issues: a report whose score is exactly `score`. */
 function resultsWithScore(score: number): UploadResult[] {

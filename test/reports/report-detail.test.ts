@@ -4,16 +4,8 @@ import { expectApiHeaders, expectNotFound } from '../helpers/contract.js';
 import { MISSING_REPORT } from '../helpers/endpoints.js';
 import { toReportDetail } from '../../src/reports/report-detail.js';
 import { createReportsRepository } from '../../src/reports/reports.repository.js';
-import {
-  REPORT_LIST_ITEM_KEYS,
-  REPORT_SUMMARY_KEYS,
-  catalogue,
-  fixture,
-  issue,
-  result,
-  uploadBody,
-  uploadOk,
-} from '../helpers/reports-world.js';
+import { REPORT_LIST_ITEM_KEYS, REPORT_SUMMARY_KEYS, issue, result, uploadBody } from '../helpers/reports-world.js';
+import { analyzerCatalogue, loadFixture, uploadOk } from '../helpers/client-wire.js';
 
 /** The detail adds these to the 2.2 summary keys. */
 const DETAIL_KEYS = [
@@ -72,7 +64,7 @@ describe('GET /api/v1/reports/{uuid}', () => {
     let data: Record<string, any>;
     let answer: Record<string, any>;
     beforeEach(async () => {
-      sent = fixture('report-full', projectId);
+      sent = loadFixture('report-full', projectId);
       answer = await uploadOk(ctx, apiToken, sent);
       data = await show(answer.report.uuid);
     });
@@ -205,7 +197,7 @@ describe('GET /api/v1/reports/{uuid}', () => {
   });
 
   describe('analyzer name and category', () => {
-    const known = catalogue();
+    const known = analyzerCatalogue();
 
     it('come from the catalogue when the result has no metadata or sends []', async () => {
       const withoutMetadata = known.get('app-key-security')!;

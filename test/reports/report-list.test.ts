@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { ISO_UTC, UUID_V7, expectJson, expectValidationError } from '../helpers/contract.js';
-import { REPORT_LIST_ITEM_KEYS, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { REPORT_LIST_ITEM_KEYS, result, uploadBody } from '../helpers/reports-world.js';
+import { uploadOk } from '../helpers/client-wire.js';
 
 // inject() sends `Host: localhost:80`; D16 builds links from the request's scheme and host.
 const INJECT_HOST = 'http://localhost:80';

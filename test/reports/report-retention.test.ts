@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { pruneReports, startReportRetention, type ReportRetention } from '../../src/reports/report-retention.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { givenUploader, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { givenUploader, result, uploadBody } from '../helpers/reports-world.js';
+import { uploadOk } from '../helpers/client-wire.js';
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;

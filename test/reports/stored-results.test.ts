@@ -5,7 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeResults } from '../../src/reports/stored-results.js';
-import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
+import { givenUploader } from '../helpers/reports-world.js';
+import { loadFixture, uploadOk } from '../helpers/client-wire.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 describe('how a report row holds its results (migration 0006)', () => {
@@ -28,7 +29,7 @@ describe('how a report row holds its results (migration 0006)', () => {
   };
 
   it('compresses an upload to a small part of its JSON, and the detail shows every result', async () => {
-    const sent = fixture('report-large', projectId);
+    const sent = loadFixture('report-large', projectId);
     const { report } = await uploadOk(ctx, apiToken, sent);
     const row = await rowOf(report.uuid);
     expect(row.results).toBe('');
@@ -42,7 +43,7 @@ describe('how a report row holds its results (migration 0006)', () => {
   });
 
   it('answers the same for a row stored before 0006, with plain JSON results', async () => {
-    const { report } = await uploadOk(ctx, apiToken, fixture('report-full', projectId));
+    const { report } = await uploadOk(ctx, apiToken, loadFixture('report-full', projectId));
     const paths = [
       `/api/v1/reports/${report.uuid}`,
       `/api/v1/reports/${report.uuid}/export?format=sarif`,

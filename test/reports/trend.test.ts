@@ -7,7 +7,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectApiHeaders, expectError, expectValidationError, NOT_FOUND, UNAUTHENTICATED } from '../helpers/contract.js';
 import { MISSING_PROJECT } from '../helpers/endpoints.js';
-import { givenUploader, result, setGate, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { givenUploader, result, setGate, uploadBody } from '../helpers/reports-world.js';
+import { uploadOk } from '../helpers/client-wire.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 const POINT_KEYS = ['analyzed_at', 'branch', 'fixed', 'gate_passed', 'issues_by_severity', 'new', 'score', 'total_issues', 'uuid'];
