@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/app-fixture.js';
 import { createMigrator, migrateToLatest } from '../../src/db/database.js';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 import { givenUploader } from '../helpers/reports-world.js';
 import { loadFixture, uploadOk } from '../helpers/client-wire.js';
 
@@ -11,13 +11,7 @@ import { loadFixture, uploadOk } from '../helpers/client-wire.js';
  * each report's detail and changes, the audit log; and the new features start empty.
  */
 describe('migrations 0008 to 0010 on a database written by the release before them', () => {
-  let ctx: TestContext;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-  });
-  afterEach(async () => ctx.close());
-
-  it('reads tokens, projects, settings and reports the same after the upgrade', async () => {
+  it('reads tokens, projects, settings and reports the same after the upgrade', async ({ ctx }) => {
     const { user, projectId, apiToken } = await givenUploader(ctx);
     const settings = await ctx.request({
       method: 'PUT',

@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/app-fixture.js';
 import { createMigrator, migrateToLatest } from '../../src/db/database.js';
 import { givenUploader } from '../helpers/reports-world.js';
 import { loadFixture, uploadOk } from '../helpers/client-wire.js';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 
 /**
  * Migration 0011 (E7's sessions) on a live database: what the release before it wrote (a database at
@@ -11,13 +11,7 @@ import { buildTestApp, type TestContext } from '../helpers/test-app.js';
  * sign-in until the operator sets one, while their tokens go on working.
  */
 describe('migration 0011 on a database written by the release before it', () => {
-  let ctx: TestContext;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-  });
-  afterEach(async () => ctx.close());
-
-  it('reads everything the same after the upgrade; users sign in once the operator gives them a password', async () => {
+  it('reads everything the same after the upgrade; users sign in once the operator gives them a password', async ({ ctx }) => {
     const { user, projectId, apiToken } = await givenUploader(ctx);
     const settings = await ctx.request({
       method: 'PUT',
