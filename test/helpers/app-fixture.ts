@@ -6,11 +6,13 @@
  *   the OpenAPI document found by `close()` fails the test);
  * - `user`: a user with a personal team and a token (`ctx.given.user()`), in that app;
  * - `token`: that user's personal token (`user.token`);
- * - `project`: a project of that user's team and its API token (`ctx.given.project(user)`).
+ * - `project`: a project of that user's team and its API token (`ctx.given.project(user)`);
+ * - `projectId`, `apiToken`: that project's id and API token.
  *
  * ```ts
  * import { it } from '../helpers/app-fixture.js';                // a fresh app for every test
  * it('lists projects', async ({ ctx, token, project }) => { ... });
+ * it('uploads', async ({ ctx, apiToken, projectId }) => { ... });   // the project's token and id
  *
  * const it = appTest({ env: { TRUST_PROXY: 'true' }, user: { plan: 'business' } });  // other options
  * const it = sharedAppTest();                                   // one app for the whole file
@@ -53,6 +55,8 @@ export function appTest(options: FixtureOptions = {}) {
       .extend('user', async ({ ctx }) => ctx.given.user(options.user))
       .extend('token', async ({ user }) => user.token)
       .extend('project', async ({ ctx, user }) => ctx.given.project(user, options.project))
+      .extend('projectId', async ({ project }) => project.project.id)
+      .extend('apiToken', async ({ project }) => project.apiToken)
   );
 }
 
@@ -65,6 +69,8 @@ export function sharedAppTest(options: FixtureOptions = {}) {
       .extend('user', async ({ ctx }) => ctx.given.user(options.user))
       .extend('token', async ({ user }) => user.token)
       .extend('project', async ({ ctx, user }) => ctx.given.project(user, options.project))
+      .extend('projectId', async ({ project }) => project.project.id)
+      .extend('apiToken', async ({ project }) => project.apiToken)
   );
 }
 
