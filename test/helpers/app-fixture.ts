@@ -19,7 +19,8 @@
  * ```
  *
  * With `sharedAppTest` the app is built for the file's first test that asks for it and closed after
- * its last; users and projects are still made for each test that asks. A file adds its own fixtures
+ * its last, and `user`, `project` and the rest are made once for the file too (what a `beforeAll`
+ * gave); a test that needs a fresh user makes it with `ctx.given.user()`. A file adds its own fixtures
  * on top with `.extend(name, ({ ctx, project }) => …)`, e.g. a request builder bound to the app.
  */
 import { test as base } from 'vitest';
@@ -60,17 +61,17 @@ export function appTest(options: FixtureOptions = {}) {
   );
 }
 
-/** One app for the whole file (built at its first test that asks for `ctx`), plus `user`, `token`, `project` per test. */
+/** One app for the whole file (built at its first test that asks for `ctx`), and one `user`, `token`, `project` for the file. */
 export function sharedAppTest(options: FixtureOptions = {}) {
   return (
     base
       // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern
       .extend('ctx', { scope: 'file' }, async ({}, { onCleanup }) => openApp(appOptions(options), onCleanup))
-      .extend('user', async ({ ctx }) => ctx.given.user(options.user))
-      .extend('token', async ({ user }) => user.token)
-      .extend('project', async ({ ctx, user }) => ctx.given.project(user, options.project))
-      .extend('projectId', async ({ project }) => project.project.id)
-      .extend('apiToken', async ({ project }) => project.apiToken)
+      .extend('user', { scope: 'file' }, async ({ ctx }) => ctx.given.user(options.user))
+      .extend('token', { scope: 'file' }, async ({ user }) => user.token)
+      .extend('project', { scope: 'file' }, async ({ ctx, user }) => ctx.given.project(user, options.project))
+      .extend('projectId', { scope: 'file' }, async ({ project }) => project.project.id)
+      .extend('apiToken', { scope: 'file' }, async ({ project }) => project.apiToken)
   );
 }
 
