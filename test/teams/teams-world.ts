@@ -3,6 +3,7 @@
  * endpoints, teams built with members of each role, and direct reads of what is stored (members,
  * invitations, audit events) to check the state a request left behind.
  */
+import { sharedAppTest } from '../helpers/app-fixture.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { Ability } from '../../src/auth/abilities.js';
@@ -250,3 +251,6 @@ export async function listen(ctx: TestContext) {
     return { status: response.status, body: await response.json() };
   };
 }
+
+/** The teams tests' fixture: one app for the whole file (`ctx`), and `api`, E4's endpoints on it. */
+export const teamsTest = sharedAppTest().extend('api', { scope: 'file' }, ({ ctx }) => e4(ctx));
