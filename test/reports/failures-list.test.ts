@@ -49,7 +49,7 @@ const FAILURE_KEYS = [
 // CLIENT-WIRE.md `POST /api/reports/failure`, listed by GET /api/v1/projects/{project}/failures (D16 envelope).
 describe('failed runs: POST /api/reports/failure and GET /api/v1/projects/{project}/failures', () => {
   let base: string;
-  it.beforeEach(async ({ ctx, user, projectId, apiToken }) => {
+  it.beforeEach(async ({ projectId }) => {
     base = `http://localhost:80/api/v1/projects/${projectId}/failures`;
   });
 

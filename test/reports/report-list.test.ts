@@ -31,7 +31,7 @@ const INJECT_HOST = 'http://localhost:80';
 
 describe('GET /api/v1/projects/{project}/reports', () => {
   let base: string;
-  it.beforeEach(async ({ ctx, user, projectId, apiToken }) => {
+  it.beforeEach(async ({ projectId }) => {
     base = `${INJECT_HOST}/api/v1/projects/${projectId}/reports`;
   });
 

@@ -51,7 +51,8 @@ const it = appTest({ user: { plan: 'business' } })
 const POINT_KEYS = ['analyzed_at', 'branch', 'fixed', 'gate_passed', 'issues_by_severity', 'new', 'score', 'total_issues', 'uuid'];
 
 describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
-  it.beforeEach(async ({ ctx, user, projectId, apiToken }) => {
+  // The user and the project are made first, then the clock moves on.
+  it.beforeEach(async ({ ctx, project: _madeFirst }) => {
     // The uploads below are analysed during 2026-11-21; D25 refuses analysis times ahead of the clock.
     ctx.clock.advance(24 * 60 * 60 * 1000);
   });

@@ -102,7 +102,7 @@ describe('POST /api/v1/session (E7 sign-in)', () => {
     expect(change.json().errors).toEqual({ password: ['The password must be at least 12 characters.'] });
   });
 
-  it('uses the __Host- cookie with Secure when served over HTTPS (PUBLIC_URL)', async ({ ctx }) => {
+  it('uses the __Host- cookie with Secure when served over HTTPS (PUBLIC_URL)', async () => {
     const https = await buildTestApp({ env: { PUBLIC_URL: 'https://scoreboard.example.com' } });
     try {
       const user = await https.given.user();
