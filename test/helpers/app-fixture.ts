@@ -7,7 +7,8 @@
  * - `user`: a user with a personal team and a token (`ctx.given.user()`), in that app;
  * - `token`: that user's personal token (`user.token`);
  * - `project`: a project of that user's team and its API token (`ctx.given.project(user)`);
- * - `projectId`, `apiToken`: that project's id and API token.
+ * - `projectId`, `apiToken`: that project's id and API token;
+ * - `log`: what the app logged, with `appTest({ log: 'trace' })`.
  *
  * ```ts
  * import { it } from '../helpers/app-fixture.js';                // a fresh app for every test
@@ -24,6 +25,7 @@
  * on top with `.extend(name, ({ ctx, project }) => …)`, e.g. a request builder bound to the app.
  */
 import { test as base } from 'vitest';
+import { LogCapture } from './log-capture.js';
 import { buildTestApp, type TestContext } from './test-app.js';
 
 export type AppOptions = NonNullable<Parameters<typeof buildTestApp>[0]>;
@@ -35,6 +37,8 @@ export interface FixtureOptions extends AppOptions {
   user?: UserOptions;
   /** What the `project` fixture is created with. */
   project?: ProjectOptions;
+  /** The app logs at this level into `log`, a LogCapture the test reads (appTest only). */
+  log?: 'trace' | 'debug' | 'info';
 }
 
 async function openApp(options: AppOptions, onCleanup: (cleanup: () => Promise<void>) => void): Promise<TestContext> {
@@ -43,22 +47,21 @@ async function openApp(options: AppOptions, onCleanup: (cleanup: () => Promise<v
   return ctx;
 }
 
-function appOptions({ user: _user, project: _project, ...app }: FixtureOptions): AppOptions {
-  return app;
+function appOptions({ user: _user, project: _project, log: level, ...app }: FixtureOptions, log?: LogCapture): AppOptions {
+  if (level === undefined) return app;
+  return { ...app, env: { LOG_LEVEL: level, ...app.env }, deps: { ...app.deps, logStream: log } };
 }
 
-/** A fresh app for each test that asks for `ctx` (built with `options`), plus `user`, `token`, `project`. */
+/** A fresh app for each test that asks for `ctx` (built with `options`), plus `user`, `token`, `project` and `log`. */
 export function appTest(options: FixtureOptions = {}) {
-  return (
-    base
-      // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern
-      .extend('ctx', async ({}, { onCleanup }) => openApp(appOptions(options), onCleanup))
-      .extend('user', async ({ ctx }) => ctx.given.user(options.user))
-      .extend('token', async ({ user }) => user.token)
-      .extend('project', async ({ ctx, user }) => ctx.given.project(user, options.project))
-      .extend('projectId', async ({ project }) => project.project.id)
-      .extend('apiToken', async ({ project }) => project.apiToken)
-  );
+  return base
+    .extend('log', () => new LogCapture())
+    .extend('ctx', async ({ log }, { onCleanup }) => openApp(appOptions(options, log), onCleanup))
+    .extend('user', async ({ ctx }) => ctx.given.user(options.user))
+    .extend('token', async ({ user }) => user.token)
+    .extend('project', async ({ ctx, user }) => ctx.given.project(user, options.project))
+    .extend('projectId', async ({ project }) => project.project.id)
+    .extend('apiToken', async ({ project }) => project.apiToken);
 }
 
 /** One app for the whole file (built at its first test that asks for `ctx`), and one `user`, `token`, `project` for the file. */

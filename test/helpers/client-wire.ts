@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { JSON_UTF8, expectNoInternals } from './contract.js';
+import { JSON_UTF8, expectFieldErrors, expectNoInternals } from './contract.js';
 import type { TestContext, TestUser } from './test-app.js';
 
 /** The recorded request bodies of the published client (a copy of shared/fixtures/reports). */
@@ -114,6 +114,21 @@ export interface ExpectedCounts {
   issues_by_severity: Record<Severity, number>;
 }
 
+/** A client `summary` claiming `passed` analyzers, all passed, no issue: what the service must never trust. */
+export function allPassedSummary(passed: number): ExpectedCounts {
+  return {
+    total: passed,
+    passed,
+    failed: 0,
+    warnings: 0,
+    skipped: 0,
+    errors: 0,
+    total_issues: 0,
+    issues_by_severity: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
+    score: 100,
+  };
+}
+
 /**
  * The summary the service must compute, counted here from the body's `results` (the client's own
  * `summary` is never read): issues may be a list or an object keyed by position; suppressed
@@ -205,13 +220,7 @@ export function expectClientValidationError(response: LightMyRequestResponse, fi
   const body = expectClientAnswer(response);
   expect(Object.keys(body).sort()).toEqual(['error', 'errors', 'message', 'success']);
   expect(body.success).toBe(false);
-  expect(body.error).toBe('Validation Failed');
-  expect(Object.keys(body.errors).sort()).toEqual([...fields].sort());
-  for (const field of fields) {
-    expect(Array.isArray(body.errors[field])).toBe(true);
-    expect(body.errors[field].length).toBeGreaterThan(0);
-    for (const message of body.errors[field]) expect(typeof message).toBe('string');
-  }
+  expectFieldErrors(body, fields);
   expect(body.message).toBe(Object.values(body.errors as Record<string, string[]>)[0]![0]);
   return body;
 }
