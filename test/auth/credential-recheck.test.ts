@@ -20,7 +20,7 @@ import { minimalReport } from '../helpers/client-wire.js';
 import { NOT_FOUND, SUBSCRIPTION_REQUIRED, UNAUTHENTICATED } from '../helpers/contract.js';
 import { startRaw, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
 import { onPostgres } from '../helpers/test-backend.js';
-import type { TestUser } from '../helpers/test-app.js';
+import { type TestUser, listenOnLoopback } from '../helpers/test-app.js';
 
 const it = sharedAppTest({ env: { UPLOAD_RATE_LIMIT: '1000' } })
   /** The id of the user's first token, or of the one with that name. */
@@ -148,10 +148,7 @@ const ROLE_CANNOT_CREATE = { error: 'Forbidden', message: 'Your role in this tea
 
 let port: number;
 it.beforeAll(async ({ ctx }) => {
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = ctx.app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-  port = address.port;
+  port = await listenOnLoopback(ctx);
 });
 
 let owner: TestUser;

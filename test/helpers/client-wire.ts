@@ -116,16 +116,21 @@ export interface ExpectedCounts {
 
 /** A client `summary` claiming `passed` analyzers, all passed, no issue: what the service must never trust. */
 export function allPassedSummary(passed: number): ExpectedCounts {
+  return { ...noCounts(), total: passed, passed, score: 100 };
+}
+
+/** Nothing counted: every status, issue and severity at 0. */
+function noCounts(): ExpectedCounts {
   return {
-    total: passed,
-    passed,
+    score: 0,
+    total: 0,
+    passed: 0,
     failed: 0,
     warnings: 0,
     skipped: 0,
     errors: 0,
     total_issues: 0,
     issues_by_severity: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
-    score: 100,
   };
 }
 
@@ -135,17 +140,7 @@ export function allPassedSummary(passed: number): ExpectedCounts {
  * issues are not issues; score = round(100 * passed / (total - skipped)), 100 when nothing ran.
  */
 export function countResults(results: any[]): ExpectedCounts {
-  const counts: ExpectedCounts = {
-    score: 0,
-    total: results.length,
-    passed: 0,
-    failed: 0,
-    warnings: 0,
-    skipped: 0,
-    errors: 0,
-    total_issues: 0,
-    issues_by_severity: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
-  };
+  const counts: ExpectedCounts = { ...noCounts(), total: results.length };
   const byStatus: Record<string, keyof ExpectedCounts> = {
     passed: 'passed',
     failed: 'failed',

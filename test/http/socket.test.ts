@@ -5,15 +5,13 @@
 import { describe, expect } from 'vitest';
 import { sharedAppTest } from '../helpers/app-fixture.js';
 import { JSON_UTF8, PROJECT_API_TOKEN, UNAUTHENTICATED } from '../helpers/contract.js';
+import { listenOnLoopback } from '../helpers/test-app.js';
 
 const it = sharedAppTest().extend('auth', ({ user }) => () => ({ authorization: `Bearer ${user.token}`, accept: 'application/json' }));
 
 let base: string;
 it.beforeAll(async ({ ctx }) => {
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = ctx.app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-  base = `http://127.0.0.1:${address.port}`;
+  base = `http://127.0.0.1:${await listenOnLoopback(ctx)}`;
 });
 
 describe('over a real socket', () => {

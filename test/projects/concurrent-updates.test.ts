@@ -6,6 +6,7 @@
  */
 import { describe, expect } from 'vitest';
 import { sharedAppTest } from '../helpers/app-fixture.js';
+import { listenOnLoopback } from '../helpers/test-app.js';
 
 const it = sharedAppTest({ user: { plan: 'enterprise' } })
   .extend(
@@ -29,10 +30,7 @@ const TRIALS = 40;
 
 let port: number;
 it.beforeAll(async ({ ctx }) => {
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = ctx.app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-  port = address.port;
+  port = await listenOnLoopback(ctx);
 });
 
 describe('concurrent settings updates (D26)', () => {
