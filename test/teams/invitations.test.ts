@@ -33,6 +33,7 @@ import {
   ROLE_INVALID,
   sharedTeam,
   type SharedTeam,
+  expectCreatesProjectIn,
 } from './teams-world.js';
 
 const it = teamsTest
@@ -455,14 +456,7 @@ describe('POST /api/v1/invitations/{id}/accept', () => {
     expect(await currentTeamOf(ctx, user.id)).toBe(team.id);
     expect((await api.profile(user.token)).json().data.current_team_id).toBe(team.id);
     // And POST /projects now creates there (D15: member may create).
-    const created = await ctx.request({
-      method: 'POST',
-      url: '/api/v1/projects',
-      token: user.token,
-      body: { name: 'Joined', framework_version: '11' },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    expect(created.json().project.team_id).toBe(team.id);
+    await expectCreatesProjectIn(ctx, user, team.id, 'Joined');
   });
 
   it('works for a user without a subscription (no D7 on /invitations*), who then gets 403 Subscription Required on /teams', async ({

@@ -16,6 +16,7 @@ import {
   NAME_REQUIRED,
   NAME_TOO_LONG,
   sharedTeam,
+  expectCreatesProjectIn,
 } from './teams-world.js';
 
 describe('GET /api/v1/user', () => {
@@ -168,14 +169,7 @@ describe('PUT /api/v1/user/current-team', () => {
     const user = await ctx.given.user();
     await ctx.given.member(team.id, user, 'member', { makeCurrent: false });
     expect((await api.switchTeam(user.token, { team_id: team.id })).statusCode).toBe(200);
-    const created = await ctx.request({
-      method: 'POST',
-      url: '/api/v1/projects',
-      token: user.token,
-      body: { name: 'Here', framework_version: '11' },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    expect(created.json().project.team_id).toBe(team.id);
+    await expectCreatesProjectIn(ctx, user, team.id, 'Here');
   });
 
   it('answers 404 for a team the caller is not a member of, and for one that does not exist; the current team stays', async ({

@@ -251,3 +251,15 @@ export async function listen(ctx: TestContext) {
 
 /** The teams tests' fixture: one app for the whole file (`ctx`), and `api`, E4's endpoints on it. */
 export const teamsTest = sharedAppTest().extend('api', { scope: 'file' }, ({ ctx }) => e4(ctx));
+
+/** `POST /projects` as `user` answers 201 and creates the project in `teamId` (the user's current team). */
+export async function expectCreatesProjectIn(ctx: TestContext, user: TestUser, teamId: number, name: string): Promise<void> {
+  const created = await ctx.request({
+    method: 'POST',
+    url: '/api/v1/projects',
+    token: user.token,
+    body: { name, framework_version: '11' },
+  });
+  expect(created.statusCode, created.body).toBe(201);
+  expect(created.json().project.team_id).toBe(teamId);
+}
