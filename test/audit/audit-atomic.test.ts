@@ -1,9 +1,38 @@
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
+import { createProjectsService } from '../../src/projects/projects.service.js';
 import { servicesOn } from '../helpers/test-app.js';
+import { createTeamsService } from '../../src/teams/teams.service.js';
 import { onPostgres } from '../helpers/test-backend.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { eventCount, requester } from './audit-world.js';
+
+const it = appTest({ user: { plan: 'business' } })
+  .extend('send', ({ ctx }) => requester(ctx))
+  .extend(
+    'refuseAuditInserts',
+    ({ ctx }) =>
+      async function refuseAuditInserts() {
+        if (onPostgres) {
+          await sql`create function refuse_audit() returns trigger language plpgsql as $$ begin raise exception 'audit refused'; end $$`.execute(
+            ctx.db,
+          );
+          await sql`create trigger refuse_audit before insert on audit_events for each row execute function refuse_audit()`.execute(ctx.db);
+        } else {
+          await sql`create trigger refuse_audit before insert on audit_events begin select raise(abort, 'audit refused'); end`.execute(
+            ctx.db,
+          );
+        }
+      },
+  )
+  .extend(
+    'dropRefusal',
+    ({ ctx }) =>
+      async function dropRefusal() {
+        await sql`drop trigger if exists refuse_audit ${onPostgres ? sql`on audit_events` : sql``}`.execute(ctx.db);
+        if (onPostgres) await sql`drop function if exists refuse_audit()`.execute(ctx.db);
+      },
+  );
 
 /**
  * E5: an event is written in the same transaction as its change. Both directions are shown: an
@@ -11,35 +40,16 @@ import { eventCount, requester } from './audit-world.js';
  * change rolled back after it was made takes its event with it.
  */
 describe('audit events and their changes commit together (E5)', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let send: ReturnType<typeof requester>;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user({ plan: 'business' });
-    send = requester(ctx);
-  });
-  afterEach(async () => {
+  it.afterEach(async ({ dropRefusal }) => {
     await dropRefusal();
-    await ctx.close();
   });
 
-  async function refuseAuditInserts() {
-    if (onPostgres) {
-      await sql`create function refuse_audit() returns trigger language plpgsql as $$ begin raise exception 'audit refused'; end $$`.execute(
-        ctx.db,
-      );
-      await sql`create trigger refuse_audit before insert on audit_events for each row execute function refuse_audit()`.execute(ctx.db);
-    } else {
-      await sql`create trigger refuse_audit before insert on audit_events begin select raise(abort, 'audit refused'); end`.execute(ctx.db);
-    }
-  }
-  async function dropRefusal() {
-    await sql`drop trigger if exists refuse_audit ${onPostgres ? sql`on audit_events` : sql``}`.execute(ctx.db);
-    if (onPostgres) await sql`drop function if exists refuse_audit()`.execute(ctx.db);
-  }
-
-  it('a change whose event cannot be stored is not made: 500, and everything stays as it was', async () => {
+  it('a change whose event cannot be stored is not made: 500, and everything stays as it was', async ({
+    ctx,
+    user,
+    send,
+    refuseAuditInserts,
+  }) => {
     const id = (await send('POST', '/api/v1/projects', user.token, { name: 'Shop', framework_version: '11' })).json().project.id;
     const before = await ctx.db.selectFrom('projects').selectAll().execute();
     await refuseAuditInserts();
@@ -55,7 +65,7 @@ describe('audit events and their changes commit together (E5)', () => {
     expect(await ctx.db.selectFrom('personal_access_tokens').select('id').execute()).toHaveLength(1);
   });
 
-  it('a change rolled back after it was made leaves no event', async () => {
+  it('a change rolled back after it was made leaves no event', async ({ ctx, user }) => {
     const credential = {
       origin: { ip: '192.0.2.1', userAgent: 'test' },
       recheck: async () => ({

@@ -1,7 +1,43 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { fixtureText } from '../helpers/client-wire.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { CLIENT_IP, eventCount, eventsAfter, firstTokenId, requester, USER_AGENT } from './audit-world.js';
+
+const it = appTest({ user: { name: 'Ada' } })
+  .extend('tokenId', async ({ ctx, user }) => await firstTokenId(ctx, user))
+  .extend('send', ({ ctx }) => requester(ctx))
+  /** Runs `change` and returns the one event it wrote. */
+  .extend(
+    'onlyEventOf',
+    ({ ctx, tokenId, user }) =>
+      async function onlyEventOf(change: () => Promise<{ statusCode: number; body: string }>, status = 200) {
+        const before = await eventCount(ctx);
+        const response = await change();
+        expect(response.statusCode, response.body).toBe(status);
+        const events = await eventsAfter(ctx, before);
+        expect(events, JSON.stringify(events)).toHaveLength(1);
+        const [event] = events;
+        // The actor is the caller as identified by the token, with the request's origin.
+        expect(event).toMatchObject({
+          actor_type: 'user',
+          actor_id: user.id,
+          actor_email: user.email,
+          actor_token_id: tokenId,
+          ip: CLIENT_IP,
+          user_agent: USER_AGENT,
+          created_at: ctx.clock.now().toISOString(),
+        });
+        return event!;
+      },
+  )
+  .extend(
+    'createProject',
+    ({ send, user }) =>
+      async function createProject() {
+        const response = await send('POST', '/api/v1/projects', user.token, { name: 'Shop', framework_version: '11' });
+        return response.json().project.id as string;
+      },
+  );
 
 /**
  * E5: every change made through the API writes exactly one audit event, naming who made it (the
@@ -9,45 +45,7 @@ import { CLIENT_IP, eventCount, eventsAfter, firstTokenId, requester, USER_AGENT
  * changed; a request that changes nothing (refused, or a no-op) writes none.
  */
 describe('audit events of project, report, badge and token changes (E5)', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let tokenId: number;
-  let send: ReturnType<typeof requester>;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user({ name: 'Ada' });
-    tokenId = await firstTokenId(ctx, user);
-    send = requester(ctx);
-  });
-  afterEach(async () => ctx.close());
-
-  /** Runs `change` and returns the one event it wrote. */
-  async function onlyEventOf(change: () => Promise<{ statusCode: number; body: string }>, status = 200) {
-    const before = await eventCount(ctx);
-    const response = await change();
-    expect(response.statusCode, response.body).toBe(status);
-    const events = await eventsAfter(ctx, before);
-    expect(events, JSON.stringify(events)).toHaveLength(1);
-    const [event] = events;
-    // The actor is the caller as identified by the token, with the request's origin.
-    expect(event).toMatchObject({
-      actor_type: 'user',
-      actor_id: user.id,
-      actor_email: user.email,
-      actor_token_id: tokenId,
-      ip: CLIENT_IP,
-      user_agent: USER_AGENT,
-      created_at: ctx.clock.now().toISOString(),
-    });
-    return event!;
-  }
-
-  async function createProject() {
-    const response = await send('POST', '/api/v1/projects', user.token, { name: 'Shop', framework_version: '11' });
-    return response.json().project.id as string;
-  }
-
-  it('project.created holds the fields given', async () => {
+  it('project.created holds the fields given', async ({ user, send, onlyEventOf }) => {
     const event = await onlyEventOf(
       () =>
         send('POST', '/api/v1/projects', user.token, {
@@ -67,7 +65,13 @@ describe('audit events of project, report, badge and token changes (E5)', () => 
     });
   });
 
-  it('project.updated holds the old and new value of each changed field only; a PUT that changes nothing writes no event', async () => {
+  it('project.updated holds the old and new value of each changed field only; a PUT that changes nothing writes no event', async ({
+    ctx,
+    user,
+    send,
+    onlyEventOf,
+    createProject,
+  }) => {
     const id = await createProject();
     const event = await onlyEventOf(() =>
       send('PUT', `/api/v1/projects/${id}`, user.token, { name: 'Shop 2', framework_version: '11', settings: { fail_on: 'high' } }),
@@ -83,7 +87,7 @@ describe('audit events of project, report, badge and token changes (E5)', () => 
     expect(await eventCount(ctx)).toBe(before);
   });
 
-  it('project.archived and project.unarchived, once per actual change', async () => {
+  it('project.archived and project.unarchived, once per actual change', async ({ ctx, user, send, onlyEventOf, createProject }) => {
     const id = await createProject();
     expect((await onlyEventOf(() => send('POST', `/api/v1/projects/${id}/archive`, user.token))).action).toBe('project.archived');
     const before = await eventCount(ctx);
@@ -92,7 +96,12 @@ describe('audit events of project, report, badge and token changes (E5)', () => 
     expect((await onlyEventOf(() => send('POST', `/api/v1/projects/${id}/unarchive`, user.token))).action).toBe('project.unarchived');
   });
 
-  it('project.token_regenerated and project.badge_regenerated say nothing of the new secrets', async () => {
+  it('project.token_regenerated and project.badge_regenerated say nothing of the new secrets', async ({
+    user,
+    send,
+    onlyEventOf,
+    createProject,
+  }) => {
     const id = await createProject();
     let secret = '';
     const regenerated = await onlyEventOf(async () => {
@@ -114,7 +123,7 @@ describe('audit events of project, report, badge and token changes (E5)', () => 
     expect(JSON.stringify(badge)).not.toContain(key);
   });
 
-  it('project.deleted names the project', async () => {
+  it('project.deleted names the project', async ({ user, send, onlyEventOf, createProject }) => {
     const id = await createProject();
     const event = await onlyEventOf(() => send('DELETE', `/api/v1/projects/${id}`, user.token));
     expect(event).toMatchObject({
@@ -126,7 +135,7 @@ describe('audit events of project, report, badge and token changes (E5)', () => 
     });
   });
 
-  it('report.deleted names the report by its uuid, with its project and analysis time', async () => {
+  it('report.deleted names the report by its uuid, with its project and analysis time', async ({ ctx, user, send, onlyEventOf }) => {
     const { project, apiToken } = await ctx.given.project(user);
     const upload = await ctx.request({
       method: 'POST',
@@ -146,7 +155,7 @@ describe('audit events of project, report, badge and token changes (E5)', () => 
     });
   });
 
-  it('token.created and token.revoked carry the token metadata, never the token', async () => {
+  it('token.created and token.revoked carry the token metadata, never the token', async ({ ctx, user, send, onlyEventOf }) => {
     let plain = '';
     const created = await onlyEventOf(async () => {
       const response = await send('POST', '/api/v1/tokens', user.token, { name: 'CI', abilities: ['read'], expires_at: '2027-01-01' });
@@ -172,7 +181,7 @@ describe('audit events of project, report, badge and token changes (E5)', () => 
     });
   });
 
-  it('a refused change writes no event', async () => {
+  it('a refused change writes no event', async ({ ctx, user, send, createProject }) => {
     const id = await createProject();
     const readonly = await ctx.given.token(user, { abilities: ['read'] });
     const before = await eventCount(ctx);
@@ -182,7 +191,7 @@ describe('audit events of project, report, badge and token changes (E5)', () => 
     expect(await eventCount(ctx)).toBe(before);
   });
 
-  it('the operator command acts as `operator`: the first token of users:create', async () => {
+  it('the operator command acts as `operator`: the first token of users:create', async ({ ctx, user, tokenId }) => {
     const row = await ctx.db
       .selectFrom('audit_events')
       .selectAll()

@@ -1,7 +1,23 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { NOT_FOUND, SUBSCRIPTION_REQUIRED, expectError, expectValidationError } from '../helpers/contract.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { requester } from './audit-world.js';
+
+const it = appTest({ env: { PUBLIC_URL: 'https://scores.example.com' }, user: { plan: 'business' } })
+  .extend('teamId', ({ user: owner }) => owner.teamId!)
+  .extend('send', ({ ctx }) => requester(ctx))
+  .extend(
+    'projectChanges',
+    ({ ctx, send }) =>
+      async function projectChanges(token: string, count: number): Promise<string> {
+        const id = (await send('POST', '/api/v1/projects', token, { name: 'P0', framework_version: '11' })).json().project.id;
+        for (let i = 1; i <= count; i++) {
+          ctx.clock.advance(1000);
+          expect((await send('PUT', `/api/v1/projects/${id}`, token, { name: `P${i}`, framework_version: '11' })).statusCode).toBe(200);
+        }
+        return id;
+      },
+  );
 
 const OWNER_OR_ADMIN = { error: 'Forbidden', message: 'This action requires the owner or admin role in this team.' };
 
@@ -10,28 +26,12 @@ const OWNER_OR_ADMIN = { error: 'Forbidden', message: 'This action requires the 
  * envelope, the `action` filter kept in every link. Neither shows what it should not.
  */
 describe('GET /teams/{team}/audit-events and GET /user/audit-events (E5)', () => {
-  let ctx: TestContext;
-  let owner: TestUser;
-  let teamId: number;
-  let send: ReturnType<typeof requester>;
-  beforeEach(async () => {
-    ctx = await buildTestApp({ env: { PUBLIC_URL: 'https://scores.example.com' } });
-    owner = await ctx.given.user({ plan: 'business' });
-    teamId = owner.teamId!;
-    send = requester(ctx);
-  });
-  afterEach(async () => ctx.close());
-
-  async function projectChanges(token: string, count: number): Promise<string> {
-    const id = (await send('POST', '/api/v1/projects', token, { name: 'P0', framework_version: '11' })).json().project.id;
-    for (let i = 1; i <= count; i++) {
-      ctx.clock.advance(1000);
-      expect((await send('PUT', `/api/v1/projects/${id}`, token, { name: `P${i}`, framework_version: '11' })).statusCode).toBe(200);
-    }
-    return id;
-  }
-
-  it("lists the team's events newest first, 20 a page, with the action filter in every link", async () => {
+  it("lists the team's events newest first, 20 a page, with the action filter in every link", async ({
+    user: owner,
+    teamId,
+    send,
+    projectChanges,
+  }) => {
     await projectChanges(owner.token, 22); // 1 created + 22 updated, after users:create's team.created
     const url = `/api/v1/teams/${teamId}/audit-events`;
     const first = await send('GET', url, owner.token);
@@ -56,7 +56,13 @@ describe('GET /teams/{team}/audit-events and GET /user/audit-events (E5)', () =>
     expect((await send('GET', `${url}?page=9`, owner.token)).json()).toMatchObject({ data: [], meta: { from: null, to: null, total: 24 } });
   });
 
-  it('shows them to the owner and admins; members and readonly members get 403, others 404, in D4 order', async () => {
+  it('shows them to the owner and admins; members and readonly members get 403, others 404, in D4 order', async ({
+    ctx,
+    user: owner,
+    teamId,
+    send,
+    projectChanges,
+  }) => {
     await projectChanges(owner.token, 1);
     const url = `/api/v1/teams/${teamId}/audit-events`;
     const admin = await ctx.given.user();
@@ -89,7 +95,7 @@ describe('GET /teams/{team}/audit-events and GET /user/audit-events (E5)', () =>
     expectError(await send('GET', url, admin.token), 403, SUBSCRIPTION_REQUIRED);
   });
 
-  it("never shows another team's events", async () => {
+  it("never shows another team's events", async ({ ctx, user: owner, teamId, send, projectChanges }) => {
     const other = await ctx.given.user();
     await projectChanges(other.token, 3);
     await projectChanges(owner.token, 1);
@@ -103,7 +109,13 @@ describe('GET /teams/{team}/audit-events and GET /user/audit-events (E5)', () =>
     ).toBe(true);
   });
 
-  it("lists the caller's own actions and the operator's changes to their tokens, not others' events, without a subscription", async () => {
+  it("lists the caller's own actions and the operator's changes to their tokens, not others' events, without a subscription", async ({
+    ctx,
+    user: owner,
+    teamId,
+    send,
+    projectChanges,
+  }) => {
     const admin = await ctx.given.user();
     await ctx.given.member(teamId, admin, 'admin');
     await projectChanges(admin.token, 1); // in the owner's team, by the admin
@@ -129,7 +141,7 @@ describe('GET /teams/{team}/audit-events and GET /user/audit-events (E5)', () =>
     expectValidationError(await send('GET', '/api/v1/user/audit-events?action=token.stolen', owner.token), ['action']);
   });
 
-  it('has no way to change or delete an event', async () => {
+  it('has no way to change or delete an event', async ({ user: owner, teamId, send }) => {
     for (const method of ['POST', 'PUT', 'DELETE'] as const) {
       expect((await send(method, `/api/v1/teams/${teamId}/audit-events`, owner.token)).statusCode).toBe(405);
       expect((await send(method, '/api/v1/user/audit-events', owner.token)).statusCode).toBe(405);

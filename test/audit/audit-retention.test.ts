@@ -1,53 +1,58 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, vi } from 'vitest';
+import { test as appTest } from '../helpers/app-fixture.js';
 import { pruneAuditEvents, startAuditRetention } from '../../src/audit/audit-retention.js';
 import type { NewAuditEvent } from '../../src/audit/audit.repository.js';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+
+const it = appTest
+  /** `count` events created `daysAgo` days before the fake clock's now. */
+  .extend(
+    'eventsAged',
+    ({ ctx }) =>
+      async function eventsAged(daysAgo: number, count: number, action = 'project.updated') {
+        const created_at = new Date(ctx.clock.now().getTime() - daysAgo * DAY).toISOString();
+        const row: NewAuditEvent = {
+          action,
+          actor_type: 'operator',
+          actor_id: null,
+          actor_email: null,
+          actor_token_id: null,
+          target_type: 'project',
+          target_id: null,
+          team_id: null,
+          user_id: null,
+          ip: null,
+          user_agent: null,
+          details: '{}',
+          created_at,
+        };
+        // In chunks: one insert of thousands of rows would pass SQLite's bound-parameter limit.
+        for (let i = 0; i < count; i += 500) {
+          await ctx.db
+            .insertInto('audit_events')
+            .values(Array.from({ length: Math.min(500, count - i) }, () => row))
+            .execute();
+        }
+      },
+  )
+  .extend(
+    'remaining',
+    ({ ctx }) =>
+      async () =>
+        (await ctx.db.selectFrom('audit_events').select(['action', 'created_at']).execute()).map((row) => row.action).sort(),
+  );
 
 const DAY = 24 * 60 * 60 * 1000;
 
 /** E5 / AUDIT_RETENTION_DAYS: events past the retention are deleted, and only those. */
 describe('audit retention (E5)', () => {
-  let ctx: TestContext;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
+  it.beforeEach(async ({ ctx }) => {
     await ctx.db.deleteFrom('audit_events').execute();
   });
-  afterEach(async () => {
+  afterEach(() => {
     vi.useRealTimers();
-    await ctx.close();
   });
 
-  /** `count` events created `daysAgo` days before the fake clock's now. */
-  async function eventsAged(daysAgo: number, count: number, action = 'project.updated') {
-    const created_at = new Date(ctx.clock.now().getTime() - daysAgo * DAY).toISOString();
-    const row: NewAuditEvent = {
-      action,
-      actor_type: 'operator',
-      actor_id: null,
-      actor_email: null,
-      actor_token_id: null,
-      target_type: 'project',
-      target_id: null,
-      team_id: null,
-      user_id: null,
-      ip: null,
-      user_agent: null,
-      details: '{}',
-      created_at,
-    };
-    // In chunks: one insert of thousands of rows would pass SQLite's bound-parameter limit.
-    for (let i = 0; i < count; i += 500) {
-      await ctx.db
-        .insertInto('audit_events')
-        .values(Array.from({ length: Math.min(500, count - i) }, () => row))
-        .execute();
-    }
-  }
-
-  const remaining = async () =>
-    (await ctx.db.selectFrom('audit_events').select(['action', 'created_at']).execute()).map((row) => row.action).sort();
-
-  it('deletes what is older than the retention, in batches, and keeps the rest', async () => {
+  it('deletes what is older than the retention, in batches, and keeps the rest', async ({ ctx, eventsAged, remaining }) => {
     await eventsAged(400, 2_345, 'old');
     await eventsAged(366, 1, 'just-past');
     await eventsAged(364, 1, 'just-within');
@@ -60,7 +65,7 @@ describe('audit retention (E5)', () => {
     expect(await pruneAuditEvents({ db: ctx.db, clock: ctx.clock, retentionDays: 365 })).toBe(0);
   });
 
-  it('is safe when several instances run it at once: the work is shared, nothing fails', async () => {
+  it('is safe when several instances run it at once: the work is shared, nothing fails', async ({ ctx, eventsAged, remaining }) => {
     await eventsAged(30, 3_000, 'old');
     await eventsAged(1, 5, 'new');
     const runs = await Promise.all([1, 2, 3].map(() => pruneAuditEvents({ db: ctx.db, clock: ctx.clock, retentionDays: 7 })));
@@ -68,7 +73,7 @@ describe('audit retention (E5)', () => {
     expect(await remaining()).toEqual(['new', 'new', 'new', 'new', 'new']);
   });
 
-  it('runs soon after start and then at every interval, until stopped', async () => {
+  it('runs soon after start and then at every interval, until stopped', async ({ ctx, eventsAged, remaining }) => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval'] });
     const logger = { info: vi.fn(), warn: vi.fn() } as unknown as Parameters<typeof startAuditRetention>[0]['logger'];
     await eventsAged(10, 2, 'old');

@@ -1,25 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { sharedAppTest } from '../helpers/app-fixture.js';
 import type { Ability } from '../../src/auth/abilities.js';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 import { expectError, missingAbility } from '../helpers/contract.js';
 import { ENDPOINTS, snapshot } from '../helpers/endpoints.js';
+
+const it = sharedAppTest();
 
 const rank: Record<Ability, number> = { read: 0, write: 1, admin: 2 };
 
 // api-v1 5.3 and D6: admin includes write, which includes read; a token lacking the ability gets 403.
 describe('ability hierarchy on every endpoint (D6)', () => {
-  let ctx: TestContext;
-  beforeAll(async () => {
-    ctx = await buildTestApp();
-  });
-  afterAll(async () => ctx.close());
-
   for (const endpoint of ENDPOINTS) {
     for (const granted of ['read', 'write', 'admin'] as const) {
       const allowed = rank[granted] >= rank[endpoint.ability];
       const expectation = allowed ? `answers ${endpoint.success}` : `answers 403 (needs '${endpoint.ability}')`;
 
-      it(`${endpoint.name} with a ["${granted}"] token ${expectation}`, async () => {
+      it(`${endpoint.name} with a ["${granted}"] token ${expectation}`, async ({ ctx }) => {
         const user = await ctx.given.user({ abilities: [granted] });
         const request = await endpoint.prepare(ctx, user);
         const before = await snapshot(ctx);
@@ -36,7 +32,7 @@ describe('ability hierarchy on every endpoint (D6)', () => {
     }
   }
 
-  it('a token with several abilities is judged by its strongest one', async () => {
+  it('a token with several abilities is judged by its strongest one', async ({ ctx }) => {
     const user = await ctx.given.user({ abilities: ['read', 'write'] });
     const created = await ctx.request({
       method: 'POST',

@@ -1,24 +1,23 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { test as appTest } from '../helpers/app-fixture.js';
+
+// The app: 2026-11-21T10:00:00.000Z
+const it = appTest
+  .extend(
+    'lastUsedOf',
+    ({ ctx }) =>
+      async (id: number) =>
+        (await ctx.db.selectFrom('personal_access_tokens').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow())
+          .last_used_at,
+  )
+  .extend('use', ({ ctx }) => async (token: string) => {
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/projects', token });
+    expect(response.statusCode).toBe(200);
+  });
 
 // D9: last_used_at is written when the token authenticates a request, at most once a minute per token.
 describe('last_used_at (D9)', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  beforeEach(async () => {
-    ctx = await buildTestApp(); // 2026-11-21T10:00:00.000Z
-    user = await ctx.given.user();
-  });
-  afterEach(async () => ctx.close());
-
-  const lastUsedOf = async (id: number) =>
-    (await ctx.db.selectFrom('personal_access_tokens').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at;
-  const use = async (token: string) => {
-    const response = await ctx.request({ method: 'GET', url: '/api/v1/projects', token });
-    expect(response.statusCode).toBe(200);
-  };
-
-  it('is null at creation, then the clock time of the first use', async () => {
+  it('is null at creation, then the clock time of the first use', async ({ ctx, user, lastUsedOf, use }) => {
     const created = await ctx.request({
       method: 'POST',
       url: '/api/v1/tokens',
@@ -39,7 +38,7 @@ describe('last_used_at (D9)', () => {
     expect(listed.last_used_at).toBe('2026-11-21T10:00:12.345Z');
   });
 
-  it('is not rewritten within 60 seconds, and is rewritten after 60 seconds', async () => {
+  it('is not rewritten within 60 seconds, and is rewritten after 60 seconds', async ({ ctx, user, lastUsedOf, use }) => {
     const token = await ctx.given.token(user, { name: 'tracked' });
     const { id } = await ctx.db.selectFrom('personal_access_tokens').select('id').where('name', '=', 'tracked').executeTakeFirstOrThrow();
 
@@ -63,7 +62,7 @@ describe('last_used_at (D9)', () => {
     expect(await lastUsedOf(id)).toBe('2026-11-21T10:02:30.000Z');
   });
 
-  it('is tracked per token: using one token leaves the others untouched', async () => {
+  it('is tracked per token: using one token leaves the others untouched', async ({ ctx, user, lastUsedOf, use }) => {
     const other = await ctx.given.token(user, { name: 'idle' });
     const { id: idleId } = await ctx.db
       .selectFrom('personal_access_tokens')
@@ -77,7 +76,7 @@ describe('last_used_at (D9)', () => {
     expect(await lastUsedOf(idleId)).toBe('2026-11-21T10:00:10.000Z');
   });
 
-  it('is not set by a request with an invalid token', async () => {
+  it('is not set by a request with an invalid token', async ({ ctx, user, lastUsedOf }) => {
     const token = await ctx.given.token(user, { name: 'expiring', expiresAt: new Date('2026-11-21T10:00:30.000Z') });
     const { id } = await ctx.db.selectFrom('personal_access_tokens').select('id').where('name', '=', 'expiring').executeTakeFirstOrThrow();
     ctx.clock.advance(60_000);

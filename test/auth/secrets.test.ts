@@ -1,19 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { test as appTest } from '../helpers/app-fixture.js';
 import { sha256 } from '../helpers/contract.js';
+
+const it = appTest
+  /** Every row of every table, and on SQLite every byte of the file and its write-ahead log. */
+  .extend(
+    'storedBytes',
+    ({ ctx }) =>
+      (): Promise<string> =>
+        ctx.store.everythingStored(),
+  );
 
 // D9: only the SHA-256 of the whole plain text is stored; the plain text is never stored.
 describe('personal access tokens at rest (D9)', () => {
-  let ctx: TestContext;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-  });
-  afterEach(async () => ctx.close());
-
-  /** Every row of every table, and on SQLite every byte of the file and its write-ahead log. */
-  const storedBytes = (): Promise<string> => ctx.store.everythingStored();
-
-  it('stores neither the plain text nor its 40-character body, only the SHA-256 hex', async () => {
+  it('stores neither the plain text nor its 40-character body, only the SHA-256 hex', async ({ ctx, storedBytes }) => {
     const user = await ctx.given.user(); // CLI path
     const viaFactory = await ctx.given.token(user, { name: 'factory', abilities: ['read'] });
     const created = await ctx.request({
@@ -54,7 +54,7 @@ describe('personal access tokens at rest (D9)', () => {
     for (const row of rows) expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it('keeps no plain-text column anywhere in the token table', async () => {
+  it('keeps no plain-text column anywhere in the token table', async ({ ctx }) => {
     const user = await ctx.given.user();
     const row = await ctx.db.selectFrom('personal_access_tokens').selectAll().where('user_id', '=', user.id).executeTakeFirstOrThrow();
     for (const value of Object.values(row)) {

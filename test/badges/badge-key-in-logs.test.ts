@@ -3,10 +3,11 @@
  * carries it in its path. Like the tokens (issue 7), it never reaches the log: the request logs
  * show `/badges/[Redacted]/...`, whatever the answer, at every level.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { redactTokenShapes, redactUrl } from '../../src/http/logging.js';
-import { LogCapture } from '../helpers/log-capture.js';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+
+const it = appTest({ log: 'trace' });
 
 describe('badge keys in the log', () => {
   it('are redacted from URLs and messages by where they stand, whatever their shape', () => {
@@ -23,15 +24,7 @@ describe('badge keys in the log', () => {
   });
 
   describe('the service logger (trace level, captured stream)', () => {
-    let ctx: TestContext;
-    let log: LogCapture;
-    beforeEach(async () => {
-      log = new LogCapture();
-      ctx = await buildTestApp({ env: { LOG_LEVEL: 'trace' }, deps: { logStream: log } });
-    });
-    afterEach(async () => ctx.close());
-
-    it('logs badge requests, served or refused, without their key', async () => {
+    it('logs badge requests, served or refused, without their key', async ({ ctx, log }) => {
       const user = await ctx.given.user();
       const { project } = await ctx.given.project(user);
       await ctx.given.report(project.id);

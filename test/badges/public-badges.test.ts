@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectNotFound } from '../helpers/contract.js';
-import { result, setGate, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { result, setGate, uploadBody } from '../helpers/reports-world.js';
+import { uploadOk } from '../helpers/client-wire.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 const SVG = 'image/svg+xml; charset=utf-8';

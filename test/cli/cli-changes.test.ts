@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import { minimalReport } from '../helpers/client-wire.js';
-import { api, createSandbox, ok, okJson, startServer, type CliResult, type RunningServer, type Sandbox } from './cli-process.js';
+import {
+  api,
+  createSandbox,
+  ok,
+  okJson,
+  startServer,
+  type RunningServer,
+  type Sandbox,
+  expectOneLineFailure,
+  type CreatedUser,
+} from './cli-process.js';
 
 /**
  * The operator's commands that change accounts (issue 14): users:update, users:delete,
@@ -9,21 +19,6 @@ import { api, createSandbox, ok, okJson, startServer, type CliResult, type Runni
  * processes against the database of a running server, whose API then shows the change; and the
  * audit event (actor `operator`, E5) every changing command writes in the change's transaction.
  */
-
-interface Created {
-  user: { id: number; email: string };
-  team: { id: number } | null;
-  token: string;
-}
-
-function expectOneLineFailure(result: CliResult, mentions: RegExp): void {
-  expect(result.code).toBe(1);
-  expect(result.stdout).toBe('');
-  const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^scoreboard: /);
-  expect(lines[0]).toMatch(mentions);
-}
 
 /** The operator's audit events after `since`, oldest first, with their details parsed. */
 async function operatorEvents(db: Db, since = 0) {
@@ -50,17 +45,17 @@ async function lastEventId(db: Db): Promise<number> {
 describe('the operator commands that change accounts, against a running server', { timeout: 120_000 }, () => {
   let sandbox: Sandbox;
   let server: RunningServer;
-  let ada: Created;
-  let bob: Created;
-  let carol: Created;
+  let ada: CreatedUser;
+  let bob: CreatedUser;
+  let carol: CreatedUser;
   let platform: number;
 
   beforeAll(async () => {
     sandbox = await createSandbox();
     server = await startServer(sandbox); // `serve` migrates the new database
-    ada = await okJson<Created>(sandbox, 'users:create', '--email', 'ada@example.com', '--name', 'Ada', '--plan', 'business');
-    bob = await okJson<Created>(sandbox, 'users:create', '--email', 'bob@example.com', '--name', 'Bob');
-    carol = await okJson<Created>(sandbox, 'users:create', '--email', 'carol@example.com');
+    ada = await okJson<CreatedUser>(sandbox, 'users:create', '--email', 'ada@example.com', '--name', 'Ada', '--plan', 'business');
+    bob = await okJson<CreatedUser>(sandbox, 'users:create', '--email', 'bob@example.com', '--name', 'Bob');
+    carol = await okJson<CreatedUser>(sandbox, 'users:create', '--email', 'carol@example.com');
     platform = (await okJson<{ team: { id: number } }>(sandbox, 'teams:create', '--owner', 'ada@example.com', '--name', 'Platform')).team
       .id;
   }, 120_000);
@@ -192,7 +187,7 @@ describe('the operator commands that change accounts, against a running server',
   });
 
   it('teams:add-member --role owner transfers the team: the previous owner stays on as admin (E4)', async () => {
-    const dan = await okJson<Created>(sandbox, 'users:create', '--email', 'dan@example.com', '--plan', 'business');
+    const dan = await okJson<CreatedUser>(sandbox, 'users:create', '--email', 'dan@example.com', '--plan', 'business');
     const team = (await okJson<{ team: { id: number } }>(sandbox, 'teams:create', '--owner', 'dan@example.com', '--name', 'Handover')).team
       .id;
     await ok(sandbox, 'teams:add-member', '--team', String(team), '--email', 'carol@example.com', '--role', 'member');
@@ -230,7 +225,7 @@ describe('the operator commands that change accounts, against a running server',
   });
 
   it('users:delete needs --yes, refuses while the user owns a shared team (naming it), then deletes everything that was theirs', async () => {
-    const erin = await okJson<Created>(sandbox, 'users:create', '--email', 'erin@example.com', '--plan', 'business');
+    const erin = await okJson<CreatedUser>(sandbox, 'users:create', '--email', 'erin@example.com', '--plan', 'business');
     // Erin's personal team holds a project with a report; she is a member of Platform and owns a shared team.
     const project = await api(server, 'POST', '/api/v1/projects', erin.token, { name: 'Shop', framework_version: '11' });
     expect(project.status).toBe(201);

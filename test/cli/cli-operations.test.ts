@@ -13,9 +13,9 @@ import {
   ROOT,
   runNode,
   startServer,
-  type CliResult,
   type RunningServer,
   type Sandbox,
+  expectOneLineFailure,
 } from './cli-process.js';
 import { onPostgres } from '../helpers/test-backend.js';
 
@@ -26,15 +26,6 @@ import { onPostgres } from '../helpers/test-backend.js';
 
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 const MIGRATION_NAMES = Object.keys(migrations).sort();
-
-function expectOneLineFailure(result: CliResult, mentions: RegExp): void {
-  expect(result.code).toBe(1);
-  expect(result.stdout).toBe('');
-  const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^scoreboard: /);
-  expect(lines[0]).toMatch(mentions);
-}
 
 describe('scoreboard --version', () => {
   it("prints package.json's version and exits 0", async () => {

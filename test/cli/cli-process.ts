@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import { SqliteDatabase } from '../../src/db/sqlite-binding.js';
 import { createTestStore, type TestStore } from '../helpers/test-backend.js';
@@ -202,4 +203,21 @@ export async function api(
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+}
+
+/** What `users:create --json` prints: the user, the personal team (null without one) and the first token. */
+export interface CreatedUser {
+  user: { id: number; email: string };
+  team: { id: number } | null;
+  token: string;
+}
+
+/** D20: a failure prints ONE line to stderr, starting `scoreboard: `, nothing to stdout, and exits 1. */
+export function expectOneLineFailure(result: CliResult, mentions: RegExp): void {
+  expect(result.code).toBe(1);
+  expect(result.stdout).toBe('');
+  const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^scoreboard: /);
+  expect(lines[0]).toMatch(mentions);
 }

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMigrator } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
-import { createSandbox, ok, okJson, type CliResult, type Sandbox } from './cli-process.js';
+import { createSandbox, ok, okJson, type Sandbox, expectOneLineFailure, type CreatedUser } from './cli-process.js';
 import { onPostgres } from '../helpers/test-backend.js';
 
 /** Every migration of this build, in order: all of them are pending on a fresh database. */
@@ -15,36 +15,20 @@ const MIGRATION_NAMES = Object.keys(migrations).sort();
 
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
-/** A failure prints ONE line to stderr, nothing to stdout, and exits 1. */
-function expectOneLineFailure(result: CliResult, mentions: RegExp): void {
-  expect(result.code).toBe(1);
-  expect(result.stdout).toBe('');
-  const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^scoreboard: /);
-  expect(lines[0]).toMatch(mentions);
-}
-
-interface Created {
-  user: { id: number; email: string };
-  team: { id: number } | null;
-  token: string;
-}
-
 describe('scoreboard users:list, users:show, teams:list, teams:show, tokens:list', { timeout: 60_000 }, () => {
   let sandbox: Sandbox;
-  let ada: Created;
-  let bob: Created;
-  let carol: Created;
+  let ada: CreatedUser;
+  let bob: CreatedUser;
+  let carol: CreatedUser;
   let platform: number;
   let deployToken: number;
 
   beforeAll(async () => {
     sandbox = await createSandbox({ migrated: true });
     // Sequential: ids and the order of memberships are asserted below.
-    ada = await okJson<Created>(sandbox, 'users:create', '--email', 'Ada@Example.com', '--name', 'Ada');
-    bob = await okJson<Created>(sandbox, 'users:create', '--email', 'bob@example.com', '--plan', 'none', '--no-team');
-    carol = await okJson<Created>(sandbox, 'users:create', '--email', 'carol@example.com', '--name', 'Carol', '--plan', 'business');
+    ada = await okJson<CreatedUser>(sandbox, 'users:create', '--email', 'Ada@Example.com', '--name', 'Ada');
+    bob = await okJson<CreatedUser>(sandbox, 'users:create', '--email', 'bob@example.com', '--plan', 'none', '--no-team');
+    carol = await okJson<CreatedUser>(sandbox, 'users:create', '--email', 'carol@example.com', '--name', 'Carol', '--plan', 'business');
     platform = (await okJson<{ team: { id: number } }>(sandbox, 'teams:create', '--owner', 'ada@example.com', '--name', 'Platform')).team
       .id;
     await ok(sandbox, 'teams:add-member', '--team', String(platform), '--email', 'bob@example.com', '--role', 'member');

@@ -3,7 +3,18 @@ import { createServer, type AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../../src/db/migrations/index.js';
-import { api, BIN, createSandbox, ok, okJson, runNode, startServer, type RunningServer, type Sandbox } from './cli-process.js';
+import {
+  api,
+  BIN,
+  createSandbox,
+  ok,
+  okJson,
+  runNode,
+  startServer,
+  type RunningServer,
+  type Sandbox,
+  type CreatedUser,
+} from './cli-process.js';
 import { NOT_FOUND, NO_TEAM, SUBSCRIPTION_REQUIRED, TOKEN_LIMIT, UNAUTHENTICATED, missingAbility, sha256 } from '../helpers/contract.js';
 import { onPostgres } from '../helpers/test-backend.js';
 
@@ -14,12 +25,6 @@ import { onPostgres } from '../helpers/test-backend.js';
  */
 
 const NEW_PROJECT = { name: 'Shop', framework_version: '11' };
-
-interface CreatedUser {
-  user: { id: number; email: string };
-  team: { id: number } | null;
-  token: string;
-}
 
 describe('scoreboard serve with the CLI writing to the same database', { timeout: 90_000 }, () => {
   let sandbox: Sandbox;

@@ -3,7 +3,8 @@
  * client's arrays and numbers is accepted and stored in the canonical shape.
  */
 import type { LightMyRequestResponse } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { test as appTest } from '../helpers/app-fixture.js';
 import { decodeResults } from '../../src/reports/results/results-encoding.js';
 import { freshAddress } from '../helpers/contract.js';
 import {
@@ -16,42 +17,34 @@ import {
   storedRows,
   upload,
 } from '../helpers/client-wire.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
-let ctx: TestContext;
-let user: TestUser;
-let projectId: string;
-let apiToken: string;
-
-beforeEach(async () => {
-  ctx = await buildTestApp();
-  user = await ctx.given.user();
-  ({
-    project: { id: projectId },
-    apiToken,
-  } = await ctx.given.project(user));
-});
-afterEach(async () => ctx.close());
+const it = appTest
+  /** Uploads `body` (an object, or raw JSON text to control key order) and returns the stored detail. */
+  .extend(
+    'uploadAndRead',
+    ({ apiToken, ctx, user }) =>
+      async function uploadAndRead(body: unknown): Promise<Record<string, any>> {
+        const report = expectReceived(await upload(ctx, apiToken, body));
+        return readReport(ctx, user, report.uuid);
+      },
+  )
+  /** The stored JSON of the only report's column. */
+  .extend(
+    'storedJson',
+    ({ ctx }) =>
+      async function storedJson(column: 'results' | 'metadata' | 'configuration'): Promise<any> {
+        if (column === 'results')
+          return decodeResults(await ctx.db.selectFrom('reports').select(['results', 'results_br']).executeTakeFirstOrThrow());
+        const row = await ctx.db.selectFrom('reports').select(column).executeTakeFirstOrThrow();
+        return JSON.parse(row[column] as string);
+      },
+  );
 
 function expectReceived(response: LightMyRequestResponse): Record<string, any> {
   expect(response.statusCode, response.body.slice(0, 500)).toBe(201);
   const body = expectClientAnswer(response);
   expect(body).toMatchObject({ success: true, message: 'Report received.' });
   return body.report;
-}
-
-/** Uploads `body` (an object, or raw JSON text to control key order) and returns the stored detail. */
-async function uploadAndRead(body: unknown): Promise<Record<string, any>> {
-  const report = expectReceived(await upload(ctx, apiToken, body));
-  return readReport(ctx, user, report.uuid);
-}
-
-/** The stored JSON of the only report's column. */
-async function storedJson(column: 'results' | 'metadata' | 'configuration'): Promise<any> {
-  if (column === 'results')
-    return decodeResults(await ctx.db.selectFrom('reports').select(['results', 'results_br']).executeTakeFirstOrThrow());
-  const row = await ctx.db.selectFrom('reports').select(column).executeTakeFirstOrThrow();
-  return JSON.parse(row[column] as string);
 }
 
 /** One failed result with the given issues (list or raw object). */
@@ -75,19 +68,19 @@ const issue = (message: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe('Quirk: an empty PHP associative array arrives as [] and is stored as {}', () => {
-  it('stores and returns top-level metadata [] as {}', async () => {
+  it('stores and returns top-level metadata [] as {}', async ({ uploadAndRead, storedJson }) => {
     const detail = await uploadAndRead(minimalReport({ metadata: [] }));
     expect(detail.metadata).toEqual({});
     expect(await storedJson('metadata')).toEqual({});
   });
 
-  it('stores and returns top-level configuration [] as {}', async () => {
+  it('stores and returns top-level configuration [] as {}', async ({ uploadAndRead, storedJson }) => {
     const detail = await uploadAndRead(minimalReport({ configuration: [] }));
     expect(detail.configuration).toEqual({});
     expect(await storedJson('configuration')).toEqual({});
   });
 
-  it('stores configuration.ignore_errors, environment_mapping and categories sent as [] as {}', async () => {
+  it('stores configuration.ignore_errors, environment_mapping and categories sent as [] as {}', async ({ uploadAndRead, storedJson }) => {
     // "with the default configuration configuration.ignore_errors and configuration.environment_mapping always do"
     const configuration = {
       paths: ['app'],
@@ -111,7 +104,7 @@ describe('Quirk: an empty PHP associative array arrives as [] and is stored as {
     expect(await storedJson('configuration')).toEqual(expected);
   });
 
-  it('accepts results[].metadata [] and names the analyzer from the catalogue', async () => {
+  it('accepts results[].metadata [] and names the analyzer from the catalogue', async ({ uploadAndRead, storedJson }) => {
     const detail = await uploadAndRead(
       minimalReport({
         results: [
@@ -132,7 +125,9 @@ describe('Quirk: an empty PHP associative array arrives as [] and is stored as {
     expect((await storedJson('results'))[0].metadata).toEqual({});
   });
 
-  it('derives the name of an analyzer unknown to the catalogue, sent with metadata [], and gives it no category', async () => {
+  it('derives the name of an analyzer unknown to the catalogue, sent with metadata [], and gives it no category', async ({
+    uploadAndRead,
+  }) => {
     const detail = await uploadAndRead(
       minimalReport({
         results: [
@@ -143,7 +138,7 @@ describe('Quirk: an empty PHP associative array arrives as [] and is stored as {
     expect(detail.results[0]).toMatchObject({ analyzer_id: 'custom-analyzer', analyzer_name: 'Custom Analyzer', category: null });
   });
 
-  it("prefers the name and category the result's metadata gives over the catalogue", async () => {
+  it("prefers the name and category the result's metadata gives over the catalogue", async ({ uploadAndRead }) => {
     const detail = await uploadAndRead(
       minimalReport({
         results: [
@@ -161,13 +156,16 @@ describe('Quirk: an empty PHP associative array arrives as [] and is stored as {
     expect(detail.results[0]).toMatchObject({ analyzer_name: 'Debug Mode Analyzer', category: 'reliability' });
   });
 
-  it('accepts code_snippet.lines [] and returns lines {}', async () => {
+  it('accepts code_snippet.lines [] and returns lines {}', async ({ uploadAndRead }) => {
     const snippet = { file: '/tmp/app/app/Models/User.php', target_line: 3, lines: [], context_lines: 8 };
     const detail = await uploadAndRead(minimalReport({ results: [resultWith([issue('empty snippet', { code_snippet: snippet })])] }));
     expect(detail.results[0].issues[0].code_snippet).toEqual({ ...snippet, lines: {} });
   });
 
-  it('accepts issue metadata [] and leaves metadata out of the issue (only sent non-empty metadata is shown)', async () => {
+  it('accepts issue metadata [] and leaves metadata out of the issue (only sent non-empty metadata is shown)', async ({
+    uploadAndRead,
+    storedJson,
+  }) => {
     const detail = await uploadAndRead(minimalReport({ results: [resultWith([issue('no metadata', { metadata: [] })])] }));
     const shown = detail.results[0].issues[0];
     expect(shown).toEqual({
@@ -182,7 +180,7 @@ describe('Quirk: an empty PHP associative array arrives as [] and is stored as {
     expect((await storedJson('results'))[0].issues[0].metadata ?? {}).toEqual({});
   });
 
-  it('accepts suppression [] on a suppressed issue', async () => {
+  it('accepts suppression [] on a suppressed issue', async ({ ctx, apiToken }) => {
     const response = await upload(
       ctx,
       apiToken,
@@ -193,7 +191,7 @@ describe('Quirk: an empty PHP associative array arrives as [] and is stored as {
 });
 
 describe('Quirk: a filtered PHP list keeps its keys and arrives as an object keyed by position', () => {
-  it('returns issues {"2","10","1"} as the list of values in numeric key order 1, 2, 10', async () => {
+  it('returns issues {"2","10","1"} as the list of values in numeric key order 1, 2, 10', async ({ ctx, user, apiToken }) => {
     // Raw text: a JavaScript object literal would reorder integer keys before we could send them.
     const raw =
       '{"project_id":"unknown","results":[{"analyzer_id":"xss-vulnerabilities","status":"warning","message":"m",' +
@@ -209,7 +207,7 @@ describe('Quirk: a filtered PHP list keeps its keys and arrives as an object key
     expect(detail.results[0].issues.map((i: any) => i.message)).toEqual(['one', 'two', 'ten']);
   });
 
-  it('accepts the keyed object the client\'s ignore filter leaves ({"1":…,"2":…}) and counts every value', async () => {
+  it('accepts the keyed object the client\'s ignore filter leaves ({"1":…,"2":…}) and counts every value', async ({ uploadAndRead }) => {
     const detail = await uploadAndRead(
       minimalReport({ results: [resultWith({ 1: issue('first', { severity: 'low' }), 2: issue('second', { severity: 'medium' }) })] }),
     );
@@ -218,7 +216,7 @@ describe('Quirk: a filtered PHP list keeps its keys and arrives as an object key
     expect(detail.results[0].issues.map((i: any) => i.message)).toEqual(['first', 'second']);
   });
 
-  it('accepts suppressed_issues as a keyed object and returns them as a list', async () => {
+  it('accepts suppressed_issues as a keyed object and returns them as a list', async ({ uploadAndRead }) => {
     const suppressed = { ...issue('hidden'), suppression: { type: 'baseline', description: 'baseline hash: abc' } };
     const detail = await uploadAndRead(minimalReport({ results: [resultWith([], { suppressed_issues: { 3: suppressed } })] }));
     expect(detail.results[0].suppressed_issues).toEqual([
@@ -236,7 +234,7 @@ describe('Quirk: a filtered PHP list keeps its keys and arrives as an object key
 });
 
 describe('Quirk: code_snippet.lines keyed 0..n-1 arrives as a JSON list', () => {
-  it('returns a lines list as an object keyed "0".."n-1"', async () => {
+  it('returns a lines list as an object keyed "0".."n-1"', async ({ uploadAndRead }) => {
     const snippet = {
       file: '/tmp/app/resources/views/orders/index.blade.php',
       target_line: 2,
@@ -250,7 +248,7 @@ describe('Quirk: code_snippet.lines keyed 0..n-1 arrives as a JSON list', () => 
     });
   });
 
-  it('keeps lines sent as an object keyed by line number as they are', async () => {
+  it('keeps lines sent as an object keyed by line number as they are', async ({ uploadAndRead }) => {
     const lines = { 41: '    public function index()', 42: '    {', 43: '        return view("x");' };
     const snippet = { file: '/tmp/app/app/A.php', target_line: 42, lines, context_lines: 1 };
     const detail = await uploadAndRead(minimalReport({ results: [resultWith([issue('object lines', { code_snippet: snippet })])] }));
@@ -259,7 +257,7 @@ describe('Quirk: code_snippet.lines keyed 0..n-1 arrives as a JSON list', () => 
 });
 
 describe('Quirk: PHP floats may arrive as integers', () => {
-  it('accepts execution_time 2 and 0 and total_execution_time 3, returning them as numbers', async () => {
+  it('accepts execution_time 2 and 0 and total_execution_time 3, returning them as numbers', async ({ uploadAndRead }) => {
     const body = minimalReport({
       total_execution_time: 3,
       results: [
@@ -272,25 +270,25 @@ describe('Quirk: PHP floats may arrive as integers', () => {
     expect(detail.results.map((r: any) => r.execution_time)).toEqual([2, 0]);
   });
 
-  it('still accepts real floats', async () => {
+  it('still accepts real floats', async ({ uploadAndRead }) => {
     const detail = await uploadAndRead(minimalReport({ total_execution_time: 0.0001 }));
     expect(detail.total_execution_time).toBe(0.0001);
   });
 });
 
 describe('Quirk: project_id is "unknown" when the user did not configure it', () => {
-  it('stores a report sent with project_id "unknown" under the token\'s project', async () => {
+  it('stores a report sent with project_id "unknown" under the token\'s project', async ({ ctx, user, projectId, apiToken }) => {
     const report = expectReceived(await upload(ctx, apiToken, minimalReport({ project_id: 'unknown' })));
     expect((await readReport(ctx, user, report.uuid)).project_id).toBe(projectId);
     expect((await readProject(ctx, user, projectId)).latest_report.uuid).toBe(report.uuid);
   });
 
-  it("accepts the project's own id, also in upper case", async () => {
+  it("accepts the project's own id, also in upper case", async ({ ctx, projectId, apiToken }) => {
     expectReceived(await upload(ctx, apiToken, minimalReport({ project_id: projectId })));
     expectReceived(await upload(ctx, apiToken, minimalReport({ project_id: projectId.toUpperCase() })));
   });
 
-  it('treats a left-out or null project_id like "unknown" (older clients)', async () => {
+  it('treats a left-out or null project_id like "unknown" (older clients)', async ({ ctx, apiToken }) => {
     const body = minimalReport();
     delete body.project_id;
     expectReceived(await upload(ctx, apiToken, body));
@@ -306,25 +304,25 @@ describe('Quirk: with no token configured the client sends just "Bearer"', () =>
     { name: 'GET /api/project', url: '/api/project', body: undefined },
   ];
   for (const { name, url, body } of calls) {
-    it(`answers ${name} with "Authorization: Bearer" by 401 {success:false}`, async () => {
+    it(`answers ${name} with "Authorization: Bearer" by 401 {success:false}`, async ({ ctx }) => {
       const response = await clientCall(ctx, '', body, { url, remoteAddress: freshAddress() });
       expectClientUnauthenticated(response);
     });
   }
 
-  it('answers GET /api/token/verify with "Authorization: Bearer" by 401 {success:false, valid:false}', async () => {
+  it('answers GET /api/token/verify with "Authorization: Bearer" by 401 {success:false, valid:false}', async ({ ctx }) => {
     const response = await clientCall(ctx, '', undefined, { url: '/api/token/verify', remoteAddress: freshAddress() });
     expectClientUnauthenticated(response, { valid: false });
   });
 
-  it('stores nothing for an upload with an empty Bearer', async () => {
+  it('stores nothing for an upload with an empty Bearer', async ({ ctx }) => {
     await clientCall(ctx, '', minimalReport(), { remoteAddress: freshAddress() });
     expect(await storedRows(ctx)).toEqual({ reports: 0, failures: 0 });
   });
 });
 
 describe('Quirk: the client sends no Accept header', () => {
-  it('answers every client call without an Accept header in JSON with its success status', async () => {
+  it('answers every client call without an Accept header in JSON with its success status', async ({ ctx, apiToken }) => {
     const calls = [
       { url: '/api/reports', body: minimalReport(), status: 201 },
       { url: '/api/reports/failure', body: { project_id: 'unknown', failure_reason: 'uncaught_exception' }, status: 201 },
@@ -338,7 +336,7 @@ describe('Quirk: the client sends no Accept header', () => {
     }
   });
 
-  it('does not care about an unusual Accept either', async () => {
+  it('does not care about an unusual Accept either', async ({ ctx, apiToken }) => {
     const response = await upload(ctx, apiToken, minimalReport(), { headers: { accept: 'text/html' } });
     expect(response.statusCode).toBe(201);
     expect(expectClientAnswer(response).success).toBe(true);
@@ -346,7 +344,7 @@ describe('Quirk: the client sends no Accept header', () => {
 });
 
 describe('Quirk: location line/column only mean something from 1 on', () => {
-  it('drops a line or column below 1 and keeps the rest of the location', async () => {
+  it('drops a line or column below 1 and keeps the rest of the location', async ({ uploadAndRead }) => {
     const detail = await uploadAndRead(
       minimalReport({
         results: [
@@ -371,7 +369,7 @@ describe('Quirk: location line/column only mean something from 1 on', () => {
     ]);
   });
 
-  it('returns location null for an issue sent without one, and recommendation "" when sent empty', async () => {
+  it('returns location null for an issue sent without one, and recommendation "" when sent empty', async ({ uploadAndRead }) => {
     const sent = { message: 'bare', severity: 'info', recommendation: '' };
     const detail = await uploadAndRead(minimalReport({ results: [resultWith([sent])] }));
     expect(detail.results[0].issues[0]).toEqual({

@@ -16,6 +16,7 @@ import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createSandbox, okJson, startServer, type RunningServer, type Sandbox } from '../cli/cli-process.js';
+import { countResults, type FixtureName, fixtureText, loadFixture } from '../helpers/client-wire.js';
 import { PROJECT_API_TOKEN, UNAUTHENTICATED } from '../helpers/contract.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/client-wire', import.meta.url));
@@ -63,11 +64,9 @@ const CLIENT_TIMEOUT: Record<string, number> = {
   'ShieldCIClient::getProject': 10_000,
 };
 
-const fixtureText = (file: string) => readFileSync(`${FIXTURES}/reports/${file}`, 'utf8');
-
 /** The fixture's exact bytes with only the placeholder project id replaced. */
-function fixtureBody(file: string, projectId: string): Buffer {
-  const text = fixtureText(file);
+function fixtureBody(name: FixtureName, projectId: string): Buffer {
+  const text = fixtureText(name);
   expect(text.split(PLACEHOLDER_PROJECT_ID)).toHaveLength(2); // exactly one occurrence to replace
   return Buffer.from(text.replace(PLACEHOLDER_PROJECT_ID, projectId), 'utf8');
 }
@@ -75,8 +74,6 @@ function fixtureBody(file: string, projectId: string): Buffer {
 // ---------------------------------------------------------------------------------------------
 // Expected summaries, counted here from the fixture's results (never the client's own summary)
 // ---------------------------------------------------------------------------------------------
-
-type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
 
 interface FixtureReport {
   laravel_version: string;
@@ -86,31 +83,9 @@ interface FixtureReport {
   results: { status: string; issues: unknown[] | Record<string, unknown> }[];
 }
 
-function expectedCounts(file: string) {
-  const report = JSON.parse(fixtureText(file)) as FixtureReport;
-  const count = (status: string) => report.results.filter((result) => result.status === status).length;
-  const issues = report.results.flatMap(
-    (result) => (Array.isArray(result.issues) ? result.issues : Object.values(result.issues)) as { severity: Severity }[],
-  );
-  const bySeverity = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
-  for (const issue of issues) bySeverity[issue.severity] += 1;
-  const total = report.results.length;
-  const passed = count('passed');
-  const skipped = count('skipped');
-  return {
-    counts: {
-      total,
-      passed,
-      failed: count('failed'),
-      warnings: count('warning'),
-      skipped,
-      errors: count('error'),
-      total_issues: issues.length,
-      issues_by_severity: bySeverity,
-      score: total - skipped === 0 ? 100 : Math.round((100 * passed) / (total - skipped)),
-    },
-    report,
-  };
+function expectedCounts(name: FixtureName) {
+  const report = loadFixture(name) as FixtureReport;
+  return { counts: countResults(report.results), report };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -404,8 +379,8 @@ describe('the published client package against the real server over TCP', { time
   }
 
   /** The stored report as the project lists it, against the counts taken from the fixture. */
-  function expectStoredAs(latest: Record<string, any> | null, file: string, uuid: string) {
-    const { counts, report } = expectedCounts(file);
+  function expectStoredAs(latest: Record<string, any> | null, name: FixtureName, uuid: string) {
+    const { counts, report } = expectedCounts(name);
     expect(latest).not.toBeNull();
     expect(latest).toMatchObject({ uuid, ...counts });
     expect(latest!.framework_version).toBe(report.laravel_version);
@@ -436,9 +411,9 @@ describe('the published client package against the real server over TCP', { time
   describe('the recording matches the fixture bodies', () => {
     it('each recorded body size is the size of its fixture file', () => {
       // request-headers.json was recorded sending these files (with the placeholder project id).
-      expect(SEND_REPORT.body_bytes).toBe(Buffer.byteLength(fixtureText('report-small.json')));
-      expect(SEND_LARGE_REPORT.body_bytes).toBe(Buffer.byteLength(fixtureText('report-large.json')));
-      expect(SEND_FAILURE.body_bytes).toBe(Buffer.byteLength(fixtureText('failure.json')));
+      expect(SEND_REPORT.body_bytes).toBe(Buffer.byteLength(fixtureText('report-small')));
+      expect(SEND_LARGE_REPORT.body_bytes).toBe(Buffer.byteLength(fixtureText('report-large')));
+      expect(SEND_FAILURE.body_bytes).toBe(Buffer.byteLength(fixtureText('failure')));
       expect(SEND_LARGE_REPORT.body_bytes).toBeGreaterThanOrEqual(1024 * 1024); // why it carries Expect
       expect(VERIFY_TOKEN.body_bytes).toBe(0);
       expect(GET_PROJECT.body_bytes).toBe(0);
@@ -448,35 +423,35 @@ describe('the published client package against the real server over TCP', { time
   describe('POST /api/reports with the client headers (CLIENT-WIRE.md "Calls it makes")', () => {
     it('accepts report-small.json: 201 success:true, stored with the counts of its results', async () => {
       const project = await newProject();
-      const replayed = await replay(server.url, SEND_REPORT, project.apiToken, fixtureBody('report-small.json', project.id));
+      const replayed = await replay(server.url, SEND_REPORT, project.apiToken, fixtureBody('report-small', project.id));
 
       expect(replayed.interim).toEqual([]);
       expect(replayed.response.status).toBe(201);
       const body = expectClientReadable(replayed, true);
       expect(body.message).toBe('Report received.');
       expect(header(replayed.response, 'x-ratelimit-limit')).toBe('60'); // default upload budget per project
-      expect(body.report).toMatchObject(expectedCounts('report-small.json').counts);
+      expect(body.report).toMatchObject(expectedCounts('report-small').counts);
 
-      expectStoredAs(await latestReportOf(project.id), 'report-small.json', body.report.uuid);
+      expectStoredAs(await latestReportOf(project.id), 'report-small', body.report.uuid);
     });
 
     it('accepts report-full.json (under 1 MiB, so the same headers, no Expect): 201, stored with its counts', async () => {
       const project = await newProject();
-      const bytes = fixtureBody('report-full.json', project.id);
+      const bytes = fixtureBody('report-full', project.id);
       expect(bytes.length).toBeLessThan(1024 * 1024);
       const replayed = await replay(server.url, SEND_REPORT, project.apiToken, bytes);
 
       expect(replayed.response.status).toBe(201);
       const body = expectClientReadable(replayed, true);
       expect(body.message).toBe('Report received.');
-      expect(body.report).toMatchObject(expectedCounts('report-full.json').counts);
+      expect(body.report).toMatchObject(expectedCounts('report-full').counts);
 
-      expectStoredAs(await latestReportOf(project.id), 'report-full.json', body.report.uuid);
+      expectStoredAs(await latestReportOf(project.id), 'report-full', body.report.uuid);
     });
 
     it('answers "Expect: 100-Continue" with an interim 100 within 2 s, then accepts report-large.json (201)', async () => {
       const project = await newProject();
-      const replayed = await replay(server.url, SEND_LARGE_REPORT, project.apiToken, fixtureBody('report-large.json', project.id), {
+      const replayed = await replay(server.url, SEND_LARGE_REPORT, project.apiToken, fixtureBody('report-large', project.id), {
         requireContinue: true,
       });
 
@@ -484,27 +459,27 @@ describe('the published client package against the real server over TCP', { time
       expect(replayed.response.status).toBe(201);
       const body = expectClientReadable(replayed, true);
       expect(body.message).toBe('Report received.');
-      expect(body.report).toMatchObject(expectedCounts('report-large.json').counts);
+      expect(body.report).toMatchObject(expectedCounts('report-large').counts);
 
-      expectStoredAs(await latestReportOf(project.id), 'report-large.json', body.report.uuid);
+      expectStoredAs(await latestReportOf(project.id), 'report-large', body.report.uuid);
     });
 
     it('successive uploads of one project: each newer analyzed_at becomes latest_report (D19)', async () => {
       const project = await newProject();
       // analyzed_at: small 05:09:22 < full 05:09:23 < large 05:09:24 (fixtures).
-      const small = await replay(server.url, SEND_REPORT, project.apiToken, fixtureBody('report-small.json', project.id));
+      const small = await replay(server.url, SEND_REPORT, project.apiToken, fixtureBody('report-small', project.id));
       expect(small.response.status).toBe(201);
-      expectStoredAs(await latestReportOf(project.id), 'report-small.json', expectClientReadable(small, true).report.uuid);
+      expectStoredAs(await latestReportOf(project.id), 'report-small', expectClientReadable(small, true).report.uuid);
 
-      const full = await replay(server.url, SEND_REPORT, project.apiToken, fixtureBody('report-full.json', project.id));
+      const full = await replay(server.url, SEND_REPORT, project.apiToken, fixtureBody('report-full', project.id));
       expect(full.response.status).toBe(201);
-      expectStoredAs(await latestReportOf(project.id), 'report-full.json', expectClientReadable(full, true).report.uuid);
+      expectStoredAs(await latestReportOf(project.id), 'report-full', expectClientReadable(full, true).report.uuid);
 
-      const large = await replay(server.url, SEND_LARGE_REPORT, project.apiToken, fixtureBody('report-large.json', project.id), {
+      const large = await replay(server.url, SEND_LARGE_REPORT, project.apiToken, fixtureBody('report-large', project.id), {
         requireContinue: true,
       });
       expect(large.response.status).toBe(201);
-      expectStoredAs(await latestReportOf(project.id), 'report-large.json', expectClientReadable(large, true).report.uuid);
+      expectStoredAs(await latestReportOf(project.id), 'report-large', expectClientReadable(large, true).report.uuid);
 
       const reports = await api(server, 'GET', `/api/v1/projects/${project.id}/reports`, personalToken);
       expect(reports.status).toBe(200);
@@ -515,13 +490,13 @@ describe('the published client package against the real server over TCP', { time
   describe('POST /api/reports/failure with the client headers', () => {
     it('accepts failure.json: 201 success:true, and the failure is listed for the project', async () => {
       const project = await newProject();
-      const replayed = await replay(server.url, SEND_FAILURE, project.apiToken, fixtureBody('failure.json', project.id));
+      const replayed = await replay(server.url, SEND_FAILURE, project.apiToken, fixtureBody('failure', project.id));
 
       expect(replayed.response.status).toBe(201);
       const body = expectClientReadable(replayed, true);
       expect(body).toEqual({ success: true, message: 'Failure recorded.' });
 
-      const sent = JSON.parse(fixtureText('failure.json')) as Record<string, any>;
+      const sent = JSON.parse(fixtureText('failure')) as Record<string, any>;
       const failures = await api(server, 'GET', `/api/v1/projects/${project.id}/failures`, personalToken);
       expect(failures.status).toBe(200);
       expect(failures.body.data).toHaveLength(1);
@@ -569,9 +544,9 @@ describe('the published client package against the real server over TCP', { time
     it('answers every call 401 with a JSON object the client can read', async () => {
       const project = await newProject(); // only for a real project id in the bodies
       const calls: [RecordedCall, Buffer][] = [
-        [SEND_REPORT, fixtureBody('report-small.json', project.id)],
-        [SEND_LARGE_REPORT, fixtureBody('report-large.json', project.id)],
-        [SEND_FAILURE, fixtureBody('failure.json', project.id)],
+        [SEND_REPORT, fixtureBody('report-small', project.id)],
+        [SEND_LARGE_REPORT, fixtureBody('report-large', project.id)],
+        [SEND_FAILURE, fixtureBody('failure', project.id)],
         [VERIFY_TOKEN, Buffer.alloc(0)],
         [GET_PROJECT, Buffer.alloc(0)],
       ];

@@ -4,7 +4,8 @@
  * recomputed from `results`, and the stored report reads back through the v1 report endpoints.
  */
 import type { LightMyRequestResponse } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { UUID_V7, ISO_UTC } from '../helpers/contract.js';
 import {
   clientCall,
@@ -23,24 +24,41 @@ import {
   storedRows,
   upload,
   type FixtureName,
+  allPassedSummary,
 } from '../helpers/client-wire.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { CLOCK_START, REPORT_SUMMARY_KEYS } from '../projects/project-expectations.js';
 
-let ctx: TestContext;
-let user: TestUser;
-let projectId: string;
-let apiToken: string;
+const it = appTest({ project: { name: 'Acme Shop' } })
+  /** The upload reads back the same through project, report list and report detail (CLIENT-WIRE.md, D19). */
+  .extend(
+    'expectReadsBack',
+    ({ ctx, projectId, user }) =>
+      async function expectReadsBack(sent: any, summary: Record<string, any>) {
+        expect((await readProject(ctx, user, projectId)).latest_report).toEqual(summary);
 
-beforeEach(async () => {
-  ctx = await buildTestApp();
-  user = await ctx.given.user();
-  ({
-    project: { id: projectId },
-    apiToken,
-  } = await ctx.given.project(user, { name: 'Acme Shop' }));
-});
-afterEach(async () => ctx.close());
+        const list = await listReports(ctx, user, projectId);
+        expect(list.data).toEqual([expectedListItem(sent, summary)]);
+        expect(list.meta).toMatchObject({ current_page: 1, per_page: 20, total: 1 });
+
+        const detail = await readReport(ctx, user, summary.uuid);
+        const { results, metadata, configuration, ...rest } = detail;
+        expect(rest).toEqual({
+          ...expectedListItem(sent, summary),
+          project_id: projectId,
+          pro_package_version: sent.pro_package_version ?? null,
+          suppressed_issues: countSuppressed(sent.results),
+        });
+        expect(metadata).toEqual(Array.isArray(sent.metadata) ? {} : sent.metadata);
+        if (!Array.isArray(sent.configuration)) {
+          expect(configuration).toMatchObject(configurationWithoutPhpObjects(sent.configuration));
+          expect(Object.keys(configuration).sort()).toEqual(Object.keys(sent.configuration).sort());
+        }
+        expect(results).toHaveLength(sent.results.length);
+        // Same order as sent, each result with its issues, snippets and suppressed issues.
+        for (const [index, result] of (sent.results as any[]).entries())
+          expect(results[index], result.analyzer_id).toEqual(expectedResult(result));
+      },
+  );
 
 /** The 201 of an upload: exact keys, `success: true`, `Report received.`; returns the report summary. */
 function expectReceived(response: LightMyRequestResponse): { id: number; uuid: string } & Record<string, any> {
@@ -96,33 +114,6 @@ function expectedListItem(sent: any, summary: Record<string, any>) {
   };
 }
 
-/** The upload reads back the same through project, report list and report detail (CLIENT-WIRE.md, D19). */
-async function expectReadsBack(sent: any, summary: Record<string, any>) {
-  expect((await readProject(ctx, user, projectId)).latest_report).toEqual(summary);
-
-  const list = await listReports(ctx, user, projectId);
-  expect(list.data).toEqual([expectedListItem(sent, summary)]);
-  expect(list.meta).toMatchObject({ current_page: 1, per_page: 20, total: 1 });
-
-  const detail = await readReport(ctx, user, summary.uuid);
-  const { results, metadata, configuration, ...rest } = detail;
-  expect(rest).toEqual({
-    ...expectedListItem(sent, summary),
-    project_id: projectId,
-    pro_package_version: sent.pro_package_version ?? null,
-    suppressed_issues: countSuppressed(sent.results),
-  });
-  expect(metadata).toEqual(Array.isArray(sent.metadata) ? {} : sent.metadata);
-  if (!Array.isArray(sent.configuration)) {
-    expect(configuration).toMatchObject(configurationWithoutPhpObjects(sent.configuration));
-    expect(Object.keys(configuration).sort()).toEqual(Object.keys(sent.configuration).sort());
-  }
-  expect(results).toHaveLength(sent.results.length);
-  // Same order as sent, each result with its issues, snippets and suppressed issues.
-  for (const [index, result] of (sent.results as any[]).entries())
-    expect(results[index], result.analyzer_id).toEqual(expectedResult(result));
-}
-
 describe('CLIENT-WIRE.md: every recorded client body is accepted and stored with recomputed counts', () => {
   const fixtures: { name: FixtureName; note: string }[] = [
     { name: 'report-small', note: '10 analyzers, every status and severity' },
@@ -132,7 +123,12 @@ describe('CLIENT-WIRE.md: every recorded client body is accepted and stored with
   ];
 
   for (const { name, note } of fixtures) {
-    it(`accepts ${name} (${note}) with the client's headers and reads it back with the same counts`, async () => {
+    it(`accepts ${name} (${note}) with the client's headers and reads it back with the same counts`, async ({
+      ctx,
+      projectId,
+      apiToken,
+      expectReadsBack,
+    }) => {
       const raw = fixtureText(name, projectId);
       const sent = JSON.parse(raw);
       // The exact bytes the client sent, with exactly its headers (request-headers.json): no Accept.
@@ -151,7 +147,11 @@ describe('CLIENT-WIRE.md: every recorded client body is accepted and stored with
     });
   }
 
-  it('counts report-small to the numbers the fixture README states, as an independent check of the counting', async () => {
+  it('counts report-small to the numbers the fixture README states, as an independent check of the counting', async ({
+    ctx,
+    projectId,
+    apiToken,
+  }) => {
     const report = expectReceived(await upload(ctx, apiToken, fixtureText('report-small', projectId)));
     expect(report).toMatchObject({
       score: 56,
@@ -166,7 +166,7 @@ describe('CLIENT-WIRE.md: every recorded client body is accepted and stored with
     });
   });
 
-  it('counts report-php-quirks with its issues-as-object result included (9 issues)', async () => {
+  it('counts report-php-quirks with its issues-as-object result included (9 issues)', async ({ ctx, apiToken }) => {
     const report = expectReceived(await upload(ctx, apiToken, fixtureText('report-php-quirks')));
     expect(report).toMatchObject({
       score: 38,
@@ -183,20 +183,14 @@ describe('CLIENT-WIRE.md: every recorded client body is accepted and stored with
 });
 
 describe('CLIENT-WIRE.md: the summary is recomputed from results; the client summary is never used', () => {
-  it('stores the recomputed summary when the sent summary is wrong in every count and the score', async () => {
+  it('stores the recomputed summary when the sent summary is wrong in every count and the score', async ({
+    ctx,
+    projectId,
+    apiToken,
+    expectReadsBack,
+  }) => {
     const sent = loadFixture('report-small', projectId);
-    sent.summary = {
-      total: 999,
-      passed: 999,
-      failed: 0,
-      warnings: 0,
-      skipped: 0,
-      errors: 0,
-      total_issues: 0,
-      issues_by_severity: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
-      score: 100,
-      suppressed_issues: { inline: 7, config: 7, baseline: 7, total: 21 },
-    };
+    sent.summary = { ...allPassedSummary(999), suppressed_issues: { inline: 7, config: 7, baseline: 7, total: 21 } };
     const report = expectReceived(await upload(ctx, apiToken, sent));
     const summary = expectedSummary(sent, report);
     expect(report).toEqual(summary);
@@ -208,7 +202,7 @@ describe('CLIENT-WIRE.md: the summary is recomputed from results; the client sum
     expect(JSON.parse(row.client_summary!)).toEqual(sent.summary);
   });
 
-  it("recomputes when the summary is left out, or sent as PHP's empty []", async () => {
+  it("recomputes when the summary is left out, or sent as PHP's empty []", async ({ ctx, projectId, apiToken }) => {
     for (const summaryValue of [undefined, []]) {
       const sent = loadFixture('report-full', projectId);
       if (summaryValue === undefined) delete sent.summary;
@@ -218,7 +212,12 @@ describe('CLIENT-WIRE.md: the summary is recomputed from results; the client sum
     }
   });
 
-  it("counts suppressed issues apart: they are not in total_issues but in the detail's suppressed_issues", async () => {
+  it("counts suppressed issues apart: they are not in total_issues but in the detail's suppressed_issues", async ({
+    ctx,
+    user,
+    projectId,
+    apiToken,
+  }) => {
     const sent = loadFixture('report-full', projectId);
     const report = expectReceived(await upload(ctx, apiToken, sent));
     const suppressed = countSuppressed(sent.results);
@@ -227,7 +226,7 @@ describe('CLIENT-WIRE.md: the summary is recomputed from results; the client sum
     expect((await readReport(ctx, user, report.uuid)).suppressed_issues).toEqual(suppressed);
   });
 
-  it('answers score 100 when every result was skipped (total - skipped = 0)', async () => {
+  it('answers score 100 when every result was skipped (total - skipped = 0)', async ({ ctx, user, projectId, apiToken }) => {
     const sent = minimalReport({
       results: ['debug-mode', 'phpstan', 'view-caching'].map((id) => ({
         analyzer_id: id,
@@ -244,12 +243,12 @@ describe('CLIENT-WIRE.md: the summary is recomputed from results; the client sum
     expect((await readProject(ctx, user, projectId)).latest_report.score).toBe(100);
   });
 
-  it('answers score 100 and total 0 for an empty results list', async () => {
+  it('answers score 100 and total 0 for an empty results list', async ({ ctx, apiToken }) => {
     const report = expectReceived(await upload(ctx, apiToken, minimalReport({ results: [] })));
     expect(report).toMatchObject({ score: 100, total: 0, passed: 0, skipped: 0, total_issues: 0 });
   });
 
-  it('rounds the score like the client: round(100 * passed / (total - skipped))', async () => {
+  it('rounds the score like the client: round(100 * passed / (total - skipped))', async ({ ctx, apiToken }) => {
     // 2 passed of 3 run (one skipped): 66.67 -> 67; 1 of 8: 12.5 -> 13 (halves round up).
     const result = (status: string) => ({ analyzer_id: `a-${Math.random()}`, status, message: '', issues: [], execution_time: 0 });
     const first = expectReceived(
@@ -264,7 +263,12 @@ describe('CLIENT-WIRE.md: the summary is recomputed from results; the client sum
 });
 
 describe('CLIENT-WIRE.md "Older clients": POST /api/v1/reports is an alias of POST /api/reports', () => {
-  it('accepts a fixture on the alias with the project token, with the same answer and read-back', async () => {
+  it('accepts a fixture on the alias with the project token, with the same answer and read-back', async ({
+    ctx,
+    projectId,
+    apiToken,
+    expectReadsBack,
+  }) => {
     const raw = fixtureText('report-small', projectId);
     const sent = JSON.parse(raw);
     const response = await upload(ctx, apiToken, raw, { url: '/api/v1/reports' });
@@ -276,19 +280,24 @@ describe('CLIENT-WIRE.md "Older clients": POST /api/v1/reports is an alias of PO
     await expectReadsBack(sent, summary);
   });
 
-  it('refuses a personal access token on the alias with 401 and success:false, storing nothing', async () => {
+  it('refuses a personal access token on the alias with 401 and success:false, storing nothing', async ({ ctx, user, projectId }) => {
     const response = await upload(ctx, user.token, fixtureText('report-small', projectId), { url: '/api/v1/reports' });
     expectClientUnauthenticated(response);
     expect(await storedRows(ctx)).toEqual({ reports: 0, failures: 0 });
     expect((await readProject(ctx, user, projectId)).latest_report).toBeNull();
   });
 
-  it('refuses a personal access token on POST /api/reports too', async () => {
+  it('refuses a personal access token on POST /api/reports too', async ({ ctx, user, projectId }) => {
     expectClientUnauthenticated(await upload(ctx, user.token, fixtureText('report-small', projectId)));
     expect(await storedRows(ctx)).toEqual({ reports: 0, failures: 0 });
   });
 
-  it('accepts framework_version as an alias of laravel_version when laravel_version is absent', async () => {
+  it('accepts framework_version as an alias of laravel_version when laravel_version is absent', async ({
+    ctx,
+    user,
+    projectId,
+    apiToken,
+  }) => {
     const sent = loadFixture('report-small', projectId);
     delete sent.laravel_version;
     sent.framework_version = '10.48.29';
@@ -297,12 +306,12 @@ describe('CLIENT-WIRE.md "Older clients": POST /api/v1/reports is an alias of PO
     expect((await readReport(ctx, user, report.uuid)).framework_version).toBe('10.48.29');
   });
 
-  it("stores laravel_version as the report's framework_version", async () => {
+  it("stores laravel_version as the report's framework_version", async ({ ctx, projectId, apiToken }) => {
     const report = expectReceived(await upload(ctx, apiToken, fixtureText('report-full', projectId)));
     expect(report.framework_version).toBe('12.21.0');
   });
 
-  it('accepts an upload with only `results` (every other field optional)', async () => {
+  it('accepts an upload with only `results` (every other field optional)', async ({ ctx, user, projectId, apiToken }) => {
     const results = loadFixture('report-small').results;
     const sent = { results };
     const report = expectReceived(await upload(ctx, apiToken, sent));
@@ -313,7 +322,12 @@ describe('CLIENT-WIRE.md "Older clients": POST /api/v1/reports is an alias of PO
     expect((await readProject(ctx, user, projectId)).latest_report.uuid).toBe(report.uuid);
   });
 
-  it('accepts a pre-1.6 body: no configuration, no suppressed_issues, no pro_package_version', async () => {
+  it('accepts a pre-1.6 body: no configuration, no suppressed_issues, no pro_package_version', async ({
+    ctx,
+    user,
+    projectId,
+    apiToken,
+  }) => {
     const sent = loadFixture('report-small', projectId);
     delete sent.configuration;
     delete sent.pro_package_version;
@@ -327,7 +341,12 @@ describe('CLIENT-WIRE.md "Older clients": POST /api/v1/reports is an alias of PO
 });
 
 describe('CLIENT-WIRE.md "POST /api/reports/failure": failed runs are recorded', () => {
-  it('answers 201 {success:true, message:"Failure recorded."} to failure.json and lists it under the project', async () => {
+  it('answers 201 {success:true, message:"Failure recorded."} to failure.json and lists it under the project', async ({
+    ctx,
+    user,
+    projectId,
+    apiToken,
+  }) => {
     const raw = fixtureText('failure', projectId);
     const sent = JSON.parse(raw);
     const response = await upload(ctx, apiToken, raw, { url: '/api/reports/failure' });
@@ -360,7 +379,7 @@ describe('CLIENT-WIRE.md "POST /api/reports/failure": failed runs are recorded',
     expect((await readProject(ctx, user, projectId)).latest_report).toBeNull();
   });
 
-  it('records a failure sent with project_id "unknown" against the token\'s project', async () => {
+  it('records a failure sent with project_id "unknown" against the token\'s project', async ({ ctx, user, projectId, apiToken }) => {
     const sent = loadFixture('failure');
     sent.project_id = 'unknown';
     const response = await upload(ctx, apiToken, sent, { url: '/api/reports/failure' });
@@ -369,7 +388,7 @@ describe('CLIENT-WIRE.md "POST /api/reports/failure": failed runs are recorded',
     expect(list.json().meta.total).toBe(1);
   });
 
-  it('lists failures newest occurred_at first', async () => {
+  it('lists failures newest occurred_at first', async ({ ctx, user, projectId, apiToken }) => {
     for (const occurred of ['2026-11-20T08:00:00+00:00', '2026-11-21T08:00:00+00:00', '2026-11-19T08:00:00+00:00']) {
       const sent = loadFixture('failure', projectId);
       sent.occurred_at = occurred;
@@ -385,7 +404,7 @@ describe('CLIENT-WIRE.md "POST /api/reports/failure": failed runs are recorded',
 });
 
 describe('D19 through uploads: latest_report follows analyzed_at, not upload order', () => {
-  it('keeps the newer report as latest when an older analyzed_at is uploaded later', async () => {
+  it('keeps the newer report as latest when an older analyzed_at is uploaded later', async ({ ctx, user, projectId, apiToken }) => {
     const newer = loadFixture('report-small', projectId);
     newer.analyzed_at = '2026-11-21T09:00:00+00:00';
     const older = loadFixture('report-full', projectId);
@@ -400,7 +419,7 @@ describe('D19 through uploads: latest_report follows analyzed_at, not upload ord
 });
 
 describe('CLIENT-WIRE.md: the GET a redirect would produce is never a success', () => {
-  it('answers GET /api/reports with a JSON object whose success is false', async () => {
+  it('answers GET /api/reports with a JSON object whose success is false', async ({ ctx, apiToken }) => {
     const response = await clientCall(ctx, apiToken, undefined, { url: '/api/reports' });
     const body = expectClientAnswer(response);
     expect(body.success).toBe(false);

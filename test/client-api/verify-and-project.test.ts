@@ -3,7 +3,9 @@
  * 401 `{success:false[, valid:false]}` otherwise; `/api/project` answers the project in the v1 GET
  * shape, settings and latest_report included.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import type { TestUser } from '../helpers/test-app.js';
+import { appTest } from '../helpers/app-fixture.js';
 import { UUID_V7, freshAddress } from '../helpers/contract.js';
 import {
   clientCall,
@@ -14,44 +16,44 @@ import {
   readProject,
   upload,
 } from '../helpers/client-wire.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { EMPTY_SETTINGS, expectProjectShape } from '../projects/project-expectations.js';
 
-let ctx: TestContext;
-let user: TestUser;
-let projectId: string;
-let apiToken: string;
-
-beforeEach(async () => {
-  ctx = await buildTestApp();
-  user = await ctx.given.user();
-  ({
-    project: { id: projectId },
-    apiToken,
-  } = await ctx.given.project(user, { name: 'Acme Shop', framework_version: '12', description: 'The shop' }));
-});
-afterEach(async () => ctx.close());
-
-/** A GET as the client makes it (request-headers.json: User-Agent and Authorization only). */
-const verify = (token: string | null, remoteAddress?: string) =>
-  clientCall(ctx, token, undefined, { url: '/api/token/verify', ...(remoteAddress && { remoteAddress }) });
-const getProject = (token: string | null, remoteAddress?: string) =>
-  clientCall(ctx, token, undefined, { url: '/api/project', ...(remoteAddress && { remoteAddress }) });
-
-const v1 = (method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) =>
-  ctx.request({ method, url: `/api/v1/projects/${projectId}${url}`, token: user.token, body });
+const it = appTest({ project: { name: 'Acme Shop', framework_version: '12', description: 'The shop' } })
+  /** A GET as the client makes it (request-headers.json: User-Agent and Authorization only). */
+  .extend(
+    'verify',
+    ({ ctx }) =>
+      (token: string | null, remoteAddress?: string) =>
+        clientCall(ctx, token, undefined, { url: '/api/token/verify', ...(remoteAddress && { remoteAddress }) }),
+  )
+  .extend(
+    'getProject',
+    ({ ctx }) =>
+      (token: string | null, remoteAddress?: string) =>
+        clientCall(ctx, token, undefined, { url: '/api/project', ...(remoteAddress && { remoteAddress }) }),
+  )
+  .extend(
+    'v1',
+    ({ ctx, projectId, user }) =>
+      (method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) =>
+        ctx.request({ method, url: `/api/v1/projects/${projectId}${url}`, token: user.token, body }),
+  );
 
 /** The refusals every client read must answer with 401; each gets its own IP (D8's 10 per IP). */
-const BAD_TOKENS: { name: string; token: () => string | null }[] = [
+const BAD_TOKENS: { name: string; token: (user: TestUser) => string | null }[] = [
   { name: 'no Authorization header', token: () => null },
   { name: 'just "Bearer"', token: () => '' },
   { name: 'a wrong token of the right shape', token: () => 'A'.repeat(40) },
   { name: 'garbage', token: () => 'not a token at all' },
-  { name: 'a personal access token', token: () => user.token },
+  { name: 'a personal access token', token: (user) => user.token },
 ];
 
 describe('GET /api/token/verify', () => {
-  it('answers 200 {success:true, message, valid:true, project:{id, name}} for the project API token', async () => {
+  it('answers 200 {success:true, message, valid:true, project:{id, name}} for the project API token', async ({
+    projectId,
+    apiToken,
+    verify,
+  }) => {
     const response = await verify(apiToken);
     expect(response.statusCode).toBe(200);
     const body = expectClientAnswer(response);
@@ -61,21 +63,21 @@ describe('GET /api/token/verify', () => {
     expectRateLimitHeaders(response, 60);
   });
 
-  it('never returns the token or its hash', async () => {
+  it('never returns the token or its hash', async ({ apiToken, verify }) => {
     const response = await verify(apiToken);
     expect(response.body).not.toContain(apiToken);
     expect(response.body).not.toMatch(/api_token|hash/);
   });
 
   for (const { name, token } of BAD_TOKENS) {
-    it(`answers 401 {success:false, valid:false, error, message} for ${name}`, async () => {
-      const response = await verify(token(), freshAddress());
+    it(`answers 401 {success:false, valid:false, error, message} for ${name}`, async ({ user, verify }) => {
+      const response = await verify(token(user), freshAddress());
       expectClientUnauthenticated(response, { valid: false });
       expect(response.json().valid).toBe(false);
     });
   }
 
-  it('answers 401 valid:false for a token regenerated away, and 200 for the new one', async () => {
+  it('answers 401 valid:false for a token regenerated away, and 200 for the new one', async ({ projectId, apiToken, verify, v1 }) => {
     const regenerated = await v1('POST', '/regenerate-token');
     expect(regenerated.statusCode).toBe(200);
     expectClientUnauthenticated(await verify(apiToken, freshAddress()), { valid: false });
@@ -84,25 +86,25 @@ describe('GET /api/token/verify', () => {
     expect(fresh.json()).toMatchObject({ success: true, valid: true, project: { id: projectId } });
   });
 
-  it('answers 401 valid:false for the token of a deleted project', async () => {
+  it('answers 401 valid:false for the token of a deleted project', async ({ apiToken, verify, v1 }) => {
     expect((await v1('DELETE', '')).statusCode).toBe(200);
     expectClientUnauthenticated(await verify(apiToken, freshAddress()), { valid: false });
   });
 
-  it('still verifies the token of an archived project (archiving refuses uploads only)', async () => {
+  it('still verifies the token of an archived project (archiving refuses uploads only)', async ({ projectId, apiToken, verify, v1 }) => {
     expect((await v1('POST', '/archive')).statusCode).toBe(200);
     const response = await verify(apiToken);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ success: true, valid: true, project: { id: projectId, name: 'Acme Shop' } });
   });
 
-  it("shows the project's current name after a rename", async () => {
+  it("shows the project's current name after a rename", async ({ projectId, apiToken, verify, v1 }) => {
     const renamed = await v1('PUT', '', { name: 'Acme Store', framework_version: '12' });
     expect(renamed.statusCode, renamed.body).toBe(200);
     expect((await verify(apiToken)).json().project).toEqual({ id: projectId, name: 'Acme Store' });
   });
 
-  it('identifies the right project among several', async () => {
+  it('identifies the right project among several', async ({ ctx, user, projectId, apiToken, verify }) => {
     const other = await ctx.given.project(user, { name: 'Other' });
     expect((await verify(other.apiToken)).json().project).toEqual({ id: other.project.id, name: 'Other' });
     expect((await verify(apiToken)).json().project).toEqual({ id: projectId, name: 'Acme Shop' });
@@ -110,7 +112,13 @@ describe('GET /api/token/verify', () => {
 });
 
 describe('GET /api/project', () => {
-  it('answers 200 {success:true, message, data} with exactly the v1 GET shape of the project', async () => {
+  it('answers 200 {success:true, message, data} with exactly the v1 GET shape of the project', async ({
+    ctx,
+    user,
+    projectId,
+    apiToken,
+    getProject,
+  }) => {
     const response = await getProject(apiToken);
     expect(response.statusCode).toBe(200);
     const body = expectClientAnswer(response);
@@ -131,13 +139,17 @@ describe('GET /api/project', () => {
     expectRateLimitHeaders(response, 60);
   });
 
-  it('never returns the project API token', async () => {
+  it('never returns the project API token', async ({ apiToken, getProject }) => {
     const response = await getProject(apiToken);
     expect(response.body).not.toContain(apiToken);
     expect(response.json().data).not.toHaveProperty('api_token');
   });
 
-  it('shows the quality-gate settings set through PUT /api/v1/projects/{id} (so a CI job can read them)', async () => {
+  it('shows the quality-gate settings set through PUT /api/v1/projects/{id} (so a CI job can read them)', async ({
+    apiToken,
+    getProject,
+    v1,
+  }) => {
     const updated = await v1('PUT', '', { name: 'Acme Shop', framework_version: '12', settings: { fail_on: 'high', fail_threshold: 80 } });
     expect(updated.statusCode, updated.body).toBe(200);
     const data = (await getProject(apiToken)).json().data;
@@ -145,7 +157,13 @@ describe('GET /api/project', () => {
     expect(data).toEqual(updated.json().data);
   });
 
-  it('shows latest_report after an upload, equal to the report the upload answered', async () => {
+  it('shows latest_report after an upload, equal to the report the upload answered', async ({
+    ctx,
+    user,
+    projectId,
+    apiToken,
+    getProject,
+  }) => {
     const uploaded = await upload(ctx, apiToken, fixtureText('report-small', projectId));
     expect(uploaded.statusCode).toBe(201);
     const data = (await getProject(apiToken)).json().data;
@@ -153,7 +171,7 @@ describe('GET /api/project', () => {
     expect(data).toEqual(await readProject(ctx, user, projectId));
   });
 
-  it('still answers for an archived project, with archived_at set', async () => {
+  it('still answers for an archived project, with archived_at set', async ({ ctx, user, projectId, apiToken, getProject, v1 }) => {
     expect((await v1('POST', '/archive')).statusCode).toBe(200);
     const response = await getProject(apiToken);
     expect(response.statusCode).toBe(200);
@@ -163,13 +181,13 @@ describe('GET /api/project', () => {
   });
 
   for (const { name, token } of BAD_TOKENS) {
-    it(`answers 401 {success:false, error:"Unauthenticated"} (no valid key) for ${name}`, async () => {
-      const response = await getProject(token(), freshAddress());
+    it(`answers 401 {success:false, error:"Unauthenticated"} (no valid key) for ${name}`, async ({ user, getProject }) => {
+      const response = await getProject(token(user), freshAddress());
       expectClientUnauthenticated(response);
     });
   }
 
-  it('answers 401 for a token regenerated away', async () => {
+  it('answers 401 for a token regenerated away', async ({ apiToken, getProject, v1 }) => {
     expect((await v1('POST', '/regenerate-token')).statusCode).toBe(200);
     expectClientUnauthenticated(await getProject(apiToken, freshAddress()));
   });

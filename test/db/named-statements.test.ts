@@ -4,32 +4,27 @@
  * stays unnamed, so no connection collects statements without bound. The answers are the same.
  */
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
+import { it } from '../helpers/app-fixture.js';
 import { createDatabase, type Db } from '../../src/db/database.js';
 import { statementName } from '../../src/db/named-statements.js';
 import { createProjectsRepository } from '../../src/projects/projects.repository.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { onPostgres } from '../helpers/test-backend.js';
 
 describe.skipIf(!onPostgres)('named prepared statements (PostgreSQL)', () => {
-  let ctx: TestContext;
-  let user: TestUser;
   let db: Db;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user();
+  it.beforeEach(async ({ ctx }) => {
     // One connection, so that what it has prepared can be read on it.
     db = createDatabase(ctx.store.env.DATABASE_URL!, { poolMax: 1 });
   });
   afterEach(async () => {
     await db.destroy();
-    await ctx.close();
   });
 
   const prepared = async () =>
     (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements order by name`.execute(db)).rows;
 
-  it('prepares a hot read once per connection, under the name its text was given, and answers as the API does', async () => {
+  it('prepares a hot read once per connection, under the name its text was given, and answers as the API does', async ({ ctx, user }) => {
     const { project } = await ctx.given.project(user, { name: 'Named' });
     await ctx.given.report(project.id);
     const projects = createProjectsRepository(db);

@@ -1,8 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMigrator } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/migrate.js';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
-import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/app-fixture.js';
+import { loadFixture, uploadOk } from '../helpers/client-wire.js';
+import { addWebhook, downToAndBack, expectTokenVerifies, givenReleaseData, readsOf } from './upgrade-world.js';
 
 /**
  * Migrations 0008 (D28's stored answers), 0009 (report retention's index) and 0010 (webhooks) on a
@@ -11,26 +10,9 @@ import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
  * each report's detail and changes, the audit log; and the new features start empty.
  */
 describe('migrations 0008 to 0010 on a database written by the release before them', () => {
-  let ctx: TestContext;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-  });
-  afterEach(async () => ctx.close());
-
-  it('reads tokens, projects, settings and reports the same after the upgrade', async () => {
-    const { user, projectId, apiToken } = await givenUploader(ctx);
-    const settings = await ctx.request({
-      method: 'PUT',
-      url: `/api/v1/projects/${projectId}`,
-      token: user.token,
-      body: { name: 'Shop', framework_version: '12', settings: { fail_on: 'high', fail_threshold: 70 } },
-    });
-    expect(settings.statusCode, settings.body).toBe(200);
-    const uuids: string[] = [];
-    for (const name of ['report-small', 'report-large', 'report-large']) {
-      uuids.push((await uploadOk(ctx, apiToken, fixture(name, projectId))).report.uuid);
-    }
-    const reads = [
+  it('reads tokens, projects, settings and reports the same after the upgrade', async ({ ctx }) => {
+    const { user, projectId, apiToken, uuids } = await givenReleaseData(ctx, ['report-small', 'report-large', 'report-large']);
+    const readAll = readsOf(ctx, user, [
       '/api/v1/tokens',
       `/api/v1/projects/${projectId}`,
       '/api/v1/projects',
@@ -38,14 +20,11 @@ describe('migrations 0008 to 0010 on a database written by the release before th
       `/api/v1/projects/${projectId}/trend`,
       '/api/v1/user/audit-events',
       ...uuids.flatMap((uuid) => [`/api/v1/reports/${uuid}`, `/api/v1/reports/${uuid}/changes`]),
-    ];
-    const readAll = async () => Promise.all(reads.map(async (url) => (await ctx.request({ method: 'GET', url, token: user.token })).body));
+    ]);
     const before = await readAll();
 
     // Back to the previous release's schema: its database has no stored answers at all.
-    const { error } = await (await createMigrator(ctx.db)).migrateTo('0007-teams-and-audit');
-    expect(error).toBeUndefined();
-    await migrateToLatest(ctx.db);
+    await downToAndBack(ctx, '0007-teams-and-audit');
     expect(await ctx.db.selectFrom('report_bodies').select('id').execute()).toEqual([]);
     // Down to 0007 really removed the new tables: they are back, empty.
     expect(await ctx.db.selectFrom('webhooks').select('id').execute()).toEqual([]);
@@ -55,17 +34,10 @@ describe('migrations 0008 to 0010 on a database written by the release before th
     // The answers are stored again as they are read.
     expect(await ctx.db.selectFrom('report_bodies').select('id').execute()).toHaveLength(uuids.length);
     // The client package's token still names its project.
-    const verified = await ctx.request({ method: 'GET', url: '/api/token/verify', token: apiToken });
-    expect(verified.json()).toMatchObject({ success: true, valid: true, project: { id: projectId } });
+    await expectTokenVerifies(ctx, apiToken, projectId);
     // The upgraded project takes webhooks, and its uploads reach them.
-    const hook = await ctx.request({
-      method: 'POST',
-      url: `/api/v1/projects/${projectId}/webhooks`,
-      token: user.token,
-      body: { url: 'https://hooks.example.com/in', events: ['report.created'] },
-    });
-    expect(hook.statusCode, hook.body).toBe(201);
-    await uploadOk(ctx, apiToken, fixture('report-small', projectId));
+    await addWebhook(ctx, user, projectId);
+    await uploadOk(ctx, apiToken, loadFixture('report-small', projectId));
     expect(await ctx.db.selectFrom('webhook_deliveries').select('event').execute()).toEqual([{ event: 'report.created' }]);
   });
 });

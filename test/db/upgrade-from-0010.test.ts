@@ -1,8 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMigrator } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/migrate.js';
-import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/app-fixture.js';
+import { addWebhook, downToAndBack, expectTokenVerifies, givenReleaseData, readsOf } from './upgrade-world.js';
 
 /**
  * Migration 0011 (E7's sessions) on a live database: what the release before it wrote (a database at
@@ -11,31 +9,11 @@ import { buildTestApp, type TestContext } from '../helpers/test-app.js';
  * sign-in until the operator sets one, while their tokens go on working.
  */
 describe('migration 0011 on a database written by the release before it', () => {
-  let ctx: TestContext;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-  });
-  afterEach(async () => ctx.close());
-
-  it('reads everything the same after the upgrade; users sign in once the operator gives them a password', async () => {
-    const { user, projectId, apiToken } = await givenUploader(ctx);
-    const settings = await ctx.request({
-      method: 'PUT',
-      url: `/api/v1/projects/${projectId}`,
-      token: user.token,
-      body: { name: 'Shop', framework_version: '12', settings: { fail_on: 'high', fail_threshold: 70 } },
-    });
-    expect(settings.statusCode, settings.body).toBe(200);
-    const hook = await ctx.request({
-      method: 'POST',
-      url: `/api/v1/projects/${projectId}/webhooks`,
-      token: user.token,
-      body: { url: 'https://hooks.example.com/in', events: ['report.created'] },
-    });
-    expect(hook.statusCode, hook.body).toBe(201);
-    const uuids: string[] = [];
-    for (const name of ['report-small', 'report-full']) uuids.push((await uploadOk(ctx, apiToken, fixture(name, projectId))).report.uuid);
-    const reads = [
+  it('reads everything the same after the upgrade; users sign in once the operator gives them a password', async ({ ctx }) => {
+    const { user, projectId, apiToken, uuids } = await givenReleaseData(ctx, ['report-small', 'report-full'], ({ user, projectId }) =>
+      addWebhook(ctx, user, projectId),
+    );
+    const readAll = readsOf(ctx, user, [
       '/api/v1/user',
       '/api/v1/tokens',
       `/api/v1/projects/${projectId}`,
@@ -44,20 +22,16 @@ describe('migration 0011 on a database written by the release before it', () => 
       `/api/v1/projects/${projectId}/webhooks`,
       '/api/v1/user/audit-events',
       ...uuids.flatMap((uuid) => [`/api/v1/reports/${uuid}`, `/api/v1/reports/${uuid}/changes`]),
-    ];
-    const readAll = async () => Promise.all(reads.map(async (url) => (await ctx.request({ method: 'GET', url, token: user.token })).body));
+    ]);
     const before = await readAll();
 
     // Back to the previous release's schema: no password column, no sessions.
-    const { error } = await (await createMigrator(ctx.db)).migrateTo('0010-webhooks');
-    expect(error).toBeUndefined();
-    await migrateToLatest(ctx.db);
+    await downToAndBack(ctx, '0010-webhooks');
 
     expect(await readAll()).toEqual(before);
     expect(await ctx.db.selectFrom('users').select('password_hash').execute()).toEqual([{ password_hash: null }]);
     expect(await ctx.db.selectFrom('sessions').select('id').execute()).toEqual([]);
-    const verified = await ctx.request({ method: 'GET', url: '/api/token/verify', token: apiToken });
-    expect(verified.json()).toMatchObject({ success: true, valid: true, project: { id: projectId } });
+    await expectTokenVerifies(ctx, apiToken, projectId);
 
     // A user of the previous release has no password: the sign-in refuses them like a wrong one...
     const refused = await ctx.request({

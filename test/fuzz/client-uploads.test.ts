@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture } from '../helpers/reports-world.js';
+import { loadFixture } from '../helpers/client-wire.js';
 import { anyBody, bodyFrom, contentEncoding, contentType, encodeBody, type Encoding } from './arbitraries.js';
 import { bearer, campaign, FuzzServer, OPERATIONS, pathOf, runs, timeoutFor, type Credential, type Operation } from './harness.js';
 
@@ -96,9 +96,13 @@ describe('generated bodies on the client package endpoints: no 5xx, documented s
         const { projectId } = fuzz.world;
         const body =
           operation.body === 'report'
-            ? fc.oneof(bodyFrom(fixture('report-small', projectId)), bodyFrom(minimalReport(projectId)), bodyFrom(minimalReport('unknown')))
+            ? fc.oneof(
+                bodyFrom(loadFixture('report-small', projectId)),
+                bodyFrom(minimalReport(projectId)),
+                bodyFrom(minimalReport('unknown')),
+              )
             : operation.body === 'failure'
-              ? fc.oneof(bodyFrom(fixture('failure', projectId)), bodyFrom({ failure_reason: 'no_analyzers_ran' }))
+              ? fc.oneof(bodyFrom(loadFixture('failure', projectId)), bodyFrom({ failure_reason: 'no_analyzers_ran' }))
               : anyBody;
         const type = fc.oneof({ arbitrary: fc.constant('application/json'), weight: 4 }, { arbitrary: contentType, weight: 1 });
         await campaign(count, fc.record({ body, type, who: credential, how: encoding }), async ({ body, type, who, how }) => {

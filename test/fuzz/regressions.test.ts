@@ -2,34 +2,21 @@
  * What the fuzz campaign found (issue 7), pinned as plain examples so that each stays fixed even
  * when a campaign's random draw misses it. Each test names the answer before the fix.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { NOT_FOUND, expectError, expectValidationError } from '../helpers/contract.js';
 import { expectClientValidationError, minimalReport, readReport, storedRows, upload } from '../helpers/client-wire.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { sendRaw } from '../helpers/raw-http.js';
 import { FuzzServer } from './harness.js';
 
+const it = appTest({ project: { name: 'Target' } });
+
 const REPLACEMENT = '\uFFFD';
-
-let ctx: TestContext;
-let user: TestUser;
-let projectId: string;
-let apiToken: string;
-
-beforeEach(async () => {
-  ctx = await buildTestApp();
-  user = await ctx.given.user();
-  ({
-    project: { id: projectId },
-    apiToken,
-  } = await ctx.given.project(user, { name: 'Target' }));
-});
-afterEach(async () => ctx.close());
 
 const json = (body: string) => ({ body, headers: { 'content-type': 'application/json' } });
 
 describe('text no database column can hold (was a 500 on PostgreSQL, and a silent U+FFFD on both)', () => {
-  it('stores a NUL in a project name or description as U+FFFD, and answers what it stored', async () => {
+  it('stores a NUL in a project name or description as U+FFFD, and answers what it stored', async ({ ctx, user, projectId }) => {
     const created = await ctx.request({
       method: 'POST',
       url: '/api/v1/projects',
@@ -51,7 +38,7 @@ describe('text no database column can hold (was a 500 on PostgreSQL, and a silen
     expect(row.description).toBe(`x${REPLACEMENT}y`);
   });
 
-  it('stores a NUL in a token name as U+FFFD, and trims one at the end like any invisible character (D12)', async () => {
+  it('stores a NUL in a token name as U+FFFD, and trims one at the end like any invisible character (D12)', async ({ ctx, user }) => {
     const response = await ctx.request({
       method: 'POST',
       url: '/api/v1/tokens',
@@ -69,7 +56,7 @@ describe('text no database column can hold (was a 500 on PostgreSQL, and a silen
     expect(trailing.json().token.name).toBe('ci');
   });
 
-  it('answers an unpaired surrogate as the U+FFFD both databases store for it', async () => {
+  it('answers an unpaired surrogate as the U+FFFD both databases store for it', async ({ ctx, user }) => {
     const created = await ctx.request({
       method: 'POST',
       url: '/api/v1/projects',
@@ -91,7 +78,7 @@ describe('text no database column can hold (was a 500 on PostgreSQL, and a silen
     expect(emoji.json().project.name).toBe('😀');
   });
 
-  it('stores an upload whose version holds a NUL, keeping NULs inside its results as sent', async () => {
+  it('stores an upload whose version holds a NUL, keeping NULs inside its results as sent', async ({ ctx, user, apiToken }) => {
     const body = minimalReport({ laravel_version: '11\u0000' });
     (body.results as { message: string }[])[0]!.message = 'ok\u0000';
     const response = await upload(ctx, apiToken, body);
@@ -102,7 +89,11 @@ describe('text no database column can hold (was a 500 on PostgreSQL, and a silen
     expect(detail.results.find((r: { analyzer_id: string }) => r.analyzer_id === 'debug-mode').message).toBe('ok\u0000');
   });
 
-  it('stores an issue whose line and column no integer column holds (1e308: was a 500 on PostgreSQL), showing them as sent', async () => {
+  it('stores an issue whose line and column no integer column holds (1e308: was a 500 on PostgreSQL), showing them as sent', async ({
+    ctx,
+    user,
+    apiToken,
+  }) => {
     const body = minimalReport();
     const issue = (body.results as { issues: { location: Record<string, number | string> }[] }[])[1]!.issues[0]!;
     issue.location = { file: 'app/A.php', line: 1e308, column: 2 ** 31 };
@@ -117,7 +108,12 @@ describe('text no database column can hold (was a 500 on PostgreSQL, and a silen
     expect(changes.json().data[0].location).toEqual({ file: 'app/A.php' });
   });
 
-  it('stores an issue whose analyzer, message, file and branch hold a NUL (was a 500 on PostgreSQL), showing them as sent in the detail', async () => {
+  it('stores an issue whose analyzer, message, file and branch hold a NUL (was a 500 on PostgreSQL), showing them as sent in the detail', async ({
+    ctx,
+    user,
+    projectId,
+    apiToken,
+  }) => {
     const body = minimalReport({ metadata: { git_branch: 'feature\u0000x' } });
     const result = (body.results as { analyzer_id: string; issues: { message: string; location: Record<string, unknown> }[] }[])[1]!;
     result.analyzer_id = '\u0000custom';
@@ -154,7 +150,12 @@ describe('text no database column can hold (was a 500 on PostgreSQL, and a silen
     }
   });
 
-  it('records a failed run whose error message holds a NUL (PHP names protected properties "\\0*\\0name")', async () => {
+  it('records a failed run whose error message holds a NUL (PHP names protected properties "\\0*\\0name")', async ({
+    ctx,
+    user,
+    projectId,
+    apiToken,
+  }) => {
     const response = await upload(
       ctx,
       apiToken,
@@ -170,7 +171,7 @@ describe('text no database column can hold (was a 500 on PostgreSQL, and a silen
 describe('ids past the 32-bit range of a PostgreSQL serial (was a 500 on PostgreSQL: "out of range for type integer")', () => {
   const PAST = ['2147483648', '99999999999', '9999999999999999'];
 
-  it('answers a path id past the range with 404, on the tokens and E4 routes', async () => {
+  it('answers a path id past the range with 404, on the tokens and E4 routes', async ({ ctx, user }) => {
     const teamId = await ctx.given.team(user, 'Ids');
     for (const id of PAST) {
       for (const [method, url] of [
@@ -186,7 +187,7 @@ describe('ids past the 32-bit range of a PostgreSQL serial (was a 500 on Postgre
     }
   });
 
-  it('treats a body id past the range as naming nothing: current team 404, transfer target 422', async () => {
+  it('treats a body id past the range as naming nothing: current team 404, transfer target 422', async ({ ctx, user }) => {
     const teamId = await ctx.given.team(user, 'Ids');
     for (const id of ['2147483648', '18446744073709551616']) {
       const current = await ctx.request({
@@ -213,7 +214,7 @@ describe('times JSON Schema accepts but Date cannot hold or D2 cannot write (was
   const times = ['2026-12-31T23:59:60Z', '2016-12-31T23:59:60+00:00', '0000-01-01T00:00:00+23:59', '9999-12-31T23:59:59-23:59'];
 
   for (const time of times) {
-    it(`refuses analyzed_at and occurred_at ${time} with 422, storing nothing`, async () => {
+    it(`refuses analyzed_at and occurred_at ${time} with 422, storing nothing`, async ({ ctx, apiToken }) => {
       const report = await upload(ctx, apiToken, minimalReport({ analyzed_at: time }));
       expectClientValidationError(report, ['analyzed_at']);
       const failure = await upload(ctx, apiToken, { occurred_at: time }, { url: '/api/reports/failure' });
@@ -222,7 +223,7 @@ describe('times JSON Schema accepts but Date cannot hold or D2 cannot write (was
     });
   }
 
-  it('refuses a token expiry whose offset carries it past 9999-12-31 with 422', async () => {
+  it('refuses a token expiry whose offset carries it past 9999-12-31 with 422', async ({ ctx, user }) => {
     const response = await ctx.request({
       method: 'POST',
       url: '/api/v1/tokens',
@@ -243,7 +244,7 @@ describe('times JSON Schema accepts but Date cannot hold or D2 cannot write (was
 });
 
 describe('the OpenAPI document and the router agree', () => {
-  it('documents the 400 a path parameter with a broken percent-encoding gets, on every operation with one', async () => {
+  it('documents the 400 a path parameter with a broken percent-encoding gets, on every operation with one', async ({ ctx, user }) => {
     // The contract check (ctx.close) fails on an undocumented status: these used to be.
     for (const url of [`/api/v1/projects/%zz`, `/api/v1/projects/%c0%af/reports`, `/api/v1/reports/%u002e`]) {
       const response = await ctx.request({ method: 'GET', url, token: user.token });
@@ -257,7 +258,7 @@ describe('the OpenAPI document and the router agree', () => {
     }
   });
 
-  it('still answers an id the router cannot hold with the 404 envelope', async () => {
+  it('still answers an id the router cannot hold with the 404 envelope', async ({ ctx, user }) => {
     expectError(await ctx.request({ method: 'GET', url: `/api/v1/projects/${'x'.repeat(9000)}`, token: user.token }), 404, NOT_FOUND);
   });
 });

@@ -1,13 +1,15 @@
 /**
- * What the published client package sends and expects (CLIENT-WIRE.md), for the tests of the
- * `/api` endpoints: its fixtures, its headers, and the checks every `/api` answer must pass.
+ * What the published client package sends and expects (CLIENT-WIRE.md): its recorded fixtures, its
+ * headers, the one upload helper of the suite (`upload`, `uploadOk`), the analyzer catalogue, the
+ * severities, and the checks every `/api` answer must pass. Bodies built from named results are
+ * in reports-world.ts.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { JSON_UTF8, expectNoInternals } from './contract.js';
+import { JSON_UTF8, expectFieldErrors, expectNoInternals } from './contract.js';
 import type { TestContext, TestUser } from './test-app.js';
 
 /** The recorded request bodies of the published client (a copy of shared/fixtures/reports). */
@@ -87,7 +89,18 @@ export function upload(
   return clientCall(ctx, token, body, { ...options, method: 'POST' });
 }
 
+/** Uploads and expects 201; returns the answer body (`{success, message, report, gate}`). */
+export async function uploadOk(ctx: TestContext, apiToken: string, body: unknown): Promise<Record<string, any>> {
+  const response = await upload(ctx, apiToken, body);
+  expect(response.statusCode, response.body).toBe(201);
+  const answer = response.json();
+  expect(answer.success).toBe(true);
+  return answer;
+}
+
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+export type Status = 'passed' | 'failed' | 'warning' | 'skipped' | 'error';
 
 export interface ExpectedCounts {
   score: number;
@@ -98,18 +111,19 @@ export interface ExpectedCounts {
   skipped: number;
   errors: number;
   total_issues: number;
-  issues_by_severity: Record<(typeof SEVERITIES)[number], number>;
+  issues_by_severity: Record<Severity, number>;
 }
 
-/**
- * The summary the service must compute, counted here from the body's `results` (the client's own
- * `summary` is never read): issues may be a list or an object keyed by position; suppressed
- * issues are not issues; score = round(100 * passed / (total - skipped)), 100 when nothing ran.
- */
-export function countResults(results: any[]): ExpectedCounts {
-  const counts: ExpectedCounts = {
+/** A client `summary` claiming `passed` analyzers, all passed, no issue: what the service must never trust. */
+export function allPassedSummary(passed: number): ExpectedCounts {
+  return { ...noCounts(), total: passed, passed, score: 100 };
+}
+
+/** Nothing counted: every status, issue and severity at 0. */
+function noCounts(): ExpectedCounts {
+  return {
     score: 0,
-    total: results.length,
+    total: 0,
     passed: 0,
     failed: 0,
     warnings: 0,
@@ -118,6 +132,15 @@ export function countResults(results: any[]): ExpectedCounts {
     total_issues: 0,
     issues_by_severity: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
   };
+}
+
+/**
+ * The summary the service must compute, counted here from the body's `results` (the client's own
+ * `summary` is never read): issues may be a list or an object keyed by position; suppressed
+ * issues are not issues; score = round(100 * passed / (total - skipped)), 100 when nothing ran.
+ */
+export function countResults(results: any[]): ExpectedCounts {
+  const counts: ExpectedCounts = { ...noCounts(), total: results.length };
   const byStatus: Record<string, keyof ExpectedCounts> = {
     passed: 'passed',
     failed: 'failed',
@@ -132,7 +155,7 @@ export function countResults(results: any[]): ExpectedCounts {
     const issues: any[] = Array.isArray(result.issues) ? result.issues : Object.values(result.issues ?? {});
     for (const issue of issues) {
       counts.total_issues += 1;
-      counts.issues_by_severity[issue.severity as (typeof SEVERITIES)[number]] += 1;
+      counts.issues_by_severity[issue.severity as Severity] += 1;
     }
   }
   const ran = counts.total - counts.skipped;
@@ -192,13 +215,7 @@ export function expectClientValidationError(response: LightMyRequestResponse, fi
   const body = expectClientAnswer(response);
   expect(Object.keys(body).sort()).toEqual(['error', 'errors', 'message', 'success']);
   expect(body.success).toBe(false);
-  expect(body.error).toBe('Validation Failed');
-  expect(Object.keys(body.errors).sort()).toEqual([...fields].sort());
-  for (const field of fields) {
-    expect(Array.isArray(body.errors[field])).toBe(true);
-    expect(body.errors[field].length).toBeGreaterThan(0);
-    for (const message of body.errors[field]) expect(typeof message).toBe('string');
-  }
+  expectFieldErrors(body, fields);
   expect(body.message).toBe(Object.values(body.errors as Record<string, string[]>)[0]![0]);
   return body;
 }

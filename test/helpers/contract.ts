@@ -89,13 +89,7 @@ export function expectValidationError(response: LightMyRequestResponse, fields: 
   expectJson(response);
   const body = response.json();
   expect(Object.keys(body).sort()).toEqual(['error', 'errors', 'message']);
-  expect(body.error).toBe('Validation Failed');
-  expect(Object.keys(body.errors).sort()).toEqual([...fields].sort());
-  for (const field of fields) {
-    expect(Array.isArray(body.errors[field])).toBe(true);
-    expect(body.errors[field].length).toBeGreaterThan(0);
-    for (const message of body.errors[field]) expect(typeof message).toBe('string');
-  }
+  expectFieldErrors(body, fields);
   const first = Object.values(body.errors as Record<string, string[]>)[0]![0];
   expect(body.message).toBe(first);
   for (const [field, message] of Object.entries(messages)) expect(body.errors[field]).toContain(message);
@@ -132,4 +126,15 @@ let addressSequence = 0;
 export function freshAddress(): string {
   addressSequence += 1;
   return `10.${(addressSequence >> 16) & 255}.${(addressSequence >> 8) & 255}.${addressSequence & 255}`;
+}
+
+/** D3's 422 body: `error` is `Validation Failed` and `errors` has exactly `fields`, each a non-empty list of strings. */
+export function expectFieldErrors(body: Record<string, any>, fields: string[]): void {
+  expect(body.error).toBe('Validation Failed');
+  expect(Object.keys(body.errors).sort()).toEqual([...fields].sort());
+  for (const field of fields) {
+    expect(Array.isArray(body.errors[field])).toBe(true);
+    expect(body.errors[field].length).toBeGreaterThan(0);
+    for (const message of body.errors[field]) expect(typeof message).toBe('string');
+  }
 }

@@ -136,6 +136,14 @@ export async function buildTestApp(
   };
 }
 
+/** Listens on a free port of 127.0.0.1, for tests over a real socket; returns the port. */
+export async function listenOnLoopback(ctx: TestContext): Promise<number> {
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = ctx.app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
+  return address.port;
+}
+
 export async function send(app: App, options: RequestOptions): Promise<LightMyRequestResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;

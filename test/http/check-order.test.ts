@@ -4,7 +4,8 @@
  * check would also fail, and asserts that the earlier one answers.
  */
 import type { LightMyRequestResponse } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { test as appTest } from '../helpers/app-fixture.js';
 import type { Ability } from '../../src/auth/abilities.js';
 import {
   JSON_UTF8,
@@ -27,7 +28,19 @@ import {
   MISSING_TOKEN,
   type EndpointCase as Endpoint,
 } from '../helpers/endpoints.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import type { TestContext, TestUser } from '../helpers/test-app.js';
+
+const it = appTest
+  /** Every answer in this table is JSON with the rate-limit headers (D2, D8). */
+  .extend(
+    'send',
+    ({ ctx }) =>
+      async function send(options: Parameters<TestContext['request']>[0]): Promise<LightMyRequestResponse> {
+        const response = await ctx.request(options);
+        expectApiHeaders(response);
+        return response;
+      },
+  );
 
 const MALFORMED_JSON = '{"name": ';
 const hasPathResource = (e: Endpoint) => e.path.includes(':');
@@ -70,24 +83,14 @@ function urlOf(endpoint: Endpoint, world: World, options: { missing?: boolean; q
 const label = (e: Endpoint) => `${e.method} /api/v1${e.path}`;
 
 describe.each(ENDPOINTS.map((e) => [label(e), e] as const))('D4 order of checks: %s', (_name, endpoint) => {
-  let ctx: TestContext;
   let world: World;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
+  it.beforeEach(async ({ ctx }) => {
     world = await makeWorld(ctx);
   });
-  afterEach(async () => ctx.close());
-
-  /** Every answer in this table is JSON with the rate-limit headers (D2, D8). */
-  async function send(options: Parameters<TestContext['request']>[0]): Promise<LightMyRequestResponse> {
-    const response = await ctx.request(options);
-    expectApiHeaders(response);
-    return response;
-  }
 
   const malformed = { body: MALFORMED_JSON, headers: { 'content-type': 'application/json' } };
 
-  it('answers 401 with the exact envelope when there is no token or an unusable one (D4.3)', async () => {
+  it('answers 401 with the exact envelope when there is no token or an unusable one (D4.3)', async ({ send }) => {
     const url = urlOf(endpoint, world);
     const anonymous = await send({ method: endpoint.method, url, body: endpoint.body });
     expectError(anonymous, 401, UNAUTHENTICATED);
@@ -98,7 +101,7 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))('D4 order of checks:
     expectError(garbage, 401, UNAUTHENTICATED);
   });
 
-  it('answers 429, not 401, to the 11th unauthenticated request from one IP (D4.2, D8)', async () => {
+  it('answers 429, not 401, to the 11th unauthenticated request from one IP (D4.2, D8)', async ({ send }) => {
     const url = urlOf(endpoint, world);
     for (let i = 1; i <= 10; i++) {
       const response = await send({ method: endpoint.method, url, body: endpoint.body, remoteAddress: '203.0.113.9' });
@@ -110,7 +113,7 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))('D4 order of checks:
     expect(eleventh.headers['x-ratelimit-limit']).toBe('10');
   });
 
-  it("answers 429 once the user's budget is spent, even where it would otherwise answer 403, 404 or 422 (D4.2)", async () => {
+  it("answers 429 once the user's budget is spent, even where it would otherwise answer 403, 404 or 422 (D4.2)", async ({ ctx, send }) => {
     const weakToken = await ctx.given.token(world.user, { abilities: abilitiesBelow[endpoint.ability] });
     // Each doomed request fails at a different later step; first prove that, then spend the budget.
     const doomed: { request: Parameters<TestContext['request']>[0]; otherwise: number }[] = [];
@@ -161,7 +164,7 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))('D4 order of checks:
   });
 
   if (endpoint.subscription) {
-    it('answers 403 Subscription Required before the ability, the body and the path resource (D4.4, D7)', async () => {
+    it('answers 403 Subscription Required before the ability, the body and the path resource (D4.4, D7)', async ({ ctx, send }) => {
       const lapsed = await makeWorld(ctx, null);
       expectError(
         await send({ method: endpoint.method, url: urlOf(endpoint, lapsed), token: lapsed.user.token, body: endpoint.body }),
@@ -179,14 +182,17 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))('D4 order of checks:
       expectError(worst, 403, SUBSCRIPTION_REQUIRED);
     });
   } else {
-    it('does not require a subscription (D7)', async () => {
+    it('does not require a subscription (D7)', async ({ ctx, send }) => {
       const lapsed = await makeWorld(ctx, null);
       const response = await send({ method: endpoint.method, url: urlOf(endpoint, lapsed), token: lapsed.user.token, body: endpoint.body });
       expect(response.statusCode).toBe(endpoint.success);
     });
   }
 
-  it(`answers 403 for a token without '${endpoint.ability}' before transport problems and the path resource (D4.5, D6)`, async () => {
+  it(`answers 403 for a token without '${endpoint.ability}' before transport problems and the path resource (D4.5, D6)`, async ({
+    ctx,
+    send,
+  }) => {
     const weakToken = await ctx.given.token(world.user, { abilities: abilitiesBelow[endpoint.ability] });
     const response = await send({
       method: endpoint.method,
@@ -198,7 +204,7 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))('D4 order of checks:
   });
 
   if (takesBody(endpoint) && hasPathResource(endpoint)) {
-    it('answers 400 for malformed JSON and 415 for a non-JSON body before 404 (D4.6 before D4.7)', async () => {
+    it('answers 400 for malformed JSON and 415 for a non-JSON body before 404 (D4.6 before D4.7)', async ({ send }) => {
       const url = urlOf(endpoint, world, { missing: true });
       expectErrorLike(await send({ method: endpoint.method, url, token: world.user.token, ...malformed }), 400, 'Bad Request', /JSON/);
       const form = await send({
@@ -213,7 +219,7 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))('D4 order of checks:
   }
 
   if (hasPathResource(endpoint)) {
-    it('answers 404 for a missing resource before validating the body (D4.7 before D4.9)', async () => {
+    it('answers 404 for a missing resource before validating the body (D4.7 before D4.9)', async ({ send }) => {
       const response = await send({
         method: endpoint.method,
         url: urlOf(endpoint, world, { missing: true }),
@@ -224,7 +230,7 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))('D4 order of checks:
     });
   }
 
-  it(`answers ${endpoint.success} with the rate-limit headers when every check passes`, async () => {
+  it(`answers ${endpoint.success} with the rate-limit headers when every check passes`, async ({ ctx }) => {
     // Not `send`: a download (E3) is the one success that is not D2's JSON.
     const response = await ctx.request({
       method: endpoint.method,
@@ -242,29 +248,23 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))('D4 order of checks:
 // D4 steps 6-9 on the endpoints that have 403s of state. No endpoint has both a path resource and
 // a 403 of state, so "404 before 403-state" has no request that could exercise it.
 describe('D4 order of checks: 403s of state', () => {
-  let ctx: TestContext;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-  });
-  afterEach(async () => ctx.close());
-
   const malformed = { body: MALFORMED_JSON, headers: { 'content-type': 'application/json' } };
 
-  it('answers 400 for malformed JSON to POST /projects before the no-team 403 (D4.6 before D4.8)', async () => {
+  it('answers 400 for malformed JSON to POST /projects before the no-team 403 (D4.6 before D4.8)', async ({ ctx }) => {
     const teamless = await ctx.given.user({ withTeam: false });
     const response = await ctx.request({ method: 'POST', url: '/api/v1/projects', token: teamless.token, ...malformed });
     expectApiHeaders(response);
     expectErrorLike(response, 400, 'Bad Request', /JSON/);
   });
 
-  it('answers the no-team 403 before validating the body of POST /projects (D4.8 before D4.9)', async () => {
+  it('answers the no-team 403 before validating the body of POST /projects (D4.8 before D4.9)', async ({ ctx }) => {
     const teamless = await ctx.given.user({ withTeam: false });
     const response = await ctx.request({ method: 'POST', url: '/api/v1/projects', token: teamless.token, body: INVALID_PROJECT_BODY });
     expectApiHeaders(response);
     expectError(response, 403, NO_TEAM);
   });
 
-  it('answers 400 for malformed JSON to POST /tokens before the token-limit 403 (D4.6 before D4.8)', async () => {
+  it('answers 400 for malformed JSON to POST /tokens before the token-limit 403 (D4.6 before D4.8)', async ({ ctx }) => {
     const user = await ctx.given.user();
     for (let i = 0; i < 9; i++) await ctx.given.token(user);
     const response = await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, ...malformed });
@@ -272,7 +272,7 @@ describe('D4 order of checks: 403s of state', () => {
     expectErrorLike(response, 400, 'Bad Request', /JSON/);
   });
 
-  it('answers the token-limit 403 before validating the body of POST /tokens (D4.8 before D4.9)', async () => {
+  it('answers the token-limit 403 before validating the body of POST /tokens (D4.8 before D4.9)', async ({ ctx }) => {
     const user = await ctx.given.user();
     for (let i = 0; i < 9; i++) await ctx.given.token(user);
     const response = await ctx.request({

@@ -8,25 +8,24 @@
  */
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { sharedAppTest } from '../helpers/app-fixture.js';
 import { JSON_UTF8, UNAUTHENTICATED } from '../helpers/contract.js';
 import { minimalReport, storedRows } from '../helpers/client-wire.js';
 import { sendRaw, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { DISCARD_LIMIT_BYTES } from '../../src/http/early-answer.js';
 
+const it = sharedAppTest({ env: { UPLOAD_RATE_LIMIT: '1000' } });
+
 const MiB = 1024 * 1024;
 /** How many oversized requests in a row each case sends (the issue's reproduction lost 5 in 12). */
 const TRIES = 20;
 
-let ctx: TestContext;
 let user: TestUser;
 let apiToken: string;
 let port: number;
-
-beforeAll(async () => {
-  // Enough upload budget for every case below (CLIENT-WIRE.md: per project and minute).
-  ctx = await buildTestApp({ env: { UPLOAD_RATE_LIMIT: '1000' } });
+it.beforeAll(async ({ ctx }) => {
   // Enterprise: the v1 cases send many requests as one user.
   user = await ctx.given.user({ plan: 'enterprise' });
   ({ apiToken } = await ctx.given.project(user, { name: 'Early answers' }));
@@ -35,7 +34,6 @@ beforeAll(async () => {
   if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
   port = address.port;
 });
-afterAll(async () => ctx.close());
 
 /** An upload over the 10 MiB limit that is otherwise a valid report. */
 const elevenMiBReport = Buffer.from(JSON.stringify({ ...minimalReport(), pad: ' '.repeat(11 * MiB) }));
@@ -73,7 +71,9 @@ function expectClientEnvelope(response: RawResponse, status: number, error: stri
 }
 
 describe('an answer sent before the whole body arrived reaches the client (D23)', () => {
-  it(`${TRIES} uploads of 11 MiB in a row, sent like curl (keep-alive, Expect: 100-continue), each get the 413 envelope`, async () => {
+  it(`${TRIES} uploads of 11 MiB in a row, sent like curl (keep-alive, Expect: 100-continue), each get the 413 envelope`, async ({
+    ctx,
+  }) => {
     const before = await storedRows(ctx);
     const answers = await everyAnswer(() => upload(elevenMiBReport, { keepAlive: true }, [['Expect', '100-continue']]));
     for (const answer of answers) expectClientEnvelope(answer, 413, 'Payload Too Large', /10 MiB/);

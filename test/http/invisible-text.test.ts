@@ -5,21 +5,11 @@
  * points (U+3164 HANGUL FILLER) and U+2800 BRAILLE PATTERN BLANK. The issue's reproduction: names
  * made only of such characters counted as present.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { sharedAppTest } from '../helpers/app-fixture.js';
 import { expectValidationError } from '../helpers/contract.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
-let ctx: TestContext;
-let user: TestUser;
-let projectId: string;
-beforeAll(async () => {
-  ctx = await buildTestApp();
-  user = await ctx.given.user({ plan: 'enterprise' });
-  ({
-    project: { id: projectId },
-  } = await ctx.given.project(user, { name: 'Visible' }));
-});
-afterAll(async () => ctx.close());
+const it = sharedAppTest({ user: { plan: 'enterprise' }, project: { name: 'Visible' } });
 
 const INVISIBLE_NAMES = [
   ['\u200B', 'a zero-width space'],
@@ -34,7 +24,7 @@ const INVISIBLE_NAMES = [
 ] as const;
 
 describe('names made only of invisible characters are absent (D12)', () => {
-  it.each(INVISIBLE_NAMES)('POST /projects refuses a name of %j (%s) as required', async (name) => {
+  it.for(INVISIBLE_NAMES)('POST /projects refuses a name of %j (%s) as required', async ([name], { ctx, user }) => {
     const response = await ctx.request({
       method: 'POST',
       url: '/api/v1/projects',
@@ -44,23 +34,28 @@ describe('names made only of invisible characters are absent (D12)', () => {
     expectValidationError(response, ['name'], { name: 'The name field is required.' });
   });
 
-  it.each(INVISIBLE_NAMES)('PUT /projects/{id} refuses a name of %j (%s) as required, and keeps the name', async (name) => {
-    const response = await ctx.request({
-      method: 'PUT',
-      url: `/api/v1/projects/${projectId}`,
-      token: user.token,
-      body: { name, framework_version: '11' },
-    });
-    expectValidationError(response, ['name'], { name: 'The name field is required.' });
-    expect((await ctx.db.selectFrom('projects').select('name').where('id', '=', projectId).executeTakeFirstOrThrow()).name).toBe('Visible');
-  });
+  it.for(INVISIBLE_NAMES)(
+    'PUT /projects/{id} refuses a name of %j (%s) as required, and keeps the name',
+    async ([name], { ctx, user, projectId }) => {
+      const response = await ctx.request({
+        method: 'PUT',
+        url: `/api/v1/projects/${projectId}`,
+        token: user.token,
+        body: { name, framework_version: '11' },
+      });
+      expectValidationError(response, ['name'], { name: 'The name field is required.' });
+      expect((await ctx.db.selectFrom('projects').select('name').where('id', '=', projectId).executeTakeFirstOrThrow()).name).toBe(
+        'Visible',
+      );
+    },
+  );
 
-  it.each(INVISIBLE_NAMES)('POST /tokens refuses a name of %j (%s) as required', async (name) => {
+  it.for(INVISIBLE_NAMES)('POST /tokens refuses a name of %j (%s) as required', async ([name], { ctx, user }) => {
     const response = await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, body: { name, abilities: ['read'] } });
     expectValidationError(response, ['name'], { name: 'The name field is required.' });
   });
 
-  it('trims invisible characters from both ends and keeps the ones inside', async () => {
+  it('trims invisible characters from both ends and keeps the ones inside', async ({ ctx, user }) => {
     const response = await ctx.request({
       method: 'POST',
       url: '/api/v1/projects',
@@ -71,7 +66,7 @@ describe('names made only of invisible characters are absent (D12)', () => {
     expect(response.json().project).toMatchObject({ name: 'Shop\u200DFront', description: 'A shop' });
   });
 
-  it('counts an invisible-only description as absent (it is left out, so it stays as stored)', async () => {
+  it('counts an invisible-only description as absent (it is left out, so it stays as stored)', async ({ ctx, user, projectId }) => {
     await ctx.request({
       method: 'PUT',
       url: `/api/v1/projects/${projectId}`,

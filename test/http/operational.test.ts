@@ -1,15 +1,9 @@
 /**
  * D1: operational endpoints. No token, no rate limit, JSON except the Prometheus text.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/app-fixture.js';
 import { JSON_UTF8, expectNoInternals } from '../helpers/contract.js';
-
-let ctx: TestContext;
-beforeEach(async () => {
-  ctx = await buildTestApp();
-});
-afterEach(async () => ctx.close());
 
 function expectNoRateLimitHeaders(response: { headers: Record<string, unknown> }) {
   expect(response.headers['x-ratelimit-limit']).toBeUndefined();
@@ -18,7 +12,7 @@ function expectNoRateLimitHeaders(response: { headers: Record<string, unknown> }
 }
 
 describe('GET /healthz (D1)', () => {
-  it('answers 200 {status: "ok"} without a token and without rate-limit headers', async () => {
+  it('answers 200 {status: "ok"} without a token and without rate-limit headers', async ({ ctx }) => {
     const response = await ctx.request({ method: 'GET', url: '/healthz' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe(JSON_UTF8);
@@ -26,7 +20,7 @@ describe('GET /healthz (D1)', () => {
     expectNoRateLimitHeaders(response);
   });
 
-  it('ignores an invalid bearer token', async () => {
+  it('ignores an invalid bearer token', async ({ ctx }) => {
     const response = await ctx.request({ method: 'GET', url: '/healthz', token: 'garbage' });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ status: 'ok' });
@@ -34,7 +28,7 @@ describe('GET /healthz (D1)', () => {
 });
 
 describe('GET /readyz (D1)', () => {
-  it('answers 200 {status: "ok"} while the database is reachable, naming where rate-limit counters live', async () => {
+  it('answers 200 {status: "ok"} while the database is reachable, naming where rate-limit counters live', async ({ ctx }) => {
     const response = await ctx.request({ method: 'GET', url: '/readyz' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe(JSON_UTF8);
@@ -46,7 +40,7 @@ describe('GET /readyz (D1)', () => {
     expectNoRateLimitHeaders(response);
   });
 
-  it('answers 503 Service Unavailable in the D3 envelope when the database is gone, and /healthz stays 200', async () => {
+  it('answers 503 Service Unavailable in the D3 envelope when the database is gone, and /healthz stays 200', async ({ ctx }) => {
     await ctx.db.destroy();
 
     const ready = await ctx.request({ method: 'GET', url: '/readyz' });
@@ -60,7 +54,7 @@ describe('GET /readyz (D1)', () => {
     expect(health.statusCode).toBe(200);
   });
 
-  it('answers API requests without internals when the database is gone (D3)', async () => {
+  it('answers API requests without internals when the database is gone (D3)', async ({ ctx }) => {
     const user = await ctx.given.user();
     await ctx.db.destroy();
     const response = await ctx.request({ method: 'GET', url: '/api/v1/tokens', token: user.token });
@@ -74,7 +68,7 @@ describe('GET /readyz (D1)', () => {
 });
 
 describe('GET /metrics (D1)', () => {
-  it('answers Prometheus text with the request counter', async () => {
+  it('answers Prometheus text with the request counter', async ({ ctx }) => {
     await ctx.request({ method: 'GET', url: '/healthz' });
     await ctx.request({ method: 'GET', url: '/api/v1/tokens' });
     const response = await ctx.request({ method: 'GET', url: '/metrics' });
@@ -86,7 +80,7 @@ describe('GET /metrics (D1)', () => {
     expectNoRateLimitHeaders(response);
   });
 
-  it('labels requests by route pattern, not by raw URL', async () => {
+  it('labels requests by route pattern, not by raw URL', async ({ ctx }) => {
     const user = await ctx.given.user();
     const { project } = await ctx.given.project(user);
     await ctx.request({ method: 'GET', url: `/api/v1/projects/${project.id}`, token: user.token });
@@ -98,7 +92,7 @@ describe('GET /metrics (D1)', () => {
 
 describe('operational endpoints are not rate limited (D1)', () => {
   for (const url of ['/healthz', '/readyz', '/metrics']) {
-    it(`answers ${url} 50 times from one IP without a token and never with 429`, async () => {
+    it(`answers ${url} 50 times from one IP without a token and never with 429`, async ({ ctx }) => {
       for (let i = 0; i < 50; i++) {
         const response = await ctx.request({ method: 'GET', url, remoteAddress: '198.51.100.4' });
         expect(response.statusCode).toBe(200);
@@ -107,7 +101,7 @@ describe('operational endpoints are not rate limited (D1)', () => {
     });
   }
 
-  it('does not use up the IP budget of /api/v1', async () => {
+  it('does not use up the IP budget of /api/v1', async ({ ctx }) => {
     for (let i = 0; i < 30; i++) await ctx.request({ method: 'GET', url: '/healthz', remoteAddress: '198.51.100.5' });
     const response = await ctx.request({ method: 'GET', url: '/api/v1/tokens', remoteAddress: '198.51.100.5' });
     expect(response.statusCode).toBe(401);

@@ -2,28 +2,20 @@
  * The app over a real TCP socket (not inject): headers survive the wire and D16 links use the
  * request's real host and port.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { sharedAppTest } from '../helpers/app-fixture.js';
 import { JSON_UTF8, PROJECT_API_TOKEN, UNAUTHENTICATED } from '../helpers/contract.js';
+import { listenOnLoopback } from '../helpers/test-app.js';
 
-let ctx: TestContext;
-let user: TestUser;
+const it = sharedAppTest().extend('auth', ({ user }) => () => ({ authorization: `Bearer ${user.token}`, accept: 'application/json' }));
+
 let base: string;
-
-beforeAll(async () => {
-  ctx = await buildTestApp();
-  user = await ctx.given.user();
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = ctx.app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-  base = `http://127.0.0.1:${address.port}`;
+it.beforeAll(async ({ ctx }) => {
+  base = `http://127.0.0.1:${await listenOnLoopback(ctx)}`;
 });
-afterAll(async () => ctx.close());
-
-const auth = () => ({ authorization: `Bearer ${user.token}`, accept: 'application/json' });
 
 describe('over a real socket', () => {
-  it('creates a project with POST /api/v1/projects (201)', async () => {
+  it('creates a project with POST /api/v1/projects (201)', async ({ auth }) => {
     const response = await fetch(`${base}/api/v1/projects`, {
       method: 'POST',
       headers: { ...auth(), 'content-type': 'application/json' },
@@ -38,7 +30,7 @@ describe('over a real socket', () => {
     expect(body.api_token).toMatch(PROJECT_API_TOKEN);
   });
 
-  it('lists projects with pagination links on the real host and port (D16)', async () => {
+  it('lists projects with pagination links on the real host and port (D16)', async ({ auth }) => {
     const response = await fetch(`${base}/api/v1/projects`, { headers: auth() });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe(JSON_UTF8);

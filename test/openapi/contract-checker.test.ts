@@ -1,28 +1,23 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/app-fixture.js';
 
 /**
  * The contract check that runs on every in-process response (test/helpers/openapi-contract.ts)
  * must be able to fail: a route that answers outside its document is reported.
  */
 describe('the OpenAPI contract check', () => {
-  let ctx: TestContext;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-  });
-  afterEach(async () => {
+  it.afterEach(({ ctx }) => {
     ctx.contract.violations.length = 0; // the drifts below are on purpose
-    await ctx.close();
   });
 
-  it('accepts the answers of a documented route that keeps to its document', async () => {
+  it('accepts the answers of a documented route that keeps to its document', async ({ ctx }) => {
     const user = await ctx.given.user();
     expect((await ctx.request({ method: 'GET', url: '/api/v1/tokens', token: user.token })).statusCode).toBe(200);
     expect((await ctx.request({ method: 'GET', url: '/api/v1/tokens' })).statusCode).toBe(401);
     expect(ctx.contract.violations).toEqual([]);
   });
 
-  it('reports an undocumented status, a body that does not match, and a missing required header', () => {
+  it('reports an undocumented status, a body that does not match, and a missing required header', ({ ctx }) => {
     const request = { routeOptions: { url: '/api/v1/tokens' }, method: 'GET' } as any;
     const reply = (status: number, headers: Record<string, string>) =>
       ({ statusCode: status, getHeader: (name: string) => headers[name.toLowerCase()] }) as any;

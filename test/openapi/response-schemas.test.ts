@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/app-fixture.js';
 
 type Responses = Record<string, { content?: Record<string, { schema?: object }> }>;
 
@@ -7,13 +7,7 @@ type Responses = Record<string, { content?: Record<string, { schema?: object }> 
 // (the schema decides what leaves the server, and it is the fast path): a documented operation
 // whose 2xx has no schema would be serialised with JSON.stringify, every field included.
 describe('response schemas', () => {
-  let ctx: TestContext;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-  });
-  afterEach(async () => ctx.close());
-
-  it('every documented operation declares its success answers, each with a schema (204 has no body)', () => {
+  it('every documented operation declares its success answers, each with a schema (204 has no body)', ({ ctx }) => {
     const document = ctx.app.swagger() as unknown as { paths: Record<string, Record<string, { responses: Responses }>> };
     const missing: string[] = [];
     let operations = 0;

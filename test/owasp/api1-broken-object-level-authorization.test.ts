@@ -10,11 +10,96 @@
  * Role-by-role permissions inside one team are in test/projects/permissions.test.ts; this file is
  * about ids of other teams, of other projects and of deleted objects.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { sharedAppTest } from '../helpers/app-fixture.js';
 import { NOT_FOUND, expectApiHeaders, expectError } from '../helpers/contract.js';
 import { clientCall, expectClientValidationError, minimalReport, storedRows, upload } from '../helpers/client-wire.js';
 import { ENDPOINTS, MISSING_PROJECT, MISSING_REPORT, MISSING_TOKEN, type EndpointCase } from '../helpers/endpoints.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import type { TestUser } from '../helpers/test-app.js';
+
+/** Numbers the worlds of this file's one app (names stay unique). */
+let sequence = 0;
+
+const it = sharedAppTest()
+  .extend(
+    'makeWorld',
+    ({ ctx }) =>
+      async function makeWorld(): Promise<World> {
+        sequence += 1;
+        // Enterprise: the attacks below never run into the user's own rate limit.
+        const user = await ctx.given.user({ plan: 'enterprise' });
+        const { project, apiToken } = await ctx.given.project(user, { name: `Project ${sequence}` });
+        const report = await ctx.given.report(project.id);
+        const failure = await clientCall(
+          ctx,
+          apiToken,
+          { failure_reason: 'uncaught_exception', error_message: 'boom' },
+          { url: '/api/reports/failure' },
+        );
+        expect(failure.statusCode, failure.body).toBe(201);
+        const tokenName = `spare ${sequence}`;
+        await ctx.given.token(user, { name: tokenName });
+        const token = await ctx.db
+          .selectFrom('personal_access_tokens')
+          .select('id')
+          .where('user_id', '=', user.id)
+          .where('name', '=', tokenName)
+          .executeTakeFirstOrThrow();
+        return { user, apiToken, ids: { project: project.id, report: report.uuid, token: String(token.id) } };
+      },
+  )
+  /**
+   * Every row the endpoints could read or change. `last_used_at` is left out: the attacker's own
+   * token records its use, which is not a change to anybody's objects.
+   */
+  .extend(
+    'everything',
+    ({ ctx }) =>
+      async function everything() {
+        return {
+          projects: await ctx.db.selectFrom('projects').selectAll().orderBy('id').execute(),
+          reports: await ctx.db.selectFrom('reports').selectAll().orderBy('id').execute(),
+          failures: await ctx.db.selectFrom('run_failures').selectAll().orderBy('id').execute(),
+          tokens: await ctx.db
+            .selectFrom('personal_access_tokens')
+            .select(['id', 'user_id', 'name', 'token_hash', 'abilities', 'expires_at', 'created_at'])
+            .orderBy('id')
+            .execute(),
+          teams: await ctx.db.selectFrom('teams').selectAll().orderBy('id').execute(),
+          members: await ctx.db.selectFrom('team_members').selectAll().orderBy('team_id').orderBy('user_id').execute(),
+        };
+      },
+  )
+  /** The request `endpoint` makes on `ids`, sent with `token` (with a body the endpoint would accept). */
+  .extend(
+    'attack',
+    ({ ctx }) =>
+      async function attack(endpoint: EndpointCase, ids: Ids, token: string) {
+        return ctx.request({ method: endpoint.method, url: urlOf(endpoint, ids), token, body: endpoint.body });
+      },
+  )
+  /** The answer is the exact 404 of D3, with D8's headers, and says no more than a missing id would. */
+  .extend(
+    'expectSameAsMissing',
+    ({ attack }) =>
+      async function expectSameAsMissing(endpoint: EndpointCase, response: Awaited<ReturnType<typeof attack>>, token: string) {
+        expectError(response, 404, NOT_FOUND);
+        expectApiHeaders(response);
+        const missing = await attack(endpoint, MISSING, token);
+        expect(missing.statusCode).toBe(404);
+        expect(response.body).toBe(missing.body);
+      },
+  )
+  /** Rows and latest reports of both projects, to show nothing of either changed. */
+  .extend(
+    'state',
+    ({ ctx, everything }) =>
+      async function state(a: World, b: World) {
+        const latest = async (id: string) =>
+          await ctx.db.selectFrom('projects').select(['latest_report_id', 'updated_at']).where('id', '=', id).executeTakeFirstOrThrow();
+        return { rows: await storedRows(ctx), a: await latest(a.ids.project), b: await latest(b.ids.project), all: await everything() };
+      },
+  );
 
 /** The endpoints whose path names an object: `/projects/:project`, `/reports/:report`, `/tokens/:token`... */
 const ID_ENDPOINTS = ENDPOINTS.filter((endpoint) => endpoint.path.includes(':'));
@@ -41,70 +126,6 @@ function urlOf(endpoint: EndpointCase, ids: Ids): string {
 const MISSING: Ids = { project: MISSING_PROJECT, report: MISSING_REPORT, token: MISSING_TOKEN };
 
 describe('API1 broken object level authorization', () => {
-  let ctx: TestContext;
-  beforeAll(async () => {
-    ctx = await buildTestApp();
-  });
-  afterAll(async () => ctx.close());
-
-  let sequence = 0;
-  async function makeWorld(): Promise<World> {
-    sequence += 1;
-    // Enterprise: the attacks below never run into the user's own rate limit.
-    const user = await ctx.given.user({ plan: 'enterprise' });
-    const { project, apiToken } = await ctx.given.project(user, { name: `Project ${sequence}` });
-    const report = await ctx.given.report(project.id);
-    const failure = await clientCall(
-      ctx,
-      apiToken,
-      { failure_reason: 'uncaught_exception', error_message: 'boom' },
-      { url: '/api/reports/failure' },
-    );
-    expect(failure.statusCode, failure.body).toBe(201);
-    const tokenName = `spare ${sequence}`;
-    await ctx.given.token(user, { name: tokenName });
-    const token = await ctx.db
-      .selectFrom('personal_access_tokens')
-      .select('id')
-      .where('user_id', '=', user.id)
-      .where('name', '=', tokenName)
-      .executeTakeFirstOrThrow();
-    return { user, apiToken, ids: { project: project.id, report: report.uuid, token: String(token.id) } };
-  }
-
-  /**
-   * Every row the endpoints could read or change. `last_used_at` is left out: the attacker's own
-   * token records its use, which is not a change to anybody's objects.
-   */
-  async function everything() {
-    return {
-      projects: await ctx.db.selectFrom('projects').selectAll().orderBy('id').execute(),
-      reports: await ctx.db.selectFrom('reports').selectAll().orderBy('id').execute(),
-      failures: await ctx.db.selectFrom('run_failures').selectAll().orderBy('id').execute(),
-      tokens: await ctx.db
-        .selectFrom('personal_access_tokens')
-        .select(['id', 'user_id', 'name', 'token_hash', 'abilities', 'expires_at', 'created_at'])
-        .orderBy('id')
-        .execute(),
-      teams: await ctx.db.selectFrom('teams').selectAll().orderBy('id').execute(),
-      members: await ctx.db.selectFrom('team_members').selectAll().orderBy('team_id').orderBy('user_id').execute(),
-    };
-  }
-
-  /** The request `endpoint` makes on `ids`, sent with `token` (with a body the endpoint would accept). */
-  async function attack(endpoint: EndpointCase, ids: Ids, token: string) {
-    return ctx.request({ method: endpoint.method, url: urlOf(endpoint, ids), token, body: endpoint.body });
-  }
-
-  /** The answer is the exact 404 of D3, with D8's headers, and says no more than a missing id would. */
-  async function expectSameAsMissing(endpoint: EndpointCase, response: Awaited<ReturnType<typeof attack>>, token: string) {
-    expectError(response, 404, NOT_FOUND);
-    expectApiHeaders(response);
-    const missing = await attack(endpoint, MISSING, token);
-    expect(missing.statusCode).toBe(404);
-    expect(response.body).toBe(missing.body);
-  }
-
   it('covers every id-taking endpoint of the table, each path parameter known to this file', () => {
     // A new `/:thing` endpoint in ENDPOINTS lands here; an unknown parameter fails `urlOf`.
     expect(ID_ENDPOINTS.length).toBeGreaterThanOrEqual(11);
@@ -112,7 +133,12 @@ describe('API1 broken object level authorization', () => {
   });
 
   describe.each(ID_ENDPOINTS.map((e) => [e.name, e] as const))('%s', (_name, endpoint) => {
-    it("answers 404 to a user of another team using the victim's ids, and changes nothing", async () => {
+    it("answers 404 to a user of another team using the victim's ids, and changes nothing", async ({
+      makeWorld,
+      everything,
+      attack,
+      expectSameAsMissing,
+    }) => {
       const victim = await makeWorld();
       // The attacker has objects of their own and every ability: only ownership stands in the way.
       const attacker = await makeWorld();
@@ -124,13 +150,19 @@ describe('API1 broken object level authorization', () => {
       expect(await everything()).toEqual(before);
     });
 
-    it('answers the owner the same request with success (control: the ids are live)', async () => {
+    it('answers the owner the same request with success (control: the ids are live)', async ({ makeWorld, attack }) => {
       const owner = await makeWorld();
       const response = await attack(endpoint, owner.ids, owner.user.token);
       expect(response.statusCode, response.body).toBe(endpoint.success);
     });
 
-    it('answers 404 for ids of deleted objects (deleted project, deleted report, revoked token)', async () => {
+    it('answers 404 for ids of deleted objects (deleted project, deleted report, revoked token)', async ({
+      ctx,
+      makeWorld,
+      everything,
+      attack,
+      expectSameAsMissing,
+    }) => {
       const owner = await makeWorld();
       // Delete exactly what the path names, through the API, as the owner.
       const deletions: Record<keyof Ids, string> = {
@@ -156,9 +188,9 @@ describe('API1 broken object level authorization', () => {
     const REPORT_ENDPOINTS = ID_ENDPOINTS.filter((e) => e.path.includes(':report'));
     const PROJECT_ENDPOINTS = ID_ENDPOINTS.filter((e) => e.path.includes(':project'));
 
-    it.each(REPORT_ENDPOINTS.map((e) => [e.name, e] as const))(
+    it.for(REPORT_ENDPOINTS.map((e) => [e.name, e] as const))(
       "%s: 404 once the report's project is deleted, even for the owner",
-      async (_name, endpoint) => {
+      async ([_name, endpoint], { ctx, makeWorld, attack, expectSameAsMissing }) => {
         const owner = await makeWorld();
         const deleted = await ctx.request({ method: 'DELETE', url: `/api/v1/projects/${owner.ids.project}`, token: owner.user.token });
         expect(deleted.statusCode).toBe(200);
@@ -166,9 +198,9 @@ describe('API1 broken object level authorization', () => {
       },
     );
 
-    it.each(PROJECT_ENDPOINTS.map((e) => [e.name, e] as const))(
+    it.for(PROJECT_ENDPOINTS.map((e) => [e.name, e] as const))(
       '%s: 404 for a report id in place of a project id (both are UUID v7), nothing changes',
-      async (_name, endpoint) => {
+      async ([_name, endpoint], { makeWorld, everything, attack, expectSameAsMissing }) => {
         const owner = await makeWorld();
         const before = await everything();
         const response = await attack(endpoint, { ...owner.ids, project: owner.ids.report }, owner.user.token);
@@ -177,9 +209,9 @@ describe('API1 broken object level authorization', () => {
       },
     );
 
-    it.each(REPORT_ENDPOINTS.map((e) => [e.name, e] as const))(
+    it.for(REPORT_ENDPOINTS.map((e) => [e.name, e] as const))(
       '%s: 404 for a project id in place of a report id, nothing changes',
-      async (_name, endpoint) => {
+      async ([_name, endpoint], { makeWorld, everything, attack, expectSameAsMissing }) => {
         const owner = await makeWorld();
         const before = await everything();
         const response = await attack(endpoint, { ...owner.ids, report: owner.ids.project }, owner.user.token);
@@ -188,7 +220,7 @@ describe('API1 broken object level authorization', () => {
       },
     );
 
-    it("lists only the named project's reports and failed runs, never those of the team's other projects", async () => {
+    it("lists only the named project's reports and failed runs, never those of the team's other projects", async ({ ctx, makeWorld }) => {
       const owner = await makeWorld();
       // A second project of the same team, with its own report and failed run.
       const sibling = await ctx.given.project(owner.user, { name: 'Sibling' });
@@ -214,7 +246,7 @@ describe('API1 broken object level authorization', () => {
       expect(failures.json().data.map((f: { error_message: string }) => f.error_message)).toEqual(['boom']);
     });
 
-    it("lists only the caller's current team's projects", async () => {
+    it("lists only the caller's current team's projects", async ({ ctx, makeWorld }) => {
       const owner = await makeWorld();
       const stranger = await makeWorld();
       const response = await ctx.request({ method: 'GET', url: '/api/v1/projects', token: owner.user.token });
@@ -226,17 +258,10 @@ describe('API1 broken object level authorization', () => {
   });
 
   describe('client-package endpoints: project token A never reaches project B', () => {
-    /** Rows and latest reports of both projects, to show nothing of either changed. */
-    async function state(a: World, b: World) {
-      const latest = async (id: string) =>
-        await ctx.db.selectFrom('projects').select(['latest_report_id', 'updated_at']).where('id', '=', id).executeTakeFirstOrThrow();
-      return { rows: await storedRows(ctx), a: await latest(a.ids.project), b: await latest(b.ids.project), all: await everything() };
-    }
-
     // CLIENT-WIRE.md: "When project_id is a UUID that is not the token's project, answers 422".
-    it.each(['/api/reports', '/api/v1/reports'])(
+    it.for(['/api/reports', '/api/v1/reports'])(
       "refuses an upload to %s with token A naming another team's project B (422 project_id), storing nothing",
-      async (url) => {
+      async (url, { ctx, makeWorld, state }) => {
         const a = await makeWorld();
         const b = await makeWorld();
         const before = await state(a, b);
@@ -246,7 +271,7 @@ describe('API1 broken object level authorization', () => {
       },
     );
 
-    it("refuses the same with B's id in upper case (the comparison is not fooled by case)", async () => {
+    it("refuses the same with B's id in upper case (the comparison is not fooled by case)", async ({ ctx, makeWorld, state }) => {
       const a = await makeWorld();
       const b = await makeWorld();
       const before = await state(a, b);
@@ -255,7 +280,7 @@ describe('API1 broken object level authorization', () => {
       expect(await state(a, b)).toEqual(before);
     });
 
-    it('refuses a failure notice with token A naming project B (422 project_id), storing nothing', async () => {
+    it('refuses a failure notice with token A naming project B (422 project_id), storing nothing', async ({ ctx, makeWorld, state }) => {
       const a = await makeWorld();
       const b = await makeWorld();
       const before = await state(a, b);
@@ -269,7 +294,7 @@ describe('API1 broken object level authorization', () => {
       expect(await state(a, b)).toEqual(before);
     });
 
-    it("stores an upload naming no project (`unknown`) against the token's project only", async () => {
+    it("stores an upload naming no project (`unknown`) against the token's project only", async ({ ctx, makeWorld }) => {
       const a = await makeWorld();
       const b = await makeWorld();
       const response = await upload(ctx, a.apiToken, minimalReport({ project_id: 'unknown' }));
@@ -285,9 +310,9 @@ describe('API1 broken object level authorization', () => {
       ]);
     });
 
-    it.each(['/api/project', '/api/token/verify'])(
+    it.for(['/api/project', '/api/token/verify'])(
       "reads only the token's project on %s, whatever the query or headers name",
-      async (path) => {
+      async (path, { ctx, makeWorld }) => {
         const a = await makeWorld();
         const b = await makeWorld();
         const urls = [path, `${path}?project_id=${b.ids.project}`, `${path}?project=${b.ids.project}`, `${path}?id=${b.ids.project}`];

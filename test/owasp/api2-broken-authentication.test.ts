@@ -18,7 +18,8 @@
  */
 import { crc32 } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
+import { test as appTest } from '../helpers/app-fixture.js';
 import { createApp } from '../../src/app.js';
 import type { Db } from '../../src/db/database.js';
 import type { App } from '../../src/http/app-types.js';
@@ -32,7 +33,20 @@ import {
   sha256,
 } from '../helpers/contract.js';
 import { clientCall, expectClientUnauthenticated, minimalReport, storedRows, upload } from '../helpers/client-wire.js';
-import { buildTestApp, send, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { send } from '../helpers/test-app.js';
+
+const it = appTest
+  .extend(
+    'guessV1',
+    ({ ctx }) =>
+      (ip: string) =>
+        ctx.request({ method: 'GET', url: '/api/v1/tokens', token: wellFormedToken(randomAlphanumeric(40)), remoteAddress: ip }),
+  )
+  /** Status and body of a GET /api/v1/tokens with `token`, from a fresh address. */
+  .extend('answer', ({ ctx }) => async (token: string) => {
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/tokens', token, remoteAddress: freshAddress() });
+    return { status: response.statusCode, body: response.body };
+  });
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const randomAlphanumeric = (length: number) =>
@@ -43,21 +57,16 @@ const wellFormedToken = (body: string) => `service_${body}${checksum(body)}`;
 /** The character after `c` in the alphabet, so a changed character is always a real change. */
 const other = (c: string) => ALPHANUMERIC[(ALPHANUMERIC.indexOf(c) + 1) % ALPHANUMERIC.length]!;
 
-let ctx: TestContext;
-let user: TestUser;
 let apiToken: string;
-beforeEach(async () => {
-  ctx = await buildTestApp();
-  user = await ctx.given.user();
+it.beforeEach(async ({ ctx, user }) => {
   ({ apiToken } = await ctx.given.project(user, { name: 'Guarded' }));
 });
-afterEach(async () => ctx.close());
 
 describe('API2 brute force over tokens hits the per-IP limit (D8)', () => {
-  const guessV1 = (ip: string) =>
-    ctx.request({ method: 'GET', url: '/api/v1/tokens', token: wellFormedToken(randomAlphanumeric(40)), remoteAddress: ip });
-
-  it('gives a guesser of personal access tokens 10 tries a minute, then 429 with Retry-After for every further guess', async () => {
+  it('gives a guesser of personal access tokens 10 tries a minute, then 429 with Retry-After for every further guess', async ({
+    ctx,
+    guessV1,
+  }) => {
     const ip = freshAddress();
     for (let i = 1; i <= 10; i++) expectError(await guessV1(ip), 401, UNAUTHENTICATED);
     for (let i = 11; i <= 15; i++) {
@@ -72,7 +81,11 @@ describe('API2 brute force over tokens hits the per-IP limit (D8)', () => {
     );
   });
 
-  it("keeps the real owner's token working from the guesser's address (it counts against the user, not the IP)", async () => {
+  it("keeps the real owner's token working from the guesser's address (it counts against the user, not the IP)", async ({
+    ctx,
+    user,
+    guessV1,
+  }) => {
     const ip = freshAddress();
     for (let i = 1; i <= 10; i++) await guessV1(ip);
     expectTooManyRequests(await guessV1(ip));
@@ -82,7 +95,7 @@ describe('API2 brute force over tokens hits the per-IP limit (D8)', () => {
     expect(owner.headers['x-ratelimit-limit']).toBe('120');
   });
 
-  it('gives the guesser 10 more tries, no more, once the 60-second window has passed', async () => {
+  it('gives the guesser 10 more tries, no more, once the 60-second window has passed', async ({ ctx, guessV1 }) => {
     const ip = freshAddress();
     for (let i = 1; i <= 10; i++) await guessV1(ip);
     const retryAfter = expectTooManyRequests(await guessV1(ip));
@@ -98,7 +111,7 @@ describe('API2 brute force over tokens hits the per-IP limit (D8)', () => {
     expectTooManyRequests(await guessV1(ip));
   });
 
-  it('gives a guesser of project API tokens 10 tries a minute on the client endpoints, storing nothing', async () => {
+  it('gives a guesser of project API tokens 10 tries a minute on the client endpoints, storing nothing', async ({ ctx }) => {
     const ip = freshAddress();
     const guess = () => upload(ctx, randomAlphanumeric(40), minimalReport(), { remoteAddress: ip });
     for (let i = 1; i <= 10; i++) expectClientUnauthenticated(await guess());
@@ -129,7 +142,7 @@ describe('API2 a token lookup compares the SHA-256 only, so timing reveals nothi
   let app: App;
 
   // A second app on the same store whose connection reports every statement with its parameters.
-  beforeEach(async () => {
+  it.beforeEach(async ({ ctx }) => {
     statements = [];
     capturing = ctx.store.open({ onQuery: (event) => statements.push({ sql: event.query.sql, parameters: [...event.query.parameters] }) });
     app = await createApp(ctx.config, { db: capturing, clock: ctx.clock });
@@ -174,7 +187,10 @@ describe('API2 a token lookup compares the SHA-256 only, so timing reveals nothi
     }
   }
 
-  it('runs the same statement, with only the hash, for a 20-character prefix match, a random guess and a one-character miss', async () => {
+  it('runs the same statement, with only the hash, for a 20-character prefix match, a random guess and a one-character miss', async ({
+    ctx,
+    user,
+  }) => {
     expect(user.token).toMatch(PERSONAL_ACCESS_TOKEN);
     const body = user.token.slice(8, 48);
     const candidates = {
@@ -210,7 +226,7 @@ describe('API2 a token lookup compares the SHA-256 only, so timing reveals nothi
     expect(hit.statements.find((statement) => statement.parameters.length > 0)).toEqual({ sql: lookup.sql, parameters: [sha256(fresh)] });
   });
 
-  it('runs no statement at all for a token whose checksum is wrong, with the same 401 (D9)', async () => {
+  it('runs no statement at all for a token whose checksum is wrong, with the same 401 (D9)', async ({ user }) => {
     const wrongChecksum = user.token.slice(0, -1) + (user.token.endsWith('0') ? '1' : '0');
     const refused = await observe({ url: '/api/v1/tokens', token: wrongChecksum });
     const random = await observe({ url: '/api/v1/tokens', token: wellFormedToken(randomAlphanumeric(40)) });
@@ -251,13 +267,7 @@ describe('API2 a token lookup compares the SHA-256 only, so timing reveals nothi
 });
 
 describe('API2 a token that was once valid is refused exactly like one never issued', () => {
-  /** Status and body of a GET /api/v1/tokens with `token`, from a fresh address. */
-  const answer = async (token: string) => {
-    const response = await ctx.request({ method: 'GET', url: '/api/v1/tokens', token, remoteAddress: freshAddress() });
-    return { status: response.statusCode, body: response.body };
-  };
-
-  it('answers a revoked and an expired personal access token with the same 401 as a random one', async () => {
+  it('answers a revoked and an expired personal access token with the same 401 as a random one', async ({ ctx, user, answer }) => {
     const revoked = await ctx.given.token(user, { name: 'revoked' });
     const { id } = await ctx.db.selectFrom('personal_access_tokens').select('id').where('name', '=', 'revoked').executeTakeFirstOrThrow();
     expect((await ctx.request({ method: 'DELETE', url: `/api/v1/tokens/${id}`, token: user.token })).statusCode).toBe(200);
@@ -271,7 +281,7 @@ describe('API2 a token that was once valid is refused exactly like one never iss
     expect(await answer(expired)).toEqual(never);
   });
 
-  it('answers a regenerated-away project token with the same 401 as a random one', async () => {
+  it('answers a regenerated-away project token with the same 401 as a random one', async ({ ctx, user }) => {
     const projectId = (await ctx.db.selectFrom('projects').select('id').executeTakeFirstOrThrow()).id;
     const regenerated = await ctx.request({ method: 'POST', url: `/api/v1/projects/${projectId}/regenerate-token`, token: user.token });
     expect(regenerated.statusCode).toBe(200);
@@ -283,7 +293,7 @@ describe('API2 a token that was once valid is refused exactly like one never iss
 });
 
 describe('API2 credentials are read from the Authorization header only', () => {
-  it('refuses a valid personal access token in the query string, a cookie or another header (401)', async () => {
+  it('refuses a valid personal access token in the query string, a cookie or another header (401)', async ({ ctx, user }) => {
     const token = encodeURIComponent(user.token);
     const attempts: { url: string; headers?: Record<string, string> }[] = [
       ...['token', 'api_token', 'access_token', 'bearer', 'auth', 'authorization'].map((name) => ({
@@ -301,7 +311,7 @@ describe('API2 credentials are read from the Authorization header only', () => {
     expect((await ctx.request({ method: 'GET', url: '/api/v1/tokens', token: user.token })).statusCode).toBe(200);
   });
 
-  it('refuses a valid project API token in the query string, a cookie or another header (401), storing nothing', async () => {
+  it('refuses a valid project API token in the query string, a cookie or another header (401), storing nothing', async ({ ctx }) => {
     const attempts: { url: string; headers?: Record<string, string> }[] = [
       ...['token', 'api_token', 'access_token', 'project_token'].map((name) => ({ url: `/api/reports?${name}=${apiToken}` })),
       { url: '/api/reports', headers: { cookie: `api_token=${apiToken}` } },
@@ -314,7 +324,7 @@ describe('API2 credentials are read from the Authorization header only', () => {
     expect(await storedRows(ctx)).toEqual({ reports: 0, failures: 0 });
   });
 
-  it('refuses header values that smuggle a valid token next to something else (401)', async () => {
+  it('refuses header values that smuggle a valid token next to something else (401)', async ({ ctx, user }) => {
     const values = [
       `Bearer ${user.token} ${user.token}`,
       `Bearer ${user.token},Bearer ${user.token}`,

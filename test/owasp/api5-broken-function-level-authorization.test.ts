@@ -18,7 +18,8 @@
  */
 import { readdirSync } from 'node:fs';
 import type { HTTPMethods } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { sharedAppTest } from '../helpers/app-fixture.js';
 import type { Ability } from '../../src/auth/abilities.js';
 import { createApp } from '../../src/app.js';
 import { DASHBOARD_PAGES } from '../../src/dashboard/dashboard-pages.js';
@@ -39,7 +40,8 @@ import {
   snapshot,
   type EndpointCase,
 } from '../helpers/endpoints.js';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+
+const it = sharedAppTest();
 
 /** The routes anyone may call without a token (D1 operations, the API reference). */
 const PUBLIC_ROUTES = [
@@ -144,13 +146,10 @@ const urlOf = (route: Route) =>
     .replace('*', 'index.html');
 
 describe('API5 broken function level authorization', () => {
-  let ctx: TestContext;
   let routes: Route[];
-  beforeAll(async () => {
-    ctx = await buildTestApp();
+  it.beforeAll(async ({ ctx }) => {
     routes = routesOf(ctx.app.routeTable);
   });
-  afterAll(async () => ctx.close());
 
   const v1Routes = () => routes.filter((r) => r.config.ability !== undefined);
 
@@ -167,7 +166,7 @@ describe('API5 broken function level authorization', () => {
       for (const route of CLIENT_ROUTES) expect(served).toContain(route);
     });
 
-    it('flags a route registered without an ability, wherever it is mounted', async () => {
+    it('flags a route registered without an ability, wherever it is mounted', async ({ ctx }) => {
       // A second app on the same store, with routes a careless change could add.
       const db = ctx.store.open();
       const app = await createApp(ctx.config, { db, clock: ctx.clock });
@@ -199,7 +198,7 @@ describe('API5 broken function level authorization', () => {
     /** The abilities of a token that just lacks `ability` in the hierarchy. */
     const below: Record<Ability, Ability[]> = { read: [], write: ['read'], admin: ['read', 'write'] };
 
-    it("refuses a token lacking exactly the route's ability with 403 on every /api/v1 route, changing nothing", async () => {
+    it("refuses a token lacking exactly the route's ability with 403 on every /api/v1 route, changing nothing", async ({ ctx }) => {
       const checked: string[] = [];
       for (const route of v1Routes()) {
         const endpoint = endpointOf(route)!;
@@ -266,7 +265,7 @@ describe('API5 broken function level authorization', () => {
       ).toEqual(Object.keys(READ_ALLOWED).sort());
     });
 
-    it('refuses every excluded role, and a user outside the team, with 404 on those routes, changing nothing', async () => {
+    it('refuses every excluded role, and a user outside the team, with 404 on those routes, changing nothing', async ({ ctx }) => {
       for (const route of [...writingRoutes(), ...webhookReads()]) {
         const name = `${route.method} ${route.url}`;
         const allowed = ALLOWED[name] ?? READ_ALLOWED[name]!;
@@ -291,7 +290,7 @@ describe('API5 broken function level authorization', () => {
   });
 
   describe('authentication on every route', () => {
-    it('refuses a request without a token on every route but the public ones (401)', async () => {
+    it('refuses a request without a token on every route but the public ones (401)', async ({ ctx }) => {
       let refused = 0;
       for (const route of routes) {
         const kind = classify(route);
@@ -310,7 +309,7 @@ describe('API5 broken function level authorization', () => {
       expect(refused).toBeGreaterThan(25);
     });
 
-    it('answers the public routes without a token', async () => {
+    it('answers the public routes without a token', async ({ ctx }) => {
       for (const route of routes) {
         const kind = classify(route);
         if (!('kind' in kind) || (kind.kind !== 'public' && kind.kind !== 'document')) continue;
@@ -319,7 +318,7 @@ describe('API5 broken function level authorization', () => {
       }
     });
 
-    it('answers the public badge routes without a token, by their key alone: a key no project has is 404', async () => {
+    it('answers the public badge routes without a token, by their key alone: a key no project has is 404', async ({ ctx }) => {
       const user = await ctx.given.user({ plan: 'enterprise' });
       const { project } = await ctx.given.project(user, { name: 'Badged' });
       const { badge_key: key } = await ctx.db
@@ -343,7 +342,7 @@ describe('API5 broken function level authorization', () => {
       expect(answered).toBe(BADGE_ROUTES.length * 2); // GET and HEAD
     });
 
-    it('refuses a personal access token on every client-package route (401)', async () => {
+    it('refuses a personal access token on every client-package route (401)', async ({ ctx }) => {
       const user = await ctx.given.user({ plan: 'enterprise' });
       for (const route of routes.filter((r) => r.config.clientApi !== undefined && r.method !== 'HEAD')) {
         const response = await clientCall(ctx, user.token, route.method === 'POST' ? minimalReport() : undefined, {
@@ -355,7 +354,7 @@ describe('API5 broken function level authorization', () => {
       }
     });
 
-    it('refuses a project API token on every /api/v1 route (401), changing nothing', async () => {
+    it('refuses a project API token on every /api/v1 route (401), changing nothing', async ({ ctx }) => {
       const user = await ctx.given.user({ plan: 'enterprise' });
       const { apiToken } = await ctx.given.project(user, { name: 'Tokened' });
       for (const route of v1Routes()) {

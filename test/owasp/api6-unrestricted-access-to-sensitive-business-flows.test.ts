@@ -9,21 +9,13 @@
  *   (120 a minute on Solo Dev): rotating a project token or creating projects in a loop is cut off;
  * - uploads: per project, UPLOAD_RATE_LIMIT a minute (test/client-api/client-rate-limit.test.ts).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/app-fixture.js';
 import { TOKEN_LIMIT, expectError, expectTooManyRequests, sha256 } from '../helpers/contract.js';
 import { clientCall } from '../helpers/client-wire.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-
-let ctx: TestContext;
-let user: TestUser;
-beforeEach(async () => {
-  ctx = await buildTestApp();
-  user = await ctx.given.user(); // Solo Dev: 120 requests a minute
-});
-afterEach(async () => ctx.close());
 
 describe('API6 credential minting is bounded', () => {
-  it("stops a loop rotating a project API token after the user's 120 requests of the minute (429)", async () => {
+  it("stops a loop rotating a project API token after the user's 120 requests of the minute (429)", async ({ ctx, user }) => {
     const { project, apiToken: first } = await ctx.given.project(user, { name: 'Rotated' });
     const issued: string[] = [first];
     let refused = 0;
@@ -51,7 +43,7 @@ describe('API6 credential minting is bounded', () => {
     ).toBe(200);
   });
 
-  it('shares one budget across every token of the user and every flow: projects, rotations, new tokens', async () => {
+  it('shares one budget across every token of the user and every flow: projects, rotations, new tokens', async ({ ctx, user }) => {
     // A second and a third token of the same user: more tokens do not mean more requests (D8).
     const tokens = [user.token, await ctx.given.token(user, { name: 'second' }), await ctx.given.token(user, { name: 'third' })];
     const { project } = await ctx.given.project(user, { name: 'Shared' });
@@ -75,7 +67,7 @@ describe('API6 credential minting is bounded', () => {
     expect(live).toHaveLength(10);
   });
 
-  it("refuses the 11th personal access token with 403, whichever of the user's tokens asks (D9)", async () => {
+  it("refuses the 11th personal access token with 403, whichever of the user's tokens asks (D9)", async ({ ctx, user }) => {
     const others: string[] = [];
     for (let i = 0; i < 9; i++) others.push(await ctx.given.token(user, { name: `t${i}` }));
     for (const token of [user.token, others.at(-1)!]) {

@@ -12,12 +12,14 @@
  * against what the app registered.
  */
 import { readdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { sharedAppTest } from '../helpers/app-fixture.js';
 import { DASHBOARD_PAGES } from '../../src/dashboard/dashboard-pages.js';
 import { DEFAULT_DASHBOARD_ROOT } from '../../src/dashboard/dashboard.routes.js';
 import { freshAddress } from '../helpers/contract.js';
 import { MISSING_PROJECT, MISSING_REPORT, MISSING_TOKEN } from '../helpers/endpoints.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+
+const it = sharedAppTest({ user: { plan: 'enterprise' } });
 
 /** The dashboard (E7): its pages (the app's index.html) and its built assets; pages for people, not API operations. */
 const DASHBOARD_ROUTES = [...Object.values(DASHBOARD_PAGES).map((path) => `GET ${path}`), 'GET /assets/*'];
@@ -39,21 +41,16 @@ const UNDOCUMENTED = [
 const toOpenApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}');
 
 describe('API9 improper inventory management', () => {
-  let ctx: TestContext;
-  let user: TestUser;
   /** Every route as `METHOD /url`, HEAD included. */
   let served: string[];
   let documented: string[];
-  beforeAll(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user({ plan: 'enterprise' });
+  it.beforeAll(async ({ ctx }) => {
     served = ctx.app.routeTable.flatMap((entry) => [entry.method].flat().map((method) => `${method} ${entry.url}`));
     const response = await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' });
     expect(response.statusCode).toBe(200);
     const paths = response.json().paths as Record<string, Record<string, unknown>>;
     documented = Object.entries(paths).flatMap(([path, operations]) => Object.keys(operations).map((m) => `${m.toUpperCase()} ${path}`));
   });
-  afterAll(async () => ctx.close());
 
   const servedWithoutHead = () => served.filter((route) => !route.startsWith('HEAD '));
   const asDocumented = (route: string) => {
@@ -98,7 +95,7 @@ describe('API9 improper inventory management', () => {
     expect(heads).toEqual(gets);
   });
 
-  it('answers HEAD like GET on every GET route: same status and headers, no body', async () => {
+  it('answers HEAD like GET on every GET route: same status and headers, no body', async ({ ctx, user }) => {
     // A file the build really made, for the dashboard's assets (npm test builds first).
     const asset = readdirSync(`${DEFAULT_DASHBOARD_ROOT}assets`)[0]!;
     const concrete = (url: string) =>
@@ -129,7 +126,7 @@ describe('API9 improper inventory management', () => {
     expect(compared).toBeGreaterThan(20);
   });
 
-  it('reaches no handler through another spelling of a path: old versions, case, dots, doubled slashes', async () => {
+  it('reaches no handler through another spelling of a path: old versions, case, dots, doubled slashes', async ({ ctx, user }) => {
     const spellings = [
       '/api/v0/tokens',
       '/api/v2/tokens',

@@ -4,35 +4,37 @@
  * reproduction (PostgreSQL): two concurrent PUTs, one `{fail_on: "high"}`, one `{fail_threshold:
  * 80}`, both 200, and one key lost in 28 of 40 trials.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { sharedAppTest } from '../helpers/app-fixture.js';
+import { listenOnLoopback } from '../helpers/test-app.js';
+
+const it = sharedAppTest({ user: { plan: 'enterprise' } })
+  .extend(
+    'put',
+    ({ user }) =>
+      (projectId: string, body: unknown) =>
+        fetch(`http://127.0.0.1:${port}/api/v1/projects/${projectId}`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+  )
+  .extend(
+    'storedSettings',
+    ({ ctx }) =>
+      async (projectId: string) =>
+        JSON.parse((await ctx.db.selectFrom('projects').select('settings').where('id', '=', projectId).executeTakeFirstOrThrow()).settings),
+  );
 
 const TRIALS = 40;
 
-let ctx: TestContext;
-let user: TestUser;
 let port: number;
-beforeAll(async () => {
-  ctx = await buildTestApp();
-  user = await ctx.given.user({ plan: 'enterprise' });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = ctx.app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-  port = address.port;
+it.beforeAll(async ({ ctx }) => {
+  port = await listenOnLoopback(ctx);
 });
-afterAll(async () => ctx.close());
-
-const put = (projectId: string, body: unknown) =>
-  fetch(`http://127.0.0.1:${port}/api/v1/projects/${projectId}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-const storedSettings = async (projectId: string) =>
-  JSON.parse((await ctx.db.selectFrom('projects').select('settings').where('id', '=', projectId).executeTakeFirstOrThrow()).settings);
 
 describe('concurrent settings updates (D26)', () => {
-  it(`keeps both keys of two concurrent PUTs, ${TRIALS} times out of ${TRIALS}`, async () => {
+  it(`keeps both keys of two concurrent PUTs, ${TRIALS} times out of ${TRIALS}`, async ({ ctx, user, put, storedSettings }) => {
     const lost: string[] = [];
     for (let trial = 0; trial < TRIALS; trial++) {
       const { project } = await ctx.given.project(user, { name: `Trial ${trial}` });
@@ -47,7 +49,7 @@ describe('concurrent settings updates (D26)', () => {
     expect(lost).toEqual([]);
   });
 
-  it('keeps every key of ten concurrent PUTs that each set a different one', async () => {
+  it('keeps every key of ten concurrent PUTs that each set a different one', async ({ ctx, user, put, storedSettings }) => {
     const { project } = await ctx.given.project(user, { name: 'Many' });
     const updates = [
       { fail_on: 'critical' },
@@ -70,7 +72,12 @@ describe('concurrent settings updates (D26)', () => {
     });
   });
 
-  it('validates the merge against what is stored when it is applied: a tracker needs the key another request just set', async () => {
+  it('validates the merge against what is stored when it is applied: a tracker needs the key another request just set', async ({
+    ctx,
+    user,
+    put,
+    storedSettings,
+  }) => {
     const { project } = await ctx.given.project(user, { name: 'Tracker' });
     expect(
       (await put(project.id, { name: 'Tracker', framework_version: '11', settings: { ticket_target_project_key: 'SHOP' } })).status,

@@ -1,21 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { test as appTest } from '../helpers/app-fixture.js';
 import { NO_TEAM, PROJECT_API_TOKEN, PROJECT_CREATED, expectJson, expectValidationError, sha256 } from '../helpers/contract.js';
 import { CLOCK_START, EMPTY_SETTINGS, expectProjectShape, projectRow } from './project-expectations.js';
 
+const it = appTest.extend(
+  'create',
+  ({ ctx, user }) =>
+    (body: unknown, token = user.token) =>
+      ctx.request({ method: 'POST', url: '/api/v1/projects', token, body }),
+);
+
 describe('POST /api/v1/projects', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user();
-  });
-  afterEach(async () => ctx.close());
-
-  const create = (body: unknown, token = user.token) => ctx.request({ method: 'POST', url: '/api/v1/projects', token, body });
-
   describe('happy path', () => {
-    it('returns 201 with {project, api_token, message} and stores the project in the current team (D18)', async () => {
+    it('returns 201 with {project, api_token, message} and stores the project in the current team (D18)', async ({ ctx, user, create }) => {
       const response = await create({
         name: 'Shop',
         description: 'The web shop',
@@ -60,27 +57,27 @@ describe('POST /api/v1/projects', () => {
       expect(read.json()).toEqual({ data: project });
     });
 
-    it('returns null for optional fields that were not given', async () => {
+    it('returns null for optional fields that were not given', async ({ create }) => {
       const response = await create({ name: 'Bare', framework_version: '9' });
       expect(response.statusCode).toBe(201);
       expect(response.json().project).toMatchObject({ description: null, repository_url: null, framework_version: '9' });
     });
 
-    it.each([
+    it.for([
       ['9', '9'],
       [9, '9'],
       ['10', '10'],
       [10, '10'],
       ['12', '12'],
       [13, '13'],
-    ])('accepts framework_version %j and returns it as the string %s (D12)', async (given, expected) => {
+    ])('accepts framework_version %j and returns it as the string %s (D12)', async ([given, expected], { ctx, create }) => {
       const response = await create({ name: 'P', framework_version: given });
       expect(response.statusCode).toBe(201);
       expect(response.json().project.framework_version).toBe(expected);
       expect((await projectRow(ctx, response.json().project.id))?.framework_version).toBe(expected);
     });
 
-    it('trims strings before storing them (D12)', async () => {
+    it('trims strings before storing them (D12)', async ({ ctx, create }) => {
       const response = await create({
         name: '  Shop  ',
         description: '\n desc \t',
@@ -97,20 +94,20 @@ describe('POST /api/v1/projects', () => {
       });
     });
 
-    it('treats a whitespace-only description as absent (D12)', async () => {
+    it('treats a whitespace-only description as absent (D12)', async ({ create }) => {
       const response = await create({ name: 'P', description: '   ', framework_version: '11' });
       expect(response.statusCode).toBe(201);
       expect(response.json().project.description).toBeNull();
     });
 
-    it('gives every project a distinct lowercase UUID v7 id and a distinct token (D10, D11)', async () => {
+    it('gives every project a distinct lowercase UUID v7 id and a distinct token (D10, D11)', async ({ create }) => {
       const first = (await create({ name: 'A', framework_version: '11' })).json();
       const second = (await create({ name: 'B', framework_version: '11' })).json();
       expect(first.project.id).not.toBe(second.project.id);
       expect(first.api_token).not.toBe(second.api_token);
     });
 
-    it('creates in the current team after switching teams (D15)', async () => {
+    it('creates in the current team after switching teams (D15)', async ({ ctx, user, create }) => {
       const other = await ctx.given.user();
       await ctx.given.member(other.teamId!, user, 'member');
       const response = await create({ name: 'In other team', framework_version: '11' });
@@ -120,7 +117,7 @@ describe('POST /api/v1/projects', () => {
   });
 
   describe('D10: the plain-text project API token is never stored', () => {
-    it('stores only the SHA-256 of the api_token; the plain text is nowhere in the database', async () => {
+    it('stores only the SHA-256 of the api_token; the plain text is nowhere in the database', async ({ ctx, create }) => {
       const response = await create({ name: 'Secret', framework_version: '11' });
       expect(response.statusCode).toBe(201);
       const { api_token: apiToken, project } = response.json();
@@ -134,7 +131,7 @@ describe('POST /api/v1/projects', () => {
   });
 
   describe('validation (422)', () => {
-    it('requires name and framework_version', async () => {
+    it('requires name and framework_version', async ({ create }) => {
       const response = await create({});
       expectValidationError(response, ['name', 'framework_version'], {
         name: 'The name field is required.',
@@ -142,17 +139,17 @@ describe('POST /api/v1/projects', () => {
       });
     });
 
-    it('treats a whitespace-only name as missing (D12)', async () => {
+    it('treats a whitespace-only name as missing (D12)', async ({ create }) => {
       expectValidationError(await create({ name: '   \t ', framework_version: '11' }), ['name'], {
         name: 'The name field is required.',
       });
     });
 
-    it('rejects a name that is not a string, without coercion (D12)', async () => {
+    it('rejects a name that is not a string, without coercion (D12)', async ({ create }) => {
       expectValidationError(await create({ name: 12345, framework_version: '11' }), ['name']);
     });
 
-    it('counts name length in Unicode characters: 255 emoji are accepted (D12)', async () => {
+    it('counts name length in Unicode characters: 255 emoji are accepted (D12)', async ({ ctx, create }) => {
       const name = '😀'.repeat(255);
       const response = await create({ name, framework_version: '11' });
       expect(response.statusCode).toBe(201);
@@ -160,7 +157,7 @@ describe('POST /api/v1/projects', () => {
       expect((await projectRow(ctx, response.json().project.id))?.name).toBe(name);
     });
 
-    it('rejects 256 emoji and 256 ASCII characters as too long', async () => {
+    it('rejects 256 emoji and 256 ASCII characters as too long', async ({ create }) => {
       expectValidationError(await create({ name: '😀'.repeat(256), framework_version: '11' }), ['name'], {
         name: 'The name may not be greater than 255 characters.',
       });
@@ -170,22 +167,22 @@ describe('POST /api/v1/projects', () => {
       expect((await create({ name: 'a'.repeat(255), framework_version: '11' })).statusCode).toBe(201);
     });
 
-    it('limits description to 1000 characters', async () => {
+    it('limits description to 1000 characters', async ({ create }) => {
       expect((await create({ name: 'P', description: 'd'.repeat(1000), framework_version: '11' })).statusCode).toBe(201);
       expectValidationError(await create({ name: 'P', description: 'd'.repeat(1001), framework_version: '11' }), ['description']);
       expectValidationError(await create({ name: 'P', description: 42, framework_version: '11' }), ['description']);
     });
 
-    it.each(['not a url', 'ftp://x', 'javascript:alert(1)', 'mailto:dev@example.com', '/relative/path', 'example.com'])(
+    it.for(['not a url', 'ftp://x', 'javascript:alert(1)', 'mailto:dev@example.com', '/relative/path', 'example.com'])(
       'rejects repository_url %j: it must be an absolute http(s) URL (D12)',
-      async (url) => {
+      async (url, { create }) => {
         expectValidationError(await create({ name: 'P', repository_url: url, framework_version: '11' }), ['repository_url'], {
           repository_url: 'The repository url must be a valid URL.',
         });
       },
     );
 
-    it('accepts http and https repository URLs up to 500 characters, and rejects 501', async () => {
+    it('accepts http and https repository URLs up to 500 characters, and rejects 501', async ({ create }) => {
       const base = 'https://example.com/';
       const at500 = base + 'a'.repeat(500 - base.length);
       expect((await create({ name: 'P', repository_url: 'http://example.com', framework_version: '11' })).statusCode).toBe(201);
@@ -193,25 +190,25 @@ describe('POST /api/v1/projects', () => {
       expectValidationError(await create({ name: 'P', repository_url: `${at500}b`, framework_version: '11' }), ['repository_url']);
     });
 
-    it.each([14, '8', 8, true, '11.0', 'eleven', null, 11.5])('rejects framework_version %j', async (version) => {
+    it.for([14, '8', 8, true, '11.0', 'eleven', null, 11.5])('rejects framework_version %j', async (version, { create }) => {
       expectValidationError(await create({ name: 'P', framework_version: version }), ['framework_version'], {
         framework_version: 'The selected framework version is invalid.',
       });
     });
 
-    it('reports every invalid field, with message repeating the first one', async () => {
+    it('reports every invalid field, with message repeating the first one', async ({ create }) => {
       const response = await create({ name: 'x'.repeat(300), repository_url: 'ftp://x', framework_version: 14 });
       expectValidationError(response, ['name', 'repository_url', 'framework_version']);
     });
 
-    it('stores nothing when validation fails', async () => {
+    it('stores nothing when validation fails', async ({ ctx, create }) => {
       await create({ name: '', framework_version: '11' });
       expect(await ctx.db.selectFrom('projects').selectAll().execute()).toEqual([]);
     });
   });
 
   describe('403 without a team (D3, D4)', () => {
-    it('answers 403 to a user without a team', async () => {
+    it('answers 403 to a user without a team', async ({ ctx, create }) => {
       const loner = await ctx.given.user({ withTeam: false });
       const response = await create({ name: 'P', framework_version: '11' }, loner.token);
       expect(response.statusCode).toBe(403);
@@ -220,7 +217,7 @@ describe('POST /api/v1/projects', () => {
       expect(await ctx.db.selectFrom('projects').selectAll().execute()).toEqual([]);
     });
 
-    it('answers 403 before validating the body (D4 step 8 before 9)', async () => {
+    it('answers 403 before validating the body (D4 step 8 before 9)', async ({ ctx, create }) => {
       const loner = await ctx.given.user({ withTeam: false });
       const response = await create({ name: 12, framework_version: 99 }, loner.token);
       expect(response.statusCode).toBe(403);
@@ -229,7 +226,7 @@ describe('POST /api/v1/projects', () => {
   });
 
   describe('settings on create (api-v1 2.1: update only)', () => {
-    it('ignores a settings object in the create body', async () => {
+    it('ignores a settings object in the create body', async ({ ctx, create }) => {
       const response = await create({ name: 'P', framework_version: '11', settings: { fail_on: 'high', fail_threshold: 'x' } });
       expect(response.statusCode).toBe(201);
       expect(response.json().project.settings).toEqual(EMPTY_SETTINGS);
@@ -238,7 +235,7 @@ describe('POST /api/v1/projects', () => {
   });
 
   describe('D5: server-owned fields in the body change nothing', () => {
-    it('ignores id, team_id, api_token, archived_at, created_at and latest_report', async () => {
+    it('ignores id, team_id, api_token, archived_at, created_at and latest_report', async ({ ctx, user, create }) => {
       const other = await ctx.given.user();
       const forcedId = '01900000-0000-7000-8000-000000000001';
       const forcedToken = 'A'.repeat(40);

@@ -1,37 +1,30 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, IDENTIFICATION_STATEMENT, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
+import { IDENTIFICATION_STATEMENT } from '../helpers/test-app.js';
 import { CLOCK_START, REPORT_SUMMARY_KEYS, expectProjectShape } from './project-expectations.js';
 
-// D19: latest_report is the report with the latest analyzed_at (ties: highest id).
-describe('latest_report on project responses (api-v1 2.2, D19)', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let projectId: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user({ plan: 'business' });
-    projectId = (await ctx.given.project(user)).project.id;
-  });
-  afterEach(async () => ctx.close());
-
-  const show = async (id = projectId) => {
+const it = appTest({ user: { plan: 'business' } })
+  .extend('show', ({ ctx, projectId, user }) => async (id = projectId) => {
     const response = await ctx.request({ method: 'GET', url: `/api/v1/projects/${id}`, token: user.token });
     expect(response.statusCode).toBe(200);
     return expectProjectShape(response.json().data);
-  };
-  const listed = async () => {
+  })
+  .extend('listed', ({ ctx, user }) => async () => {
     const response = await ctx.request({ method: 'GET', url: '/api/v1/projects', token: user.token });
     expect(response.statusCode).toBe(200);
     return response.json().data as Record<string, any>[];
-  };
+  });
+
+// D19: latest_report is the report with the latest analyzed_at (ties: highest id).
+describe('latest_report on project responses (api-v1 2.2, D19)', () => {
   const at = (iso: string) => ({ analyzed_at: iso, created_at: iso });
 
-  it('is null while the project has no reports, on GET and in the list', async () => {
+  it('is null while the project has no reports, on GET and in the list', async ({ show, listed }) => {
     expect((await show()).latest_report).toBeNull();
     expect((await listed())[0]!.latest_report).toBeNull();
   });
 
-  it('carries every 2.2 field of the report summary', async () => {
+  it('carries every 2.2 field of the report summary', async ({ ctx, projectId, show, listed }) => {
     const report = await ctx.given.report(projectId, {
       score: 73,
       total: 12,
@@ -75,7 +68,7 @@ describe('latest_report on project responses (api-v1 2.2, D19)', () => {
     expect((await listed())[0]!.latest_report).toEqual(expected);
   });
 
-  it('returns null for the nullable summary fields when they are unset', async () => {
+  it('returns null for the nullable summary fields when they are unset', async ({ ctx, projectId, show }) => {
     await ctx.given.report(projectId, {
       framework_version: null,
       package_version: null,
@@ -90,7 +83,7 @@ describe('latest_report on project responses (api-v1 2.2, D19)', () => {
     });
   });
 
-  it('picks the latest analyzed_at even when that report was inserted first', async () => {
+  it('picks the latest analyzed_at even when that report was inserted first', async ({ ctx, projectId, show, listed }) => {
     const latest = await ctx.given.report(projectId, { ...at('2026-11-21T12:00:00.000Z'), score: 90 });
     await ctx.given.report(projectId, { ...at('2026-11-20T12:00:00.000Z'), score: 10 });
     await ctx.given.report(projectId, { ...at('2026-11-21T11:59:59.000Z'), score: 20 });
@@ -98,14 +91,19 @@ describe('latest_report on project responses (api-v1 2.2, D19)', () => {
     expect((await listed())[0]!.latest_report.id).toBe(latest.id);
   });
 
-  it('breaks analyzed_at ties by the highest id', async () => {
+  it('breaks analyzed_at ties by the highest id', async ({ ctx, projectId, show }) => {
     const first = await ctx.given.report(projectId, at('2026-11-21T12:00:00.000Z'));
     const second = await ctx.given.report(projectId, at('2026-11-21T12:00:00.000Z'));
     expect(second.id).toBeGreaterThan(first.id);
     expect((await show()).latest_report.id).toBe(second.id);
   });
 
-  it('falls back to the next report when the latest is deleted, and to null when all are gone', async () => {
+  it('falls back to the next report when the latest is deleted, and to null when all are gone', async ({
+    ctx,
+    projectId,
+    show,
+    listed,
+  }) => {
     const oldest = await ctx.given.report(projectId, at('2026-11-19T00:00:00.000Z'));
     const middle = await ctx.given.report(projectId, at('2026-11-20T00:00:00.000Z'));
     const newest = await ctx.given.report(projectId, at('2026-11-21T00:00:00.000Z'));
@@ -123,7 +121,7 @@ describe('latest_report on project responses (api-v1 2.2, D19)', () => {
     expect((await listed())[0]!.latest_report).toBeNull();
   });
 
-  it("shows each project's own latest report when 20 projects each have many reports", async () => {
+  it("shows each project's own latest report when 20 projects each have many reports", async ({ ctx, user, projectId, listed }) => {
     const expected = new Map<string, number>();
     const projects = [projectId];
     for (let i = 1; i < 20; i++) projects.push((await ctx.given.project(user, { name: `P${i}` })).project.id);
@@ -146,7 +144,13 @@ describe('latest_report on project responses (api-v1 2.2, D19)', () => {
     }
   });
 
-  it('costs the same number of SQL statements to list 20 projects with 1 or with 30 reports each (D19)', async () => {
+  it('costs the same number of SQL statements to list 20 projects with 1 or with 30 reports each (D19)', async ({
+    ctx,
+    user,
+    projectId,
+    show,
+    listed,
+  }) => {
     const projects = [projectId];
     for (let i = 1; i < 20; i++) projects.push((await ctx.given.project(user, { name: `P${i}` })).project.id);
     // Identifying the caller (issue 15: a cached token lookup, or the lookup, and the once-a-minute
@@ -172,7 +176,7 @@ describe('latest_report on project responses (api-v1 2.2, D19)', () => {
     expect(listWithOne.filter((q) => /from "reports"/i.test(q))).toEqual([]);
   });
 
-  it('is not affected by reports of other projects', async () => {
+  it('is not affected by reports of other projects', async ({ ctx, user, projectId, show }) => {
     const other = (await ctx.given.project(user, { name: 'Other' })).project.id;
     await ctx.given.report(other, at('2030-01-01T00:00:00.000Z'));
     const mine = await ctx.given.report(projectId, at('2026-01-01T00:00:00.000Z'));

@@ -1,22 +1,24 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { test as appTest } from '../helpers/app-fixture.js';
+
+const it = appTest
+  .extend(
+    'total',
+    ({ ctx, user }) =>
+      async () =>
+        (await ctx.request({ method: 'GET', url: '/api/v1/projects', token: user.token })).json().meta.total,
+  )
+  .extend(
+    'create',
+    ({ ctx, user }) =>
+      (name: string) =>
+        ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name, framework_version: '11' } }),
+  );
 
 // D16's meta.total is the team's project count, kept on the team by every create and delete (in
 // the same transaction), so listing never counts the team's projects row by row.
 describe('meta.total follows creates and deletes', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user();
-  });
-  afterEach(async () => ctx.close());
-
-  const total = async () => (await ctx.request({ method: 'GET', url: '/api/v1/projects', token: user.token })).json().meta.total;
-  const create = (name: string) =>
-    ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name, framework_version: '11' } });
-
-  it('counts creates, deletes (once each) and nothing for a refused create', async () => {
+  it('counts creates, deletes (once each) and nothing for a refused create', async ({ ctx, user, total, create }) => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await create(`P${i}`)).json().project.id);
     expect(await total()).toBe(3);
@@ -27,7 +29,7 @@ describe('meta.total follows creates and deletes', () => {
     expect(await total()).toBe(2);
   });
 
-  it('stays exact under concurrent creates and deletes', async () => {
+  it('stays exact under concurrent creates and deletes', async ({ ctx, user, total, create }) => {
     const created = await Promise.all(Array.from({ length: 12 }, (_, i) => create(`C${i}`)));
     expect(created.every((response) => response.statusCode === 201)).toBe(true);
     const ids = created.map((response) => response.json().project.id as string);

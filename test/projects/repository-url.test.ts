@@ -3,39 +3,45 @@
  * port, and no user name or password; otherwise 422 `The repository url must be a valid URL.`, on
  * create and on update, and nothing is stored.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { sharedAppTest } from '../helpers/app-fixture.js';
 import { expectValidationError } from '../helpers/contract.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
-let ctx: TestContext;
-let user: TestUser;
-let projectId: string;
-beforeAll(async () => {
-  ctx = await buildTestApp();
-  user = await ctx.given.user({ plan: 'enterprise' });
-  ({
-    project: { id: projectId },
-  } = await ctx.given.project(user, { name: 'Linked', repository_url: 'https://github.com/acme/shop' }));
-});
-afterAll(async () => ctx.close());
-
-const create = (repository_url: unknown) =>
-  ctx.request({
-    method: 'POST',
-    url: '/api/v1/projects',
-    token: user.token,
-    body: { name: 'New', framework_version: '11', repository_url },
-  });
-const update = (repository_url: unknown) =>
-  ctx.request({
-    method: 'PUT',
-    url: `/api/v1/projects/${projectId}`,
-    token: user.token,
-    body: { name: 'Linked', framework_version: '11', repository_url },
-  });
-const stored = async () =>
-  (await ctx.db.selectFrom('projects').select('repository_url').where('id', '=', projectId).executeTakeFirstOrThrow()).repository_url;
-const projectCount = async () => (await ctx.db.selectFrom('projects').select('id').execute()).length;
+const it = sharedAppTest({ user: { plan: 'enterprise' }, project: { name: 'Linked', repository_url: 'https://github.com/acme/shop' } })
+  .extend(
+    'create',
+    ({ ctx, user }) =>
+      (repository_url: unknown) =>
+        ctx.request({
+          method: 'POST',
+          url: '/api/v1/projects',
+          token: user.token,
+          body: { name: 'New', framework_version: '11', repository_url },
+        }),
+  )
+  .extend(
+    'update',
+    ({ ctx, projectId, user }) =>
+      (repository_url: unknown) =>
+        ctx.request({
+          method: 'PUT',
+          url: `/api/v1/projects/${projectId}`,
+          token: user.token,
+          body: { name: 'Linked', framework_version: '11', repository_url },
+        }),
+  )
+  .extend(
+    'stored',
+    ({ ctx, projectId }) =>
+      async () =>
+        (await ctx.db.selectFrom('projects').select('repository_url').where('id', '=', projectId).executeTakeFirstOrThrow()).repository_url,
+  )
+  .extend(
+    'projectCount',
+    ({ ctx }) =>
+      async () =>
+        (await ctx.db.selectFrom('projects').select('id').execute()).length,
+  );
 
 const INVALID = [
   // The issue's reproductions: no host, a NUL host, a port out of range, credentials.
@@ -63,18 +69,18 @@ const INVALID = [
 ];
 
 describe('repository_url (D24)', () => {
-  it.each(INVALID)('refuses %j on create with 422, and creates nothing', async (url) => {
+  it.for(INVALID)('refuses %j on create with 422, and creates nothing', async (url, { create, projectCount }) => {
     const before = await projectCount();
     expectValidationError(await create(url), ['repository_url'], { repository_url: 'The repository url must be a valid URL.' });
     expect(await projectCount()).toBe(before);
   });
 
-  it.each(INVALID)('refuses %j on update with 422, and keeps the stored URL', async (url) => {
+  it.for(INVALID)('refuses %j on update with 422, and keeps the stored URL', async (url, { update, stored }) => {
     expectValidationError(await update(url), ['repository_url'], { repository_url: 'The repository url must be a valid URL.' });
     expect(await stored()).toBe('https://github.com/acme/shop');
   });
 
-  it.each([
+  it.for([
     'https://github.com/acme/shop',
     'http://gitlab.internal:8080/group/project.git',
     'HTTPS://GitHub.com/acme/shop',
@@ -83,7 +89,7 @@ describe('repository_url (D24)', () => {
     'https://xn--bcher-kva.example/repo',
     'https://github.com/acme/shop?tab=readme#top',
     'https://github.com:65535/acme',
-  ])('accepts %j and stores it as given', async (url) => {
+  ])('accepts %j and stores it as given', async (url, { create, update, stored }) => {
     const response = await create(url);
     expect(response.statusCode, response.body).toBe(201);
     expect(response.json().project.repository_url).toBe(url);

@@ -3,33 +3,36 @@
  * without a valid token.
  */
 import type { LightMyRequestResponse } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { test as appTest } from '../helpers/app-fixture.js';
+import { buildTestApp } from '../helpers/test-app.js';
 import { UNAUTHENTICATED, expectError, expectTooManyRequests } from '../helpers/contract.js';
 
-let ctx: TestContext;
-beforeEach(async () => {
-  ctx = await buildTestApp();
-});
-afterEach(async () => ctx.close());
-
-/** A fast authenticated request. */
-const listTokens = (token: string | undefined, options: { remoteAddress?: string; headers?: Record<string, string> } = {}) =>
-  ctx.request({ method: 'GET', url: '/api/v1/tokens', token, ...options });
+const it = appTest
+  /** A fast authenticated request. */
+  .extend(
+    'listTokens',
+    ({ ctx }) =>
+      (token: string | undefined, options: { remoteAddress?: string; headers?: Record<string, string> } = {}) =>
+        ctx.request({ method: 'GET', url: '/api/v1/tokens', token, ...options }),
+  )
+  /** Sends `count` requests with `token`, asserting each is 200 and the headers count down from `limit`. */
+  .extend(
+    'spend',
+    ({ listTokens }) =>
+      async function spend(token: string, count: number, limit: number, alreadyUsed = 0): Promise<void> {
+        for (let i = 1; i <= count; i++) {
+          const response = await listTokens(token);
+          expect(response.statusCode).toBe(200);
+          expect(limitOf(response)).toBe(String(limit));
+          expect(remainingOf(response)).toBe(String(limit - alreadyUsed - i));
+          expect(response.headers['retry-after']).toBeUndefined();
+        }
+      },
+  );
 
 const limitOf = (r: LightMyRequestResponse) => r.headers['x-ratelimit-limit'];
 const remainingOf = (r: LightMyRequestResponse) => r.headers['x-ratelimit-remaining'];
-
-/** Sends `count` requests with `token`, asserting each is 200 and the headers count down from `limit`. */
-async function spend(token: string, count: number, limit: number, alreadyUsed = 0): Promise<void> {
-  for (let i = 1; i <= count; i++) {
-    const response = await listTokens(token);
-    expect(response.statusCode).toBe(200);
-    expect(limitOf(response)).toBe(String(limit));
-    expect(remainingOf(response)).toBe(String(limit - alreadyUsed - i));
-    expect(response.headers['retry-after']).toBeUndefined();
-  }
-}
 
 describe('D8: per-user budget by plan', () => {
   const plans = [
@@ -40,7 +43,11 @@ describe('D8: per-user budget by plan', () => {
   ] as const;
 
   for (const { plan, limit } of plans) {
-    it(`gives a user ${plan ? `on plan ${plan}` : 'without a subscription'} ${limit} requests a minute, then 429 with Retry-After`, async () => {
+    it(`gives a user ${plan ? `on plan ${plan}` : 'without a subscription'} ${limit} requests a minute, then 429 with Retry-After`, async ({
+      ctx,
+      listTokens,
+      spend,
+    }) => {
       const user = await ctx.given.user({ plan });
       await spend(user.token, limit, limit);
       const over = await listTokens(user.token);
@@ -50,7 +57,7 @@ describe('D8: per-user budget by plan', () => {
     });
   }
 
-  it('shares one budget across all tokens of a user', async () => {
+  it('shares one budget across all tokens of a user', async ({ ctx, listTokens, spend }) => {
     const user = await ctx.given.user();
     const second = await ctx.given.token(user, { abilities: ['read'] });
     const third = await ctx.given.token(user);
@@ -60,7 +67,7 @@ describe('D8: per-user budget by plan', () => {
     for (const token of [user.token, second, third]) expectTooManyRequests(await listTokens(token));
   });
 
-  it('does not share a budget between two users, even from one IP', async () => {
+  it('does not share a budget between two users, even from one IP', async ({ ctx, listTokens, spend }) => {
     const alice = await ctx.given.user();
     const bob = await ctx.given.user();
     await spend(alice.token, 120, 120);
@@ -70,7 +77,7 @@ describe('D8: per-user budget by plan', () => {
     expect(remainingOf(response)).toBe('119');
   });
 
-  it('counts an authenticated user against the user, not the IP budget', async () => {
+  it('counts an authenticated user against the user, not the IP budget', async ({ ctx, listTokens, spend }) => {
     const user = await ctx.given.user();
     await spend(user.token, 15, 120);
     const anonymous = await listTokens(undefined);
@@ -78,7 +85,7 @@ describe('D8: per-user budget by plan', () => {
     expect(remainingOf(anonymous)).toBe('9');
   });
 
-  it('counts every status against the user, errors included', async () => {
+  it('counts every status against the user, errors included', async ({ ctx }) => {
     const user = await ctx.given.user();
     const readOnly = await ctx.given.token(user, { abilities: ['read'] });
     const forbidden = await ctx.request({
@@ -96,7 +103,7 @@ describe('D8: per-user budget by plan', () => {
 });
 
 describe('D8: fixed 60-second windows', () => {
-  it('restores the budget once the window has passed', async () => {
+  it('restores the budget once the window has passed', async ({ ctx, listTokens, spend }) => {
     const user = await ctx.given.user();
     await spend(user.token, 120, 120);
     expectTooManyRequests(await listTokens(user.token));
@@ -106,7 +113,7 @@ describe('D8: fixed 60-second windows', () => {
     expect(remainingOf(response)).toBe('119');
   });
 
-  it('shrinks Retry-After as time passes inside the window, never below 1', async () => {
+  it('shrinks Retry-After as time passes inside the window, never below 1', async ({ ctx, listTokens, spend }) => {
     const user = await ctx.given.user();
     await spend(user.token, 120, 120);
     expect(expectTooManyRequests(await listTokens(user.token))).toBe(60);
@@ -120,7 +127,7 @@ describe('D8: fixed 60-second windows', () => {
     expect((await listTokens(user.token)).statusCode).toBe(200);
   });
 
-  it('never sends Retry-After on answers other than 429 (api-v1.md 8.3)', async () => {
+  it('never sends Retry-After on answers other than 429 (api-v1.md 8.3)', async ({ ctx, listTokens }) => {
     const user = await ctx.given.user();
     const readOnly = await ctx.given.token(user, { abilities: ['read'] });
     const responses = [
@@ -148,7 +155,7 @@ describe('D8: 10 requests per IP without a valid token', () => {
     expect(limitOf(eleventh)).toBe('10');
   }
 
-  it('shares one IP budget across missing, malformed, unknown, revoked and expired tokens', async () => {
+  it('shares one IP budget across missing, malformed, unknown, revoked and expired tokens', async ({ ctx, listTokens }) => {
     const user = await ctx.given.user();
     const revoked = await ctx.given.token(user, { name: 'to revoke' });
     const revokedRow = await ctx.db
@@ -169,14 +176,14 @@ describe('D8: 10 requests per IP without a valid token', () => {
     expect((await listTokens(user.token, { remoteAddress: '192.0.2.10' })).statusCode).toBe(200);
   });
 
-  it('gives each IP its own budget', async () => {
+  it('gives each IP its own budget', async ({ listTokens }) => {
     await expectTenThen429(() => listTokens(undefined, { remoteAddress: '192.0.2.20' }));
     const other = await listTokens(undefined, { remoteAddress: '192.0.2.21' });
     expectError(other, 401, UNAUTHENTICATED);
     expect(remainingOf(other)).toBe('9');
   });
 
-  it('restores the IP budget after 60 seconds', async () => {
+  it('restores the IP budget after 60 seconds', async ({ ctx, listTokens }) => {
     await expectTenThen429(() => listTokens(undefined, { remoteAddress: '192.0.2.30' }));
     ctx.clock.advance(60_000);
     const response = await listTokens(undefined, { remoteAddress: '192.0.2.30' });
@@ -184,7 +191,7 @@ describe('D8: 10 requests per IP without a valid token', () => {
     expect(remainingOf(response)).toBe('9');
   });
 
-  it('ignores X-Forwarded-For when TRUST_PROXY is unset', async () => {
+  it('ignores X-Forwarded-For when TRUST_PROXY is unset', async ({ listTokens }) => {
     await expectTenThen429((i) => listTokens(undefined, { remoteAddress: '192.0.2.40', headers: { 'x-forwarded-for': `203.0.113.${i}` } }));
   });
 

@@ -5,11 +5,92 @@
  * checking that a migration run brings back exactly what the uploads had recorded.
  */
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { migrateToLatest } from '../../src/migrate.js';
 import { decodeResults } from '../../src/reports/results/results-encoding.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
+import { loadFixture, uploadOk } from '../helpers/client-wire.js';
+
+const it = appTest({ user: { plan: 'business' } })
+  .extend('get', ({ ctx, user }) => async (url: string) => {
+    const response = await ctx.request({ method: 'GET', url, token: user.token });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json();
+  })
+  /** Everything E1 shows of a report: its detail (gate aside), and its whole changes list. */
+  .extend(
+    'e1View',
+    ({ get }) =>
+      async function e1View(uuid: string) {
+        const { data } = await get(`/api/v1/reports/${uuid}`);
+        const { gate: _gate, ...detail } = data;
+        const changes = [];
+        for (let page = 1; ; page++) {
+          const answer = await get(`/api/v1/reports/${uuid}/changes?page=${page}`);
+          changes.push(...answer.data);
+          if (page >= answer.meta.last_page) break;
+        }
+        return { detail, changes };
+      },
+  )
+  /** Puts the reports back as a pre-E1 main stored them: no E1 columns, no issue rows, plain results. */
+  .extend(
+    'forgetE1',
+    ({ ctx }) =>
+      async function forgetE1() {
+        const rows = await ctx.db.selectFrom('reports').select(['id', 'results', 'results_br']).execute();
+        for (const row of rows) {
+          await ctx.db
+            .updateTable('reports')
+            .set({
+              results: JSON.stringify(decodeResults(row)),
+              results_br: null,
+              git_branch: null,
+              git_commit: null,
+              pull_request: null,
+              base_branch: null,
+              baseline_report_id: null,
+              changes_new: null,
+              changes_fixed: null,
+              changes_unchanged: null,
+              gate: null,
+              fingerprinted_at: null,
+            })
+            .where('id', '=', row.id)
+            .execute();
+        }
+        await ctx.db.deleteFrom('report_issues').execute();
+        // Stored answers (D28) came after E1: a database from before it has none.
+        await ctx.db.deleteFrom('report_bodies').execute();
+      },
+  )
+  .extend(
+    'issueRows',
+    ({ ctx }) =>
+      () =>
+        ctx.db.selectFrom('report_issues').selectAll().orderBy('report_id').orderBy('id').execute(),
+  )
+  /** Three runs, uploaded in analysis order: main, then main again with an issue fixed, then a pull request into main. */
+  .extend(
+    'uploadHistory',
+    ({ apiToken, ctx, projectId }) =>
+      async function uploadHistory(): Promise<string[]> {
+        const small = loadFixture('report-small', projectId);
+        const later = (minutes: number) => new Date(Date.parse(small.analyzed_at) + minutes * 60_000).toISOString();
+        const fewer = structuredClone(small);
+        const withIssues = fewer.results.find((r: { issues: unknown[] }) => r.issues.length > 0);
+        withIssues.issues.pop();
+        const uuids: string[] = [];
+        for (const body of [
+          small,
+          { ...fewer, analyzed_at: later(30) },
+          { ...loadFixture('report-full', projectId), analyzed_at: later(60) },
+        ]) {
+          uuids.push((await uploadOk(ctx, apiToken, body)).report.uuid);
+        }
+        return uuids;
+      },
+  );
 
 /**
  * E1.2 "the same fingerprint on every instance and database, forever": the fingerprints of
@@ -18,80 +99,14 @@ import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
 const REPORT_SMALL_FINGERPRINTS_SHA256 = '8abea9bf3a88ad43888a66ab913fb4249893b57ddf6366f9e0508cdf1b42221b';
 
 describe('back-filling E1 for reports stored before it', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let projectId: string;
-  let apiToken: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    ({ user, projectId, apiToken } = await givenUploader(ctx));
-  });
-  afterEach(async () => ctx.close());
-
-  const get = async (url: string) => {
-    const response = await ctx.request({ method: 'GET', url, token: user.token });
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json();
-  };
-
-  /** Everything E1 shows of a report: its detail (gate aside), and its whole changes list. */
-  async function e1View(uuid: string) {
-    const { data } = await get(`/api/v1/reports/${uuid}`);
-    const { gate: _gate, ...detail } = data;
-    const changes = [];
-    for (let page = 1; ; page++) {
-      const answer = await get(`/api/v1/reports/${uuid}/changes?page=${page}`);
-      changes.push(...answer.data);
-      if (page >= answer.meta.last_page) break;
-    }
-    return { detail, changes };
-  }
-
-  /** Puts the reports back as a pre-E1 main stored them: no E1 columns, no issue rows, plain results. */
-  async function forgetE1() {
-    const rows = await ctx.db.selectFrom('reports').select(['id', 'results', 'results_br']).execute();
-    for (const row of rows) {
-      await ctx.db
-        .updateTable('reports')
-        .set({
-          results: JSON.stringify(decodeResults(row)),
-          results_br: null,
-          git_branch: null,
-          git_commit: null,
-          pull_request: null,
-          base_branch: null,
-          baseline_report_id: null,
-          changes_new: null,
-          changes_fixed: null,
-          changes_unchanged: null,
-          gate: null,
-          fingerprinted_at: null,
-        })
-        .where('id', '=', row.id)
-        .execute();
-    }
-    await ctx.db.deleteFrom('report_issues').execute();
-    // Stored answers (D28) came after E1: a database from before it has none.
-    await ctx.db.deleteFrom('report_bodies').execute();
-  }
-
-  const issueRows = () => ctx.db.selectFrom('report_issues').selectAll().orderBy('report_id').orderBy('id').execute();
-
-  /** Three runs, uploaded in analysis order: main, then main again with an issue fixed, then a pull request into main. */
-  async function uploadHistory(): Promise<string[]> {
-    const small = fixture('report-small', projectId);
-    const later = (minutes: number) => new Date(Date.parse(small.analyzed_at) + minutes * 60_000).toISOString();
-    const fewer = structuredClone(small);
-    const withIssues = fewer.results.find((r: { issues: unknown[] }) => r.issues.length > 0);
-    withIssues.issues.pop();
-    const uuids: string[] = [];
-    for (const body of [small, { ...fewer, analyzed_at: later(30) }, { ...fixture('report-full', projectId), analyzed_at: later(60) }]) {
-      uuids.push((await uploadOk(ctx, apiToken, body)).report.uuid);
-    }
-    return uuids;
-  }
-
-  it('restores what the uploads recorded: fingerprints, git context, baselines, counts and the changes lists', async () => {
+  it('restores what the uploads recorded: fingerprints, git context, baselines, counts and the changes lists', async ({
+    ctx,
+    get,
+    e1View,
+    forgetE1,
+    issueRows,
+    uploadHistory,
+  }) => {
     const uuids = await uploadHistory();
     const recorded = await Promise.all(uuids.map(e1View));
     expect(recorded[1]!.detail.changes).toMatchObject({ baseline: { uuid: uuids[0] }, new: 0, fixed: 1 });
@@ -117,7 +132,7 @@ describe('back-filling E1 for reports stored before it', () => {
     for (const uuid of uuids) expect((await get(`/api/v1/reports/${uuid}`)).data.gate).toBeNull();
   });
 
-  it('is safe to run again: a second run changes nothing', async () => {
+  it('is safe to run again: a second run changes nothing', async ({ ctx, forgetE1, issueRows, uploadHistory }) => {
     const uuids = await uploadHistory();
     await forgetE1();
     await migrateToLatest(ctx.db);
@@ -129,7 +144,7 @@ describe('back-filling E1 for reports stored before it', () => {
     expect(uuids).toHaveLength(3);
   });
 
-  it('finishes an interrupted run: reports already done are kept, the rest are done', async () => {
+  it('finishes an interrupted run: reports already done are kept, the rest are done', async ({ ctx, e1View, forgetE1, uploadHistory }) => {
     const uuids = await uploadHistory();
     const recorded = await Promise.all(uuids.map(e1View));
     await forgetE1();
@@ -142,14 +157,19 @@ describe('back-filling E1 for reports stored before it', () => {
     expect(await Promise.all(uuids.map(e1View))).toEqual(recorded);
   });
 
-  it('replays history in D19 order: a pull request uploaded late is compared with the base-branch run before it in analysis time', async () => {
-    const small = fixture('report-small', projectId);
+  it('replays history in D19 order: a pull request uploaded late is compared with the base-branch run before it in analysis time', async ({
+    ctx,
+    projectId,
+    apiToken,
+    e1View,
+    forgetE1,
+  }) => {
+    const small = loadFixture('report-small', projectId);
     const later = (minutes: number) => new Date(Date.parse(small.analyzed_at) + minutes * 60_000).toISOString();
     const main1 = (await uploadOk(ctx, apiToken, small)).report.uuid;
     const main2 = (await uploadOk(ctx, apiToken, { ...small, analyzed_at: later(60) })).report.uuid;
     // Analysed between the two main runs, uploaded after both: its upload compares it with the latest, main2.
-    const pr = (await uploadOk(ctx, apiToken, { ...fixture<Record<string, unknown>>('report-full', projectId), analyzed_at: later(30) }))
-      .report.uuid;
+    const pr = (await uploadOk(ctx, apiToken, { ...loadFixture('report-full', projectId), analyzed_at: later(30) })).report.uuid;
     expect((await e1View(pr)).detail.changes.baseline.uuid).toBe(main2);
     await forgetE1();
     await migrateToLatest(ctx.db);
@@ -157,8 +177,8 @@ describe('back-filling E1 for reports stored before it', () => {
     expect((await e1View(main2)).detail.changes.baseline.uuid).toBe(main1);
   });
 
-  it('handles more reports than one batch, each project in D19 order', async () => {
-    const base = fixture('report-small', projectId);
+  it('handles more reports than one batch, each project in D19 order', async ({ ctx, user, projectId, apiToken, e1View, forgetE1 }) => {
+    const base = loadFixture('report-small', projectId);
     const other = await ctx.given.project(user, { name: 'Other' });
     const at = (n: number) => new Date(Date.parse(base.analyzed_at) + n * 60_000).toISOString();
     for (let n = 0; n < 60; n++) {
@@ -173,8 +193,8 @@ describe('back-filling E1 for reports stored before it', () => {
     expect(await Promise.all(uuids.map(e1View))).toEqual(recorded);
   });
 
-  it('gives the same fingerprints on this database as on every other, forever (E1.2)', async () => {
-    const { report } = await uploadOk(ctx, apiToken, fixture('report-small', projectId));
+  it('gives the same fingerprints on this database as on every other, forever (E1.2)', async ({ ctx, projectId, apiToken, get }) => {
+    const { report } = await uploadOk(ctx, apiToken, loadFixture('report-small', projectId));
     const { data } = await get(`/api/v1/reports/${report.uuid}`);
     const fingerprints = (data.results as { issues: { fingerprint: string }[] }[]).flatMap((r) => r.issues.map((i) => i.fingerprint));
     expect(fingerprints.length).toBeGreaterThan(0);

@@ -3,10 +3,61 @@
  * changes in the detail, `/reports/{report}/changes`, `?branch=`, `/projects/{project}/branches`,
  * `fail_on_new` and the stored gate, as a client that knows only EXTENSIONS.md sees them.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, IDENTIFICATION_STATEMENT, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
+import { IDENTIFICATION_STATEMENT } from '../helpers/test-app.js';
 import { expectApiHeaders } from '../helpers/contract.js';
-import { fixture, givenUploader, REPORT_LIST_ITEM_KEYS, type Severity, uploadOk } from '../helpers/reports-world.js';
+import { REPORT_LIST_ITEM_KEYS } from '../helpers/reports-world.js';
+import { loadFixture, SEVERITIES, type Severity, uploadOk } from '../helpers/client-wire.js';
+
+const it = appTest({ user: { plan: 'business' } })
+  .extend(
+    'send',
+    ({ apiToken, ctx }) =>
+      async (payload: Record<string, unknown>) =>
+        (await uploadOk(ctx, apiToken, payload)).report.uuid as string,
+  )
+  .extend('get', ({ ctx, user }) => async (url: string) => {
+    const response = await ctx.request({ method: 'GET', url, token: user.token });
+    expect(response.statusCode, response.body).toBe(200);
+    expectApiHeaders(response);
+    return response.json();
+  })
+  .extend(
+    'detail',
+    ({ get }) =>
+      async (uuid: string) =>
+        (await get(`/api/v1/reports/${uuid}`)).data,
+  )
+  .extend(
+    'listed',
+    ({ get, projectId }) =>
+      async (query = '') =>
+        (await get(`/api/v1/projects/${projectId}/reports${query}`)).data as Record<string, any>[],
+  )
+  .extend(
+    'changes',
+    ({ get }) =>
+      async (uuid: string, query = '') =>
+        get(`/api/v1/reports/${uuid}/changes${query}`),
+  )
+  .extend('setFailOnNew', ({ ctx, projectId, user }) => async (value: string | null) => {
+    const response = await ctx.request({
+      method: 'PUT',
+      url: `/api/v1/projects/${projectId}`,
+      token: user.token,
+      body: { name: 'Project', framework_version: '11', settings: { fail_on_new: value } },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().data.settings.fail_on_new).toBe(value);
+  })
+  .extend('statementsOf', ({ ctx, user }) => async (url: string) => {
+    ctx.queries.length = 0;
+    const response = await ctx.request({ method: 'GET', url, token: user.token });
+    expect(response.statusCode, response.body).toBe(200);
+    // Identifying the caller is the same whatever the reports hold (and the token cache's doing).
+    return ctx.queries.filter((query) => !IDENTIFICATION_STATEMENT.test(query));
+  });
 
 type Git = { git_branch?: unknown; git_commit?: unknown; pr_number?: unknown; base_branch?: unknown };
 
@@ -84,33 +135,17 @@ const CSRF = {
 } as const;
 
 describe('what changed between runs (E1)', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let projectId: string;
-  let apiToken: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    ({ user, projectId, apiToken } = await givenUploader(ctx));
+  // The user and the project are made first, then the clock moves on.
+  it.beforeEach(async ({ ctx, project: _madeFirst }) => {
     // The runs below are analysed on 2026-11-21; D25 refuses analysis times ahead of the clock.
     ctx.clock.advance(24 * 60 * 60 * 1000);
   });
-  afterEach(async () => ctx.close());
 
-  const send = async (payload: Record<string, unknown>) => (await uploadOk(ctx, apiToken, payload)).report.uuid as string;
-  const get = async (url: string) => {
-    const response = await ctx.request({ method: 'GET', url, token: user.token });
-    expect(response.statusCode, response.body).toBe(200);
-    expectApiHeaders(response);
-    return response.json();
-  };
-  const detail = async (uuid: string) => (await get(`/api/v1/reports/${uuid}`)).data;
-  const listed = async (query = '') => (await get(`/api/v1/projects/${projectId}/reports${query}`)).data as Record<string, any>[];
-  const changes = async (uuid: string, query = '') => get(`/api/v1/reports/${uuid}/changes${query}`);
   const issuesOf = (report: Record<string, any>) =>
     (report.results as Record<string, any>[]).flatMap((result) => result.issues as Record<string, any>[]);
 
   describe('git context (E1.1)', () => {
-    it('records branch, commit, pull request and base branch from the metadata, trimmed', async () => {
+    it('records branch, commit, pull request and base branch from the metadata, trimmed', async ({ send, detail, listed }) => {
       const uuid = await send(body([SQL], { git_branch: '  feature/x  ', git_commit: ' abc123 ', pr_number: 42, base_branch: ' main' }));
       const shown = await detail(uuid);
       expect(shown).toMatchObject({ branch: 'feature/x', commit: 'abc123', pull_request: '42', base_branch: 'main' });
@@ -118,13 +153,13 @@ describe('what changed between runs (E1)', () => {
       expect(item).toMatchObject({ branch: 'feature/x', commit: 'abc123', pull_request: '42', base_branch: 'main' });
     });
 
-    it('records null for what is absent, empty, blank or not text', async () => {
+    it('records null for what is absent, empty, blank or not text', async ({ send, detail }) => {
       const uuid = await send(body([SQL], { git_branch: '   ', git_commit: '', pr_number: { n: 1 }, base_branch: null }));
       expect(await detail(uuid)).toMatchObject({ branch: null, commit: null, pull_request: null, base_branch: null });
     });
 
-    it('reads the real client fixtures: report-full carries its branch and commit', async () => {
-      const sent = fixture('report-full', projectId);
+    it('reads the real client fixtures: report-full carries its branch and commit', async ({ projectId, send, detail }) => {
+      const sent = loadFixture('report-full', projectId);
       const uuid = await send(sent);
       const shown = await detail(uuid);
       expect(shown.branch).toBe(sent.metadata.git_branch);
@@ -133,7 +168,11 @@ describe('what changed between runs (E1)', () => {
   });
 
   describe('list items and the detail (E1.5)', () => {
-    it('a first report has no baseline: changes counts null, every issue change null, with a fingerprint', async () => {
+    it('a first report has no baseline: changes counts null, every issue change null, with a fingerprint', async ({
+      send,
+      detail,
+      listed,
+    }) => {
       const uuid = await send(body([SQL, XSS]));
       const shown = await detail(uuid);
       expect(shown.changes).toEqual({ baseline: null, new: null, fixed: null, unchanged: null });
@@ -146,10 +185,10 @@ describe('what changed between runs (E1)', () => {
       expect(item!.changes).toEqual(shown.changes);
     });
 
-    it.each(['report-small', 'report-large'])(
+    it.for(['report-small', 'report-large'] as const)(
       'the same fixture (%s) uploaded twice on one branch: 0 new, 0 fixed, all unchanged, same fingerprints',
-      async (name) => {
-        const sent = fixture(name, projectId);
+      async (name, { projectId, send, detail, listed }) => {
+        const sent = loadFixture(name, projectId);
         const first = await send(sent);
         const second = await send({ ...sent, analyzed_at: new Date(Date.parse(sent.analyzed_at) + 3_600_000).toISOString() });
         const before = await detail(first);
@@ -170,9 +209,14 @@ describe('what changed between runs (E1)', () => {
       },
     );
 
-    it("the client's pull request run (report-full, PR 482 into main) is compared with main's latest run (report-small)", async () => {
-      const main = await send(fixture('report-small', projectId));
-      const pr = await send(fixture('report-full', projectId));
+    it("the client's pull request run (report-full, PR 482 into main) is compared with main's latest run (report-small)", async ({
+      projectId,
+      send,
+      detail,
+      changes,
+    }) => {
+      const main = await send(loadFixture('report-small', projectId));
+      const pr = await send(loadFixture('report-full', projectId));
       const base = issuesOf(await detail(main)).map((i) => i.fingerprint);
       const shown = await detail(pr);
       const mine = issuesOf(shown).map((i) => i.fingerprint);
@@ -188,7 +232,11 @@ describe('what changed between runs (E1)', () => {
       expect(listedChanges.meta.total).toBe(shown.changes.fixed);
     });
 
-    it('one issue removed, one added, one moved ten lines down: new 1, fixed 1, the moved one unchanged with its fingerprint', async () => {
+    it('one issue removed, one added, one moved ten lines down: new 1, fixed 1, the moved one unchanged with its fingerprint', async ({
+      send,
+      detail,
+      changes,
+    }) => {
       const first = await send(body([SQL, XSS, DEBUG]));
       const moved = { ...SQL, line: SQL.line + 10 };
       const second = await send(body([moved, XSS, CSRF], MAIN, '2026-11-21T10:00:00Z'));
@@ -223,7 +271,7 @@ describe('what changed between runs (E1)', () => {
       });
     });
 
-    it('an issue whose code line changed is another issue: fixed and new', async () => {
+    it('an issue whose code line changed is another issue: fixed and new', async ({ send, detail }) => {
       await send(body([SQL]));
       const second = await send(
         body([{ ...SQL, code: 'DB::select("select * from orders where id = ?", [$id]);' }], MAIN, '2026-11-21T10:00:00Z'),
@@ -231,7 +279,7 @@ describe('what changed between runs (E1)', () => {
       expect((await detail(second)).changes).toMatchObject({ new: 1, fixed: 1, unchanged: 0 });
     });
 
-    it('duplicates count one by one: two copies then three is one new', async () => {
+    it('duplicates count one by one: two copies then three is one new', async ({ send, detail }) => {
       const copy = { ...SQL, line: 60 };
       await send(body([SQL, copy]));
       const second = await send(body([SQL, copy, { ...SQL, line: 90 }], MAIN, '2026-11-21T10:00:00Z'));
@@ -243,21 +291,21 @@ describe('what changed between runs (E1)', () => {
   });
 
   describe('baselines (E1.3)', () => {
-    it('compares with the latest earlier report of the same branch, not another branch', async () => {
+    it('compares with the latest earlier report of the same branch, not another branch', async ({ send, detail }) => {
       const main1 = await send(body([SQL], MAIN, '2026-11-21T08:00:00Z'));
       await send(body([SQL, XSS, DEBUG], { git_branch: 'develop' }, '2026-11-21T09:00:00Z'));
       const main2 = await send(body([SQL, CSRF], MAIN, '2026-11-21T10:00:00Z'));
       expect((await detail(main2)).changes).toMatchObject({ baseline: { uuid: main1, branch: 'main' }, new: 1, fixed: 0, unchanged: 1 });
     });
 
-    it('reports without a branch compare with reports without a branch (null matches null)', async () => {
+    it('reports without a branch compare with reports without a branch (null matches null)', async ({ send, detail }) => {
       const first = await send(body([SQL], {}, '2026-11-21T08:00:00Z'));
       await send(body([XSS], MAIN, '2026-11-21T09:00:00Z'));
       const second = await send(body([SQL], {}, '2026-11-21T10:00:00Z'));
       expect((await detail(second)).changes).toMatchObject({ baseline: { uuid: first, branch: null }, new: 0, unchanged: 1 });
     });
 
-    it('a pull request compares with the latest report of its base branch, not with its own branch', async () => {
+    it('a pull request compares with the latest report of its base branch, not with its own branch', async ({ send, detail }) => {
       const pr = { git_branch: 'feature/pay', pr_number: '17', base_branch: 'main' };
       await send(body([SQL, XSS, DEBUG], { git_branch: 'feature/pay' }, '2026-11-21T07:00:00Z'));
       const main = await send(body([SQL, XSS], MAIN, '2026-11-21T08:00:00Z'));
@@ -271,19 +319,22 @@ describe('what changed between runs (E1)', () => {
       });
     });
 
-    it('a pull request without its base branch is compared like any report of its branch', async () => {
+    it('a pull request without its base branch is compared like any report of its branch', async ({ send, detail }) => {
       const feature = await send(body([SQL], { git_branch: 'feature/pay' }, '2026-11-21T07:00:00Z'));
       await send(body([SQL, XSS], MAIN, '2026-11-21T08:00:00Z'));
       const uuid = await send(body([SQL], { git_branch: 'feature/pay', pr_number: 17 }, '2026-11-21T09:00:00Z'));
       expect((await detail(uuid)).changes).toMatchObject({ baseline: { uuid: feature }, new: 0, fixed: 0, unchanged: 1 });
     });
 
-    it('a pull request whose base branch has no report has no baseline', async () => {
+    it('a pull request whose base branch has no report has no baseline', async ({ send, detail }) => {
       const uuid = await send(body([SQL], { git_branch: 'feature/pay', pr_number: 17, base_branch: 'release' }));
       expect((await detail(uuid)).changes).toEqual({ baseline: null, new: null, fixed: null, unchanged: null });
     });
 
-    it('a report uploaded out of order compares with the report before it in analysis time, and is chosen once', async () => {
+    it('a report uploaded out of order compares with the report before it in analysis time, and is chosen once', async ({
+      send,
+      detail,
+    }) => {
       const early = await send(body([SQL], MAIN, '2026-11-21T08:00:00Z'));
       const late = await send(body([SQL, XSS, DEBUG], MAIN, '2026-11-21T12:00:00Z'));
       const middle = await send(body([SQL, XSS], MAIN, '2026-11-21T10:00:00Z'));
@@ -292,13 +343,20 @@ describe('what changed between runs (E1)', () => {
       expect((await detail(late)).changes).toMatchObject({ baseline: { uuid: early }, new: 2, fixed: 0, unchanged: 1 });
     });
 
-    it('the same analysis time: the earlier upload is the baseline', async () => {
+    it('the same analysis time: the earlier upload is the baseline', async ({ send, detail }) => {
       const first = await send(body([SQL]));
       const second = await send(body([SQL]));
       expect((await detail(second)).changes).toMatchObject({ baseline: { uuid: first }, unchanged: 1 });
     });
 
-    it('baseline deleted: the counts stay and baseline becomes null, in the list and the detail', async () => {
+    it('baseline deleted: the counts stay and baseline becomes null, in the list and the detail', async ({
+      ctx,
+      user,
+      send,
+      detail,
+      listed,
+      changes,
+    }) => {
       const first = await send(body([SQL, DEBUG], MAIN, '2026-11-21T08:00:00Z'));
       const second = await send(body([SQL, XSS], MAIN, '2026-11-21T09:00:00Z'));
       const deleted = await ctx.request({ method: 'DELETE', url: `/api/v1/reports/${first}`, token: user.token });
@@ -318,7 +376,7 @@ describe('what changed between runs (E1)', () => {
 
   describe('GET /reports/{report}/changes (E1.6)', () => {
     let uuid: string;
-    beforeEach(async () => {
+    it.beforeEach(async ({ send }) => {
       const info = { analyzer: 'composer-security', severity: 'info', message: 'Outdated package', file: 'composer.json' } as const;
       await send(body([SQL, DEBUG, info], MAIN, '2026-11-21T08:00:00Z'));
       uuid = await send(
@@ -337,7 +395,7 @@ describe('what changed between runs (E1)', () => {
       );
     });
 
-    it('lists new, then fixed, then unchanged; each by severity, analyzer id, file, line', async () => {
+    it('lists new, then fixed, then unchanged; each by severity, analyzer id, file, line', async ({ changes }) => {
       const answer = await changes(uuid);
       expect(
         answer.data.map((i: Record<string, any>) => [
@@ -362,7 +420,7 @@ describe('what changed between runs (E1)', () => {
       expect(issueWithoutLocation.location).toBeNull();
     });
 
-    it('filters by kind and severity, and keeps the filters in its links', async () => {
+    it('filters by kind and severity, and keeps the filters in its links', async ({ changes }) => {
       expect((await changes(uuid, '?kind=fixed')).data.map((i: Record<string, any>) => i.analyzer_id)).toEqual([
         'debug-mode',
         'composer-security',
@@ -374,7 +432,7 @@ describe('what changed between runs (E1)', () => {
       expect(answer.links.first).toContain('kind=unchanged');
     });
 
-    it('pages by the D16 envelope', async () => {
+    it('pages by the D16 envelope', async ({ send, changes }) => {
       const many: Spot[] = Array.from({ length: 25 }, (_, i) => ({ ...CSRF, line: i + 1, code: `line ${i}` }));
       const big = await send(body(many, { git_branch: 'wide' }, '2026-11-21T11:00:00Z'));
       const page2 = await changes(big, '?page=2');
@@ -383,7 +441,7 @@ describe('what changed between runs (E1)', () => {
       expect(page2.data.every((i: Record<string, any>) => i.change === null)).toBe(true);
     });
 
-    it.each(['?kind=old', '?kind=NEW', '?severity=urgent', '?severity=', '?kind='])('answers 422 to %s', async (query) => {
+    it.for(['?kind=old', '?kind=NEW', '?severity=urgent', '?severity=', '?kind='])('answers 422 to %s', async (query, { ctx, user }) => {
       const response = await ctx.request({ method: 'GET', url: `/api/v1/reports/${uuid}/changes${query}`, token: user.token });
       expect(response.statusCode, response.body).toBe(422);
       expect(response.json()).toMatchObject({ message: expect.any(String), errors: expect.any(Object) });
@@ -391,7 +449,7 @@ describe('what changed between runs (E1)', () => {
   });
 
   describe('?branch= and /projects/{project}/branches (E1.6)', () => {
-    it("lists one branch's reports, and with an empty name the reports without a branch", async () => {
+    it("lists one branch's reports, and with an empty name the reports without a branch", async ({ projectId, send, get, listed }) => {
       const a = await send(body([SQL], MAIN, '2026-11-21T08:00:00Z'));
       const b = await send(body([SQL], { git_branch: 'develop' }, '2026-11-21T09:00:00Z'));
       const c = await send(body([SQL], MAIN, '2026-11-21T10:00:00Z'));
@@ -406,7 +464,12 @@ describe('what changed between runs (E1)', () => {
       expect(page.links.first).toContain('branch=main');
     });
 
-    it('lists each branch once with its latest report, newest first, null for reports without a branch', async () => {
+    it('lists each branch once with its latest report, newest first, null for reports without a branch', async ({
+      projectId,
+      send,
+      get,
+      listed,
+    }) => {
       await send(body([SQL], MAIN, '2026-11-21T08:00:00Z'));
       const develop = await send(body([SQL], { git_branch: 'develop' }, '2026-11-21T09:00:00Z'));
       const none = await send(body([SQL], {}, '2026-11-21T07:00:00Z'));
@@ -425,24 +488,13 @@ describe('what changed between runs (E1)', () => {
       expect(first.latest_report).toEqual((await listed('?branch=main'))[0]);
     });
 
-    it('answers an empty list for a project without reports', async () => {
+    it('answers an empty list for a project without reports', async ({ projectId, get }) => {
       expect(await get(`/api/v1/projects/${projectId}/branches`)).toEqual({ data: [] });
     });
   });
 
   describe('fail_on_new and the stored gate (E1.7, E1.8)', () => {
-    const setFailOnNew = async (value: string | null) => {
-      const response = await ctx.request({
-        method: 'PUT',
-        url: `/api/v1/projects/${projectId}`,
-        token: user.token,
-        body: { name: 'Project', framework_version: '11', settings: { fail_on_new: value } },
-      });
-      expect(response.statusCode, response.body).toBe(200);
-      expect(response.json().data.settings.fail_on_new).toBe(value);
-    };
     const levels: Severity[] = ['critical', 'high', 'medium', 'low'];
-    const ORDER: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
     const spotOf = (severity: Severity, n = 0): Spot => ({
       analyzer: 'sql-injection',
       severity,
@@ -451,30 +503,33 @@ describe('what changed between runs (E1)', () => {
       line: n + 1,
     });
 
-    it.each(levels)('fail_on_new %s: a new issue at or above fails, one below passes, an unchanged one never counts', async (level) => {
-      await setFailOnNew(level);
-      let at = Date.parse('2026-11-21T00:00:00Z');
-      const next = () => new Date((at += 60_000)).toISOString();
-      for (const severity of ORDER) {
-        // A baseline holding an issue of this severity, then a report adding a new one of it.
-        const branch = { git_branch: `b-${severity}` };
-        await send(body([spotOf(severity, 0)], branch, next()));
-        const unchangedOnly = await uploadOk(ctx, apiToken, body([spotOf(severity, 0)], branch, next()));
-        expect(unchangedOnly.gate.passed).toBe(true);
-        const answer = await uploadOk(ctx, apiToken, body([spotOf(severity, 0), spotOf(severity, 1)], branch, next()));
-        const blocks = ORDER.indexOf(severity) <= ORDER.indexOf(level);
-        expect(answer.gate).toMatchObject({ passed: !blocks, fail_on_new: level });
-        expect(answer.gate.reasons).toEqual(blocks ? [`1 new issue at or above ${level} severity.`] : []);
-      }
-    });
+    it.for(levels)(
+      'fail_on_new %s: a new issue at or above fails, one below passes, an unchanged one never counts',
+      async (level, { ctx, apiToken, send, setFailOnNew }) => {
+        await setFailOnNew(level);
+        let at = Date.parse('2026-11-21T00:00:00Z');
+        const next = () => new Date((at += 60_000)).toISOString();
+        for (const severity of SEVERITIES) {
+          // A baseline holding an issue of this severity, then a report adding a new one of it.
+          const branch = { git_branch: `b-${severity}` };
+          await send(body([spotOf(severity, 0)], branch, next()));
+          const unchangedOnly = await uploadOk(ctx, apiToken, body([spotOf(severity, 0)], branch, next()));
+          expect(unchangedOnly.gate.passed).toBe(true);
+          const answer = await uploadOk(ctx, apiToken, body([spotOf(severity, 0), spotOf(severity, 1)], branch, next()));
+          const blocks = SEVERITIES.indexOf(severity) <= SEVERITIES.indexOf(level);
+          expect(answer.gate).toMatchObject({ passed: !blocks, fail_on_new: level });
+          expect(answer.gate.reasons).toEqual(blocks ? [`1 new issue at or above ${level} severity.`] : []);
+        }
+      },
+    );
 
-    it('with no baseline every issue counts as new', async () => {
+    it('with no baseline every issue counts as new', async ({ ctx, apiToken, setFailOnNew }) => {
       await setFailOnNew('high');
       const answer = await uploadOk(ctx, apiToken, body([spotOf('high', 0), spotOf('critical', 1), spotOf('low', 2)]));
       expect(answer.gate).toMatchObject({ passed: false, reasons: ['2 new issues at or above high severity.'] });
     });
 
-    it('never and null never fail on new issues', async () => {
+    it('never and null never fail on new issues', async ({ ctx, apiToken, setFailOnNew }) => {
       for (const value of ['never', null]) {
         await setFailOnNew(value);
         const answer = await uploadOk(ctx, apiToken, body([spotOf('critical', 0)], { git_branch: `x-${value}` }));
@@ -482,7 +537,7 @@ describe('what changed between runs (E1)', () => {
       }
     });
 
-    it('refuses a fail_on_new outside the D14 values with 422', async () => {
+    it('refuses a fail_on_new outside the D14 values with 422', async ({ ctx, user, projectId }) => {
       const response = await ctx.request({
         method: 'PUT',
         url: `/api/v1/projects/${projectId}`,
@@ -493,7 +548,13 @@ describe('what changed between runs (E1)', () => {
       expect(response.json().errors).toHaveProperty(['settings.fail_on_new']);
     });
 
-    it("stores the upload answer's gate with the report: {passed, reasons} in the list and the detail", async () => {
+    it("stores the upload answer's gate with the report: {passed, reasons} in the list and the detail", async ({
+      ctx,
+      apiToken,
+      detail,
+      listed,
+      setFailOnNew,
+    }) => {
       await setFailOnNew('critical');
       const answer = await uploadOk(ctx, apiToken, body([SQL]));
       expect(answer.gate.passed).toBe(false);
@@ -505,22 +566,18 @@ describe('what changed between runs (E1)', () => {
       expect((await detail(answer.report.uuid)).gate).toEqual(stored);
     });
 
-    it('a report stored before gates were recorded shows gate null', async () => {
+    it('a report stored before gates were recorded shows gate null', async ({ ctx, projectId, detail }) => {
       const old = await ctx.given.report(projectId);
       expect((await detail(old.uuid)).gate).toBeNull();
     });
   });
 
   describe('SQL statements (issue 13: the list and the detail stay constant)', () => {
-    const statementsOf = async (url: string) => {
-      ctx.queries.length = 0;
-      const response = await ctx.request({ method: 'GET', url, token: user.token });
-      expect(response.statusCode, response.body).toBe(200);
-      // Identifying the caller is the same whatever the reports hold (and the token cache's doing).
-      return ctx.queries.filter((query) => !IDENTIFICATION_STATEMENT.test(query));
-    };
-
-    it('list, branches, detail and changes cost the same statements for 1 report of 1 issue as for 12 of 25 on 3 branches', async () => {
+    it('list, branches, detail and changes cost the same statements for 1 report of 1 issue as for 12 of 25 on 3 branches', async ({
+      projectId,
+      send,
+      statementsOf,
+    }) => {
       const one = await send(body([SQL], MAIN, '2026-11-21T00:00:00Z'));
       const urls = (uuid: string) => [
         `/api/v1/projects/${projectId}/reports`,

@@ -25,7 +25,8 @@ import {
 } from '../helpers/contract.js';
 import { MISSING_REPORT } from '../helpers/endpoints.js';
 import { sendRaw } from '../helpers/raw-http.js';
-import { fixture, givenUploader, result, type Severity, type UploadIssue, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { givenUploader, result, type UploadIssue, uploadBody } from '../helpers/reports-world.js';
+import { loadFixture, SEVERITIES, type Severity, uploadOk } from '../helpers/client-wire.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -196,7 +197,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
 
   describe('SARIF', () => {
     it('gives one result per issue with its rule, level, message, location and fingerprint (report-full.json)', async () => {
-      const sent = fixture('report-full', projectId);
+      const sent = loadFixture('report-full', projectId);
       const uuid = (await uploadOk(ctx, apiToken, sent)).report.uuid as string;
       const log = await sarifOf(uuid);
       const issues = await issuesOf(uuid);
@@ -255,7 +256,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
     it.each(FIXTURES)(
       "is valid against the OASIS SARIF 2.1.0 schema, with the detail's fingerprints in order (%s.json)",
       async (name) => {
-        const uuid = (await uploadOk(ctx, apiToken, fixture(name, projectId))).report.uuid as string;
+        const uuid = (await uploadOk(ctx, apiToken, loadFixture(name, projectId))).report.uuid as string;
         const log = await sarifOf(uuid);
         const issues = await issuesOf(uuid);
         const [run] = log.runs;
@@ -268,8 +269,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
     );
 
     it('maps critical and high to error, medium to warning, low and info to note', async () => {
-      const severities: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
-      const uuid = await uploadIssues(severities.map((severity) => ({ severity, message: `A ${severity} one` })));
+      const uuid = await uploadIssues(SEVERITIES.map((severity) => ({ severity, message: `A ${severity} one` })));
       const { results } = (await sarifOf(uuid)).runs[0];
       expect(results.map((r: any) => [r.message.text, r.level, r.properties.severity])).toEqual([
         ['A critical one', 'error', 'critical'],
@@ -406,7 +406,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
 
   describe('CSV', () => {
     it.each(['report-full', 'report-php-quirks'] as const)("reads back as exactly the report's issues (%s.json)", async (name) => {
-      const uuid = (await uploadOk(ctx, apiToken, fixture(name, projectId))).report.uuid as string;
+      const uuid = (await uploadOk(ctx, apiToken, loadFixture(name, projectId))).report.uuid as string;
       const { text, records } = await csvOf(uuid);
       const issues = await issuesOf(uuid);
       // The header first (no byte order mark), every record ended by CRLF.
@@ -470,7 +470,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
     });
 
     it('streams over a real connection: chunked, no Content-Length, every header on it', async () => {
-      const uuid = (await uploadOk(ctx, apiToken, fixture('report-full', projectId))).report.uuid as string;
+      const uuid = (await uploadOk(ctx, apiToken, loadFixture('report-full', projectId))).report.uuid as string;
       await ctx.app.listen({ port: 0, host: '127.0.0.1' });
       const address = ctx.app.server.address();
       if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
@@ -535,7 +535,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
     };
 
     it('reads a 3,000-issue report in batches of 500, only as fast as the stream is consumed', async () => {
-      const uuid = (await uploadOk(ctx, apiToken, fixture('report-large', projectId))).report.uuid as string;
+      const uuid = (await uploadOk(ctx, apiToken, loadFixture('report-large', projectId))).report.uuid as string;
       const issues = (await issuesOf(uuid)).length;
       expect(issues).toBeGreaterThan(3000);
       const row = await ctx.db.selectFrom('reports').selectAll().where('uuid', '=', uuid).executeTakeFirstOrThrow();

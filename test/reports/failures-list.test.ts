@@ -1,10 +1,36 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { ISO_UTC, UUID_V7, expectJson, expectValidationError } from '../helpers/contract.js';
-import { fixture } from '../helpers/reports-world.js';
+import { loadFixture } from '../helpers/client-wire.js';
+
+const it = appTest({ user: { plan: 'business' } })
+  .extend(
+    'send',
+    ({ apiToken, ctx }) =>
+      (body: unknown, token = apiToken) =>
+        ctx.request({ method: 'POST', url: '/api/reports/failure', token, body }),
+  )
+  .extend('sendOk', ({ apiToken, send }) => async (body: unknown, token = apiToken) => {
+    const response = await send(body, token);
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json()).toEqual({ success: true, message: 'Failure recorded.' });
+    return response;
+  })
+  .extend(
+    'list',
+    ({ ctx, projectId, user }) =>
+      (query = '', id = projectId) =>
+        ctx.request({ method: 'GET', url: `/api/v1/projects/${id}/failures${query}`, token: user.token }),
+  )
+  .extend(
+    'storedCount',
+    ({ ctx }) =>
+      async () =>
+        (await ctx.db.selectFrom('run_failures').select('id').execute()).length,
+  );
 
 /** The recorded failure body (failure.json) addressed to `projectId`. */
-const failureBody = (projectId: string) => fixture<Record<string, any>>('failure', projectId);
+const failureBody = (projectId: string) => loadFixture('failure', projectId) as Record<string, any>;
 
 const FAILURE_KEYS = [
   'created_at',
@@ -22,34 +48,18 @@ const FAILURE_KEYS = [
 
 // CLIENT-WIRE.md `POST /api/reports/failure`, listed by GET /api/v1/projects/{project}/failures (D16 envelope).
 describe('failed runs: POST /api/reports/failure and GET /api/v1/projects/{project}/failures', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let projectId: string;
-  let apiToken: string;
   let base: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user({ plan: 'business' });
-    const created = await ctx.given.project(user);
-    projectId = created.project.id;
-    apiToken = created.apiToken;
+  it.beforeEach(async ({ projectId }) => {
     base = `http://localhost:80/api/v1/projects/${projectId}/failures`;
   });
-  afterEach(async () => ctx.close());
-
-  const send = (body: unknown, token = apiToken) => ctx.request({ method: 'POST', url: '/api/reports/failure', token, body });
-  const sendOk = async (body: unknown, token = apiToken) => {
-    const response = await send(body, token);
-    expect(response.statusCode, response.body).toBe(201);
-    expect(response.json()).toEqual({ success: true, message: 'Failure recorded.' });
-    return response;
-  };
-  const list = (query = '', id = projectId) =>
-    ctx.request({ method: 'GET', url: `/api/v1/projects/${id}/failures${query}`, token: user.token });
-  const storedCount = async () => (await ctx.db.selectFrom('run_failures').select('id').execute()).length;
 
   describe('the recorded failure (failure.json)', () => {
-    it('is listed with every field from the body: framework_version from laravel_version, occurred_at in UTC, metadata object', async () => {
+    it('is listed with every field from the body: framework_version from laravel_version, occurred_at in UTC, metadata object', async ({
+      ctx,
+      projectId,
+      sendOk,
+      list,
+    }) => {
       const sent = failureBody(projectId);
       ctx.clock.set('2026-11-21T05:10:00.000Z');
       const posted = await sendOk(sent);
@@ -82,55 +92,58 @@ describe('failed runs: POST /api/reports/failure and GET /api/v1/projects/{proje
       expect(body.meta).toEqual({ current_page: 1, per_page: 20, total: 1, last_page: 1, from: 1, to: 1, path: base });
     });
 
-    it('normalises an occurred_at with an offset to UTC Z', async () => {
+    it('normalises an occurred_at with an offset to UTC Z', async ({ projectId, sendOk, list }) => {
       await sendOk({ ...failureBody(projectId), occurred_at: '2026-05-12T11:00:00+02:00' });
       const item = (await list()).json().data[0];
       expect(item.occurred_at).toBe('2026-05-12T09:00:00.000Z');
       expect(item.created_at).toMatch(ISO_UTC);
     });
 
-    it('stores metadata [] as {} (CLIENT-WIRE.md quirks)', async () => {
+    it('stores metadata [] as {} (CLIENT-WIRE.md quirks)', async ({ projectId, sendOk, list }) => {
       await sendOk({ ...failureBody(projectId), metadata: [] });
       const item = (await list()).json().data[0];
       expect(item.metadata).toEqual({});
     });
 
-    it('accepts project_id "unknown" and records against the token project', async () => {
+    it('accepts project_id "unknown" and records against the token project', async ({ projectId, sendOk, list }) => {
       await sendOk({ ...failureBody(projectId), project_id: 'unknown' });
       expect((await list()).json().meta.total).toBe(1);
     });
   });
 
   describe('validation', () => {
-    it.each(['crashed', 'UNCAUGHT_EXCEPTION', 42])('refuses failure_reason %j with 422 and stores nothing', async (reason) => {
-      const response = await send({ ...failureBody(projectId), failure_reason: reason });
-      expect(response.statusCode, response.body).toBe(422);
-      expectJson(response);
-      const body = response.json();
-      expect(body.success).toBe(false);
-      expect(body.error).toBe('Validation Failed');
-      expect(typeof body.message).toBe('string');
-      expect(Object.keys(body.errors)).toEqual(['failure_reason']);
-      expect(body.message).toBe(body.errors.failure_reason[0]);
-      expect(await storedCount()).toBe(0);
-      expect((await list()).json().data).toEqual([]);
-    });
+    it.for(['crashed', 'UNCAUGHT_EXCEPTION', 42])(
+      'refuses failure_reason %j with 422 and stores nothing',
+      async (reason, { projectId, send, list, storedCount }) => {
+        const response = await send({ ...failureBody(projectId), failure_reason: reason });
+        expect(response.statusCode, response.body).toBe(422);
+        expectJson(response);
+        const body = response.json();
+        expect(body.success).toBe(false);
+        expect(body.error).toBe('Validation Failed');
+        expect(typeof body.message).toBe('string');
+        expect(Object.keys(body.errors)).toEqual(['failure_reason']);
+        expect(body.message).toBe(body.errors.failure_reason[0]);
+        expect(await storedCount()).toBe(0);
+        expect((await list()).json().data).toEqual([]);
+      },
+    );
 
-    it.each(['invalid_options', 'all_categories_disabled', 'no_analyzers_ran', 'uncaught_exception'])(
+    it.for(['invalid_options', 'all_categories_disabled', 'no_analyzers_ran', 'uncaught_exception'])(
       'accepts failure_reason %s',
-      async (reason) => {
+      async (reason, { projectId, sendOk, list }) => {
         await sendOk({ ...failureBody(projectId), failure_reason: reason });
         expect((await list()).json().data[0].failure_reason).toBe(reason);
       },
     );
 
-    it.each(['0', 'abc'])('rejects page=%s on the list with 422 on errors.page (D16)', async (page) => {
+    it.for(['0', 'abc'])('rejects page=%s on the list with 422 on errors.page (D16)', async (page, { list }) => {
       expectValidationError(await list(`?page=${page}`), ['page']);
     });
   });
 
   describe('order and pagination', () => {
-    it('lists newest occurred_at first, whatever order the failures arrived in', async () => {
+    it('lists newest occurred_at first, whatever order the failures arrived in', async ({ ctx, projectId, sendOk, list }) => {
       const order = ['2026-11-20T10:00:00+00:00', '2026-11-21T08:00:00+00:00', '2026-11-19T23:00:00+00:00', '2026-11-21T09:30:00+02:00'];
       for (const [i, at] of order.entries()) {
         await sendOk({ ...failureBody(projectId), occurred_at: at, error_message: `failure ${i}` });
@@ -145,7 +158,7 @@ describe('failed runs: POST /api/reports/failure and GET /api/v1/projects/{proje
       ]);
     });
 
-    it('breaks occurred_at ties by the highest id', async () => {
+    it('breaks occurred_at ties by the highest id', async ({ projectId, sendOk, list }) => {
       for (let i = 0; i < 3; i++) {
         await sendOk({ ...failureBody(projectId), occurred_at: '2026-11-21T08:00:00+00:00', error_message: `tie ${i}` });
       }
@@ -154,7 +167,7 @@ describe('failed runs: POST /api/reports/failure and GET /api/v1/projects/{proje
       expect(data.map((f) => f.id)).toEqual([...data.map((f) => f.id)].sort((a, b) => b - a));
     });
 
-    it('puts 20 failures on a page; the 21st to 23rd on page 2; a page past the end is empty', async () => {
+    it('puts 20 failures on a page; the 21st to 23rd on page 2; a page past the end is empty', async ({ projectId, sendOk, list }) => {
       for (let i = 0; i < 23; i++) {
         const at = new Date(Date.UTC(2026, 10, 1, 0, i)).toISOString();
         await sendOk({ ...failureBody(projectId), occurred_at: at, error_message: `run ${i}` });
@@ -177,7 +190,7 @@ describe('failed runs: POST /api/reports/failure and GET /api/v1/projects/{proje
       expect(past.json().meta).toMatchObject({ current_page: 3, total: 23, from: null, to: null });
     });
 
-    it('answers an empty envelope when the project has no failures', async () => {
+    it('answers an empty envelope when the project has no failures', async ({ list }) => {
       expect((await list()).json()).toEqual({
         data: [],
         links: { first: `${base}?page=1`, last: `${base}?page=1`, prev: null, next: null },
@@ -185,7 +198,7 @@ describe('failed runs: POST /api/reports/failure and GET /api/v1/projects/{proje
       });
     });
 
-    it("lists only the project's own failures", async () => {
+    it("lists only the project's own failures", async ({ ctx, user, projectId, sendOk, list }) => {
       const other = await ctx.given.project(user, { name: 'Other' });
       await sendOk({ ...failureBody(other.project.id), error_message: 'theirs' }, other.apiToken);
       await sendOk({ ...failureBody(projectId), error_message: 'mine' });
@@ -193,7 +206,7 @@ describe('failed runs: POST /api/reports/failure and GET /api/v1/projects/{proje
       expect((await list('', other.project.id)).json().data.map((f: { error_message: string }) => f.error_message)).toEqual(['theirs']);
     });
 
-    it('keeps failures apart from reports (a failure is not a report)', async () => {
+    it('keeps failures apart from reports (a failure is not a report)', async ({ ctx, user, projectId, sendOk }) => {
       await sendOk(failureBody(projectId));
       const reports = await ctx.request({ method: 'GET', url: `/api/v1/projects/${projectId}/reports`, token: user.token });
       expect(reports.json().data).toEqual([]);

@@ -1,52 +1,56 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, IDENTIFICATION_STATEMENT, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
+import { IDENTIFICATION_STATEMENT, type TestContext } from '../helpers/test-app.js';
 import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { NewReport } from '../../src/reports/store/report-rows.js';
 import { createReportStore } from '../../src/reports/store/report-store.js';
-import { REPORT_SUMMARY_KEYS, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { REPORT_SUMMARY_KEYS, result, uploadBody } from '../helpers/reports-world.js';
+import { allPassedSummary, uploadOk } from '../helpers/client-wire.js';
 import { onPostgres } from '../helpers/test-backend.js';
+
+const it = appTest({ user: { plan: 'enterprise' } })
+  .extend('latestOnShow', ({ ctx, projectId, user }) => async (id = projectId) => {
+    const response = await ctx.request({ method: 'GET', url: `/api/v1/projects/${id}`, token: user.token });
+    expect(response.statusCode).toBe(200);
+    return response.json().data.latest_report as Record<string, any> | null;
+  })
+  .extend(
+    'listProjects',
+    ({ ctx, user }) =>
+      () =>
+        ctx.request({ method: 'GET', url: '/api/v1/projects', token: user.token }),
+  )
+  .extend('latestInList', ({ listProjects, projectId }) => async (id = projectId) => {
+    const response = await listProjects();
+    expect(response.statusCode).toBe(200);
+    return (response.json().data as { id: string; latest_report: Record<string, any> | null }[]).find((p) => p.id === id)!.latest_report;
+  })
+  /** The latest report as the client package reads its project (CLIENT-WIRE.md `GET /api/project`). */
+  .extend('latestForClient', ({ apiToken, ctx }) => async (token = apiToken) => {
+    const response = await ctx.request({ method: 'GET', url: '/api/project', token });
+    expect(response.statusCode).toBe(200);
+    return response.json().data.latest_report as Record<string, any> | null;
+  })
+  .extend(
+    'uploadAt',
+    ({ apiToken, ctx }) =>
+      async (analyzedAt: string, token = apiToken) =>
+        (await uploadOk(ctx, token, uploadBody([result('csrf-protection', 'passed')], { analyzed_at: analyzedAt }))).report as Record<
+          string,
+          any
+        >,
+  );
 
 // D19: latest_report is the report with the latest analyzed_at (ties: highest id), kept up to date
 // by uploads (CLIENT-WIRE.md: "It becomes the project's latest_report when its analyzed_at is the newest").
 describe('latest_report through uploads (D19)', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let projectId: string;
-  let apiToken: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user({ plan: 'enterprise' });
-    const created = await ctx.given.project(user);
-    projectId = created.project.id;
-    apiToken = created.apiToken;
-  });
-  afterEach(async () => ctx.close());
-
-  const latestOnShow = async (id = projectId) => {
-    const response = await ctx.request({ method: 'GET', url: `/api/v1/projects/${id}`, token: user.token });
-    expect(response.statusCode).toBe(200);
-    return response.json().data.latest_report as Record<string, any> | null;
-  };
-  const listProjects = () => ctx.request({ method: 'GET', url: '/api/v1/projects', token: user.token });
-  const latestInList = async (id = projectId) => {
-    const response = await listProjects();
-    expect(response.statusCode).toBe(200);
-    return (response.json().data as { id: string; latest_report: Record<string, any> | null }[]).find((p) => p.id === id)!.latest_report;
-  };
-  /** The latest report as the client package reads its project (CLIENT-WIRE.md `GET /api/project`). */
-  const latestForClient = async (token = apiToken) => {
-    const response = await ctx.request({ method: 'GET', url: '/api/project', token });
-    expect(response.statusCode).toBe(200);
-    return response.json().data.latest_report as Record<string, any> | null;
-  };
-  const uploadAt = async (analyzedAt: string, token = apiToken) =>
-    (await uploadOk(ctx, token, uploadBody([result('csrf-protection', 'passed')], { analyzed_at: analyzedAt }))).report as Record<
-      string,
-      any
-    >;
-
-  it('the first upload becomes latest_report, equal to the summary the upload answered', async () => {
+  it('the first upload becomes latest_report, equal to the summary the upload answered', async ({
+    latestOnShow,
+    latestInList,
+    latestForClient,
+    uploadAt,
+  }) => {
     expect(await latestOnShow()).toBeNull();
     const report = await uploadAt('2026-11-21T09:00:00+00:00');
     expect(Object.keys(report).sort()).toEqual(REPORT_SUMMARY_KEYS);
@@ -55,7 +59,13 @@ describe('latest_report through uploads (D19)', () => {
     expect(await latestForClient()).toEqual(report);
   });
 
-  it('keeps the newest analyzed_at as latest_report when many uploads arrive at once', async () => {
+  it('keeps the newest analyzed_at as latest_report when many uploads arrive at once', async ({
+    ctx,
+    user,
+    projectId,
+    latestOnShow,
+    uploadAt,
+  }) => {
     const times = Array.from({ length: 12 }, (_, i) => `2026-11-21T09:00:${String((i * 7) % 12).padStart(2, '0')}+00:00`);
     const reports = await Promise.all(times.map((at) => uploadAt(at)));
     const newest = reports.find((report) => report.analyzed_at === '2026-11-21T09:00:11.000Z')!;
@@ -67,38 +77,47 @@ describe('latest_report through uploads (D19)', () => {
   // PostgreSQL runs transactions side by side under READ COMMITTED: an older upload whose statements
   // started before a newer upload committed must still leave the newer one latest. (SQLite's write
   // transactions are serial, and its synchronous driver cannot hold one open while another waits.)
-  it.skipIf(!onPostgres)('an older upload that waits on a newer upload still in its transaction does not take latest_report', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let newerId = 0;
-    let holding!: () => void;
-    const held = new Promise<void>((resolve) => (holding = resolve));
-    // A newer report and its pointer update, in a transaction kept open (its UPDATE holds the
-    // project's row until it commits).
-    const newer = ctx.db.transaction().execute(async (trx) => {
-      const reports = createReportStore(trx);
-      newerId = await reports.insert(reportRow(projectId, '2026-11-21T10:00:00.000Z'));
-      await reports.refreshLatest(projectId);
-      holding();
-      await released;
-    });
-    await held;
-    const older = uploadAt('2026-11-21T09:00:00+00:00');
-    await untilSomeoneWaitsOnALock(ctx);
-    release();
-    await newer;
-    await older;
-    expect((await latestOnShow())?.id).toBe(newerId);
-  });
+  it.skipIf(!onPostgres)(
+    'an older upload that waits on a newer upload still in its transaction does not take latest_report',
+    async ({ ctx, projectId, latestOnShow, uploadAt }) => {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let newerId = 0;
+      let holding!: () => void;
+      const held = new Promise<void>((resolve) => (holding = resolve));
+      // A newer report and its pointer update, in a transaction kept open (its UPDATE holds the
+      // project's row until it commits).
+      const newer = ctx.db.transaction().execute(async (trx) => {
+        const reports = createReportStore(trx);
+        newerId = await reports.insert(reportRow(projectId, '2026-11-21T10:00:00.000Z'));
+        await reports.refreshLatest(projectId);
+        holding();
+        await released;
+      });
+      await held;
+      const older = uploadAt('2026-11-21T09:00:00+00:00');
+      await untilSomeoneWaitsOnALock(ctx);
+      release();
+      await newer;
+      await older;
+      expect((await latestOnShow())?.id).toBe(newerId);
+    },
+  );
 
-  it('a newer analyzed_at uploaded later replaces latest_report', async () => {
+  it('a newer analyzed_at uploaded later replaces latest_report', async ({ latestOnShow, latestInList, uploadAt }) => {
     await uploadAt('2026-11-21T09:00:00+00:00');
     const newer = await uploadAt('2026-11-21T09:00:01+00:00');
     expect(await latestOnShow()).toEqual(newer);
     expect(await latestInList()).toEqual(newer);
   });
 
-  it('an older analyzed_at uploaded later does not replace latest_report', async () => {
+  it('an older analyzed_at uploaded later does not replace latest_report', async ({
+    ctx,
+    latestOnShow,
+    latestInList,
+    latestForClient,
+    uploadAt,
+  }) => {
     const latest = await uploadAt('2026-11-21T09:00:00+00:00');
     ctx.clock.advance(3_600_000); // received an hour later...
     const late = await uploadAt('2026-11-21T08:59:59+00:00'); // ...but analysed earlier
@@ -109,7 +128,7 @@ describe('latest_report through uploads (D19)', () => {
     expect(await latestForClient()).toEqual(latest);
   });
 
-  it('compares instants, not the text the client wrote (offsets)', async () => {
+  it('compares instants, not the text the client wrote (offsets)', async ({ latestOnShow, uploadAt }) => {
     const latest = await uploadAt('2026-11-21T09:00:00+00:00');
     // 10:30+02:00 is 08:30Z: earlier, although its text sorts later.
     await uploadAt('2026-11-21T10:30:00+02:00');
@@ -120,7 +139,7 @@ describe('latest_report through uploads (D19)', () => {
     expect(later.analyzed_at).toBe('2026-11-21T10:00:00.000Z');
   });
 
-  it('with equal analyzed_at the later upload (higher id) wins', async () => {
+  it('with equal analyzed_at the later upload (higher id) wins', async ({ latestOnShow, uploadAt }) => {
     const first = await uploadAt('2026-11-21T09:00:00+00:00');
     const second = await uploadAt('2026-11-21T09:00:00+00:00');
     expect(second.id).toBeGreaterThan(first.id);
@@ -130,7 +149,7 @@ describe('latest_report through uploads (D19)', () => {
     expect((await latestOnShow())!.id).toBe(third.id);
   });
 
-  it('carries the counts recomputed from the results, not the client summary', async () => {
+  it('carries the counts recomputed from the results, not the client summary', async ({ ctx, apiToken, latestOnShow, latestInList }) => {
     const body = uploadBody(
       [
         result('sql-injection', 'failed', ['critical', 'critical', 'medium']),
@@ -139,17 +158,7 @@ describe('latest_report through uploads (D19)', () => {
         result('phpstan', 'skipped'),
       ],
       {
-        summary: {
-          total: 99,
-          passed: 99,
-          failed: 0,
-          warnings: 0,
-          skipped: 0,
-          errors: 0,
-          total_issues: 0,
-          issues_by_severity: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
-          score: 100,
-        },
+        summary: allPassedSummary(99),
       },
     );
     const answer = await uploadOk(ctx, apiToken, body);
@@ -170,7 +179,13 @@ describe('latest_report through uploads (D19)', () => {
     expect(await latestInList()).toEqual(latest);
   });
 
-  it("is per project: an upload to one project does not move another's latest_report", async () => {
+  it("is per project: an upload to one project does not move another's latest_report", async ({
+    ctx,
+    user,
+    latestOnShow,
+    latestForClient,
+    uploadAt,
+  }) => {
     const other = await ctx.given.project(user, { name: 'Other' });
     const mine = await uploadAt('2026-11-20T09:00:00+00:00');
     const theirs = await uploadAt('2026-11-21T09:30:00+00:00', other.apiToken);
@@ -179,7 +194,14 @@ describe('latest_report through uploads (D19)', () => {
     expect((await latestForClient(other.apiToken))!.id).toBe(theirs.id);
   });
 
-  it('costs the same SQL statements to list 20 projects with one report each or with many each', async () => {
+  it('costs the same SQL statements to list 20 projects with one report each or with many each', async ({
+    ctx,
+    user,
+    projectId,
+    apiToken,
+    listProjects,
+    uploadAt,
+  }) => {
     const projects = [{ id: projectId, token: apiToken }];
     for (let i = 1; i < 20; i++) {
       const created = await ctx.given.project(user, { name: `P${i}` });

@@ -1,10 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { result, setGate, uploadBody, uploadOk, type Severity, type Status, type UploadResult } from '../helpers/reports-world.js';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
+import { result, setGate, uploadBody, type UploadResult } from '../helpers/reports-world.js';
+import { SEVERITIES, uploadOk, type Severity, type Status } from '../helpers/client-wire.js';
+
+const it = appTest({ user: { plan: 'business' } }).extend(
+  'gateFor',
+  ({ apiToken, ctx }) =>
+    async (results: UploadResult[]) =>
+      (await uploadOk(ctx, apiToken, uploadBody(results))).gate as Record<string, any>,
+);
 
 // CLIENT-WIRE.md "What the service does with a report": the upload answer's `gate` applies the
 // project's settings.fail_on and settings.fail_threshold (D14) to the stored report.
-const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
 
 /** `passed` analyzers and `100 - passed` warnings without issues: a report whose score is exactly `score`. */
 function resultsWithScore(score: number): UploadResult[] {
@@ -14,21 +21,6 @@ function resultsWithScore(score: number): UploadResult[] {
 }
 
 describe('the quality gate of POST /api/reports', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let projectId: string;
-  let apiToken: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user({ plan: 'business' });
-    const created = await ctx.given.project(user);
-    projectId = created.project.id;
-    apiToken = created.apiToken;
-  });
-  afterEach(async () => ctx.close());
-
-  const gateFor = async (results: UploadResult[]) => (await uploadOk(ctx, apiToken, uploadBody(results))).gate as Record<string, any>;
-
   /** A failed analyzer with one issue of `severity`, next to a passed one. */
   const failedWith = (severity: Severity) => [result('sql-injection', 'failed', [severity]), result('csrf-protection', 'passed')];
 
@@ -47,7 +39,7 @@ describe('the quality gate of POST /api/reports', () => {
   }
 
   describe('defaults', () => {
-    it('passes with fail_on and fail_threshold null when the project has no settings, even with critical issues', async () => {
+    it('passes with fail_on and fail_threshold null when the project has no settings, even with critical issues', async ({ gateFor }) => {
       const gate = await gateFor([result('sql-injection', 'failed', ['critical', 'critical']), result('debug-mode', 'failed', ['high'])]);
       expect(gate).toEqual({ passed: true, fail_on: null, fail_threshold: null, fail_on_new: null, reasons: [] });
     });
@@ -61,12 +53,12 @@ describe('the quality gate of POST /api/reports', () => {
       { level: 'low', below: 'info' },
     ];
 
-    it.each(levels)('fail_on $level: an issue exactly at $level fails', async ({ level }) => {
+    it.for(levels)('fail_on $level: an issue exactly at $level fails', async ({ level }, { ctx, user, projectId, gateFor }) => {
       await setGate(ctx, user, projectId, { fail_on: level });
       expectFailed(await gateFor(failedWith(level)), { fail_on: level, fail_threshold: null }, 1);
     });
 
-    it.each(levels)('fail_on $level: an issue just below ($below) passes', async ({ level, below }) => {
+    it.for(levels)('fail_on $level: an issue just below ($below) passes', async ({ level, below }, { ctx, user, projectId, gateFor }) => {
       await setGate(ctx, user, projectId, { fail_on: level });
       expect(await gateFor(failedWith(below))).toEqual({
         passed: true,
@@ -77,29 +69,35 @@ describe('the quality gate of POST /api/reports', () => {
       });
     });
 
-    it.each(levels)('fail_on $level: every severity at or above the level fails, every one below passes', async ({ level }) => {
-      await setGate(ctx, user, projectId, { fail_on: level });
-      for (const severity of SEVERITIES.slice(0, SEVERITIES.indexOf(level) + 1)) {
-        expectFailed(await gateFor(failedWith(severity)), { fail_on: level, fail_threshold: null }, 1);
-      }
-      for (const severity of SEVERITIES.slice(SEVERITIES.indexOf(level) + 1)) {
-        expect(await gateFor(failedWith(severity))).toEqual({
-          passed: true,
-          fail_on: level,
-          fail_threshold: null,
-          fail_on_new: null,
-          reasons: [],
-        });
-      }
-    });
+    it.for(levels)(
+      'fail_on $level: every severity at or above the level fails, every one below passes',
+      async ({ level }, { ctx, user, projectId, gateFor }) => {
+        await setGate(ctx, user, projectId, { fail_on: level });
+        for (const severity of SEVERITIES.slice(0, SEVERITIES.indexOf(level) + 1)) {
+          expectFailed(await gateFor(failedWith(severity)), { fail_on: level, fail_threshold: null }, 1);
+        }
+        for (const severity of SEVERITIES.slice(SEVERITIES.indexOf(level) + 1)) {
+          expect(await gateFor(failedWith(severity))).toEqual({
+            passed: true,
+            fail_on: level,
+            fail_threshold: null,
+            fail_on_new: null,
+            reasons: [],
+          });
+        }
+      },
+    );
 
-    it.each([null, 'never'])('fail_on %s never fails on severity, even for critical issues', async (level) => {
-      await setGate(ctx, user, projectId, { fail_on: level });
-      const gate = await gateFor([result('sql-injection', 'failed', ['critical', 'high', 'medium', 'low', 'info'])]);
-      expect(gate).toEqual({ passed: true, fail_on: level, fail_threshold: null, fail_on_new: null, reasons: [] });
-    });
+    it.for([null, 'never'])(
+      'fail_on %s never fails on severity, even for critical issues',
+      async (level, { ctx, user, projectId, gateFor }) => {
+        await setGate(ctx, user, projectId, { fail_on: level });
+        const gate = await gateFor([result('sql-injection', 'failed', ['critical', 'high', 'medium', 'low', 'info'])]);
+        expect(gate).toEqual({ passed: true, fail_on: level, fail_threshold: null, fail_on_new: null, reasons: [] });
+      },
+    );
 
-    it('gives one reason for the rule however many issues and analyzers offend', async () => {
+    it('gives one reason for the rule however many issues and analyzers offend', async ({ ctx, user, projectId, gateFor }) => {
       await setGate(ctx, user, projectId, { fail_on: 'medium' });
       const gate = await gateFor([
         result('sql-injection', 'failed', ['critical', 'high']),
@@ -108,21 +106,21 @@ describe('the quality gate of POST /api/reports', () => {
       expectFailed(gate, { fail_on: 'medium', fail_threshold: null }, 1);
     });
 
-    it.each<Status>(['warning', 'error', 'passed', 'skipped'])(
+    it.for<Status>(['warning', 'error', 'passed', 'skipped'])(
       'ignores issues in %s results (only failed analyzers count)',
-      async (status) => {
+      async (status, { ctx, user, projectId, gateFor }) => {
         await setGate(ctx, user, projectId, { fail_on: 'low' });
         const gate = await gateFor([result('sql-injection', status, ['critical', 'high', 'medium', 'low'])]);
         expect(gate).toEqual({ passed: true, fail_on: 'low', fail_threshold: null, fail_on_new: null, reasons: [] });
       },
     );
 
-    it('passes a failed analyzer that has no issues', async () => {
+    it('passes a failed analyzer that has no issues', async ({ ctx, user, projectId, gateFor }) => {
       await setGate(ctx, user, projectId, { fail_on: 'low' });
       expect((await gateFor([result('sql-injection', 'failed')])).passed).toBe(true);
     });
 
-    it('does not count suppressed issues', async () => {
+    it('does not count suppressed issues', async ({ ctx, user, projectId, gateFor }) => {
       await setGate(ctx, user, projectId, { fail_on: 'low' });
       const gate = await gateFor([
         result('sql-injection', 'failed', ['info'], {
@@ -134,7 +132,7 @@ describe('the quality gate of POST /api/reports', () => {
       expect(gate).toEqual({ passed: true, fail_on: 'low', fail_threshold: null, fail_on_new: null, reasons: [] });
     });
 
-    it('applies the setting as it is at upload time', async () => {
+    it('applies the setting as it is at upload time', async ({ ctx, user, projectId, gateFor }) => {
       await setGate(ctx, user, projectId, { fail_on: 'critical' });
       expect((await gateFor(failedWith('high'))).passed).toBe(true);
       await setGate(ctx, user, projectId, { fail_on: 'high' });
@@ -143,7 +141,7 @@ describe('the quality gate of POST /api/reports', () => {
   });
 
   describe('fail_threshold (D14): fails when the score is below it', () => {
-    it.each([
+    it.for([
       { threshold: 50, score: 50, passed: true },
       { threshold: 50, score: 49, passed: false },
       { threshold: 50, score: 51, passed: true },
@@ -151,7 +149,7 @@ describe('the quality gate of POST /api/reports', () => {
       { threshold: 100, score: 100, passed: true },
       { threshold: 100, score: 99, passed: false },
       { threshold: 1, score: 0, passed: false },
-    ])('threshold $threshold, score $score: passed $passed', async ({ threshold, score, passed }) => {
+    ])('threshold $threshold, score $score: passed $passed', async ({ threshold, score, passed }, { ctx, user, projectId, apiToken }) => {
       await setGate(ctx, user, projectId, { fail_threshold: threshold });
       const answer = await uploadOk(ctx, apiToken, uploadBody(resultsWithScore(score)));
       expect(answer.report.score).toBe(score);
@@ -162,14 +160,14 @@ describe('the quality gate of POST /api/reports', () => {
       }
     });
 
-    it('threshold 0 passes even a report in which every analyzer failed', async () => {
+    it('threshold 0 passes even a report in which every analyzer failed', async ({ ctx, user, projectId, apiToken }) => {
       await setGate(ctx, user, projectId, { fail_threshold: 0 });
       const answer = await uploadOk(ctx, apiToken, uploadBody([result('a', 'failed', ['critical']), result('b', 'error')]));
       expect(answer.report.score).toBe(0);
       expect(answer.gate).toEqual({ passed: true, fail_on: null, fail_threshold: 0, fail_on_new: null, reasons: [] });
     });
 
-    it('uses the recomputed score, not the score of the client summary', async () => {
+    it('uses the recomputed score, not the score of the client summary', async ({ ctx, user, projectId, apiToken }) => {
       await setGate(ctx, user, projectId, { fail_threshold: 80 });
       const body = uploadBody([result('a', 'passed'), result('b', 'warning')], {
         summary: { total: 2, passed: 2, failed: 0, warnings: 0, skipped: 0, errors: 0, total_issues: 0, score: 100 },
@@ -179,7 +177,7 @@ describe('the quality gate of POST /api/reports', () => {
       expectFailed(answer.gate, { fail_on: null, fail_threshold: 80 }, 1);
     });
 
-    it('a report of only skipped analyzers scores 100 and passes threshold 100', async () => {
+    it('a report of only skipped analyzers scores 100 and passes threshold 100', async ({ ctx, user, projectId, apiToken }) => {
       await setGate(ctx, user, projectId, { fail_threshold: 100 });
       const answer = await uploadOk(ctx, apiToken, uploadBody([result('a', 'skipped'), result('b', 'skipped')]));
       expect(answer.report.score).toBe(100);
@@ -188,7 +186,7 @@ describe('the quality gate of POST /api/reports', () => {
   });
 
   describe('both rules', () => {
-    it('gives two reasons when both fail', async () => {
+    it('gives two reasons when both fail', async ({ ctx, user, projectId, gateFor }) => {
       await setGate(ctx, user, projectId, { fail_on: 'high', fail_threshold: 80 });
       // 1 passed of 2: score 50 < 80; the failed analyzer has a critical issue.
       const gate = await gateFor([result('sql-injection', 'failed', ['critical']), result('csrf-protection', 'passed')]);
@@ -196,19 +194,19 @@ describe('the quality gate of POST /api/reports', () => {
       expect(gate.reasons[0]).not.toBe(gate.reasons[1]);
     });
 
-    it('gives one reason when only the severity rule fails', async () => {
+    it('gives one reason when only the severity rule fails', async ({ ctx, user, projectId, gateFor }) => {
       await setGate(ctx, user, projectId, { fail_on: 'high', fail_threshold: 50 });
       const gate = await gateFor([result('sql-injection', 'failed', ['high']), result('csrf-protection', 'passed')]);
       expectFailed(gate, { fail_on: 'high', fail_threshold: 50 }, 1);
     });
 
-    it('gives one reason when only the threshold fails', async () => {
+    it('gives one reason when only the threshold fails', async ({ ctx, user, projectId, gateFor }) => {
       await setGate(ctx, user, projectId, { fail_on: 'high', fail_threshold: 51 });
       const gate = await gateFor([result('sql-injection', 'failed', ['medium']), result('csrf-protection', 'passed')]);
       expectFailed(gate, { fail_on: 'high', fail_threshold: 51 }, 1);
     });
 
-    it('passes with reasons [] when neither fails, echoing both settings', async () => {
+    it('passes with reasons [] when neither fails, echoing both settings', async ({ ctx, user, projectId, gateFor }) => {
       await setGate(ctx, user, projectId, { fail_on: 'high', fail_threshold: 50 });
       const gate = await gateFor([result('sql-injection', 'failed', ['medium']), result('csrf-protection', 'passed')]);
       expect(gate).toEqual({ passed: true, fail_on: 'high', fail_threshold: 50, fail_on_new: null, reasons: [] });
@@ -216,13 +214,13 @@ describe('the quality gate of POST /api/reports', () => {
   });
 
   describe("the project's settings decide, not the client's configuration", () => {
-    it('ignores configuration.fail_on and configuration.fail_threshold sent by the client', async () => {
+    it('ignores configuration.fail_on and configuration.fail_threshold sent by the client', async ({ ctx, apiToken }) => {
       const body = uploadBody(failedWith('critical'), { configuration: { fail_on: 'low', fail_threshold: 100 } });
       const answer = await uploadOk(ctx, apiToken, body);
       expect(answer.gate).toEqual({ passed: true, fail_on: null, fail_threshold: null, fail_on_new: null, reasons: [] });
     });
 
-    it('fails on the project settings even when the client configuration would pass', async () => {
+    it('fails on the project settings even when the client configuration would pass', async ({ ctx, user, projectId, apiToken }) => {
       await setGate(ctx, user, projectId, { fail_on: 'critical' });
       const body = uploadBody(failedWith('critical'), { configuration: { fail_on: 'never', fail_threshold: 0 } });
       expectFailed((await uploadOk(ctx, apiToken, body)).gate, { fail_on: 'critical', fail_threshold: null }, 1);
@@ -230,7 +228,7 @@ describe('the quality gate of POST /api/reports', () => {
   });
 
   describe('the gate is computed on what was stored', () => {
-    it('stores the report whether or not the gate passed (201, listed)', async () => {
+    it('stores the report whether or not the gate passed (201, listed)', async ({ ctx, user, projectId, apiToken }) => {
       await setGate(ctx, user, projectId, { fail_on: 'low', fail_threshold: 100 });
       const answer = await uploadOk(ctx, apiToken, uploadBody(failedWith('critical')));
       expect(answer.gate.passed).toBe(false);

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acceptsGzip } from '../../src/http/content-coding.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { UPLOAD_MAX_ISSUES } from '../../src/reports/upload/process-upload.js';
-import { fixture, givenUploader, result, upload, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { givenUploader, result, uploadBody } from '../helpers/reports-world.js';
+import { loadFixture, upload, uploadOk } from '../helpers/client-wire.js';
 
 /**
  * D28 over HTTP: each report's answer is stored once, compressed, at upload; a read sends it as it
@@ -32,8 +33,8 @@ describe('report answers stored compressed, uploads off the event loop (D28)', (
 
     it('sends the stored gzip to a client that accepts it, and the same JSON inflated to one that does not', async () => {
       // report-large: an answer of some 5 MB, read from the database in pieces and inflated as sent.
-      for (const name of ['report-full', 'report-large']) {
-        const { report } = await uploadOk(ctx, apiToken, fixture(name, projectId));
+      for (const name of ['report-full', 'report-large'] as const) {
+        const { report } = await uploadOk(ctx, apiToken, loadFixture(name, projectId));
         const plain = await read(report.uuid);
         expect(plain.statusCode).toBe(200);
         expect(plain.headers['content-encoding']).toBeUndefined();
@@ -75,8 +76,8 @@ describe('report answers stored compressed, uploads off the event loop (D28)', (
     it('stores the answer at upload, the same text a read builds for a report that has none (stored before D28)', async () => {
       // Every recorded fixture, each twice: the second run has a baseline, its issues new or unchanged.
       const uuids: string[] = [];
-      for (const name of ['report-small', 'report-php-quirks', 'report-full', 'report-large', 'report-large']) {
-        uuids.push((await uploadOk(ctx, apiToken, fixture(name, projectId))).report.uuid);
+      for (const name of ['report-small', 'report-php-quirks', 'report-full', 'report-large', 'report-large'] as const) {
+        uuids.push((await uploadOk(ctx, apiToken, loadFixture(name, projectId))).report.uuid);
       }
       // And a report without results: its answer's results are the template's brackets alone.
       uuids.push((await uploadOk(ctx, apiToken, uploadBody([]))).report.uuid);
@@ -129,11 +130,11 @@ describe('report answers stored compressed, uploads off the event loop (D28)', (
     };
 
     it('stores exactly what the event loop stores, for every fixture the client recorded', async () => {
-      const names = ['report-small', 'report-full', 'report-php-quirks', 'report-large'];
+      const names = ['report-small', 'report-full', 'report-php-quirks', 'report-large'] as const;
       const answers = async () => {
         const stored: Record<string, unknown>[] = [];
         for (const name of names) {
-          const { report } = await uploadOk(ctx, apiToken, fixture(name, projectId));
+          const { report } = await uploadOk(ctx, apiToken, loadFixture(name, projectId));
           stored.push(comparable((await read(report.uuid)).json().data));
         }
         return stored;
@@ -168,7 +169,7 @@ describe('report answers stored compressed, uploads off the event loop (D28)', (
 
     it('answers 503 with Retry-After when the pool is full, and stores nothing of what it refused', async () => {
       await start({ WORKER_THREADS: '1', WORKER_QUEUE_MAX: '1', WORKER_INLINE_MAX_BYTES: '0' });
-      const body = fixture('report-large', projectId);
+      const body = loadFixture('report-large', projectId);
       const answers = await Promise.all(Array.from({ length: 6 }, () => upload(ctx, apiToken, body)));
       const statuses = answers.map((answer) => answer.statusCode);
       expect(statuses.filter((status) => status !== 201 && status !== 503)).toEqual([]);
@@ -208,7 +209,7 @@ describe('report answers stored compressed, uploads off the event loop (D28)', (
           message: 'The request body takes more memory to process than a report may use.',
         });
         expect(await ctx.db.selectFrom('reports').select('id').execute()).toEqual([]);
-        await uploadOk(ctx, apiToken, fixture('report-large', projectId));
+        await uploadOk(ctx, apiToken, loadFixture('report-large', projectId));
       }
     }, 60_000);
 
@@ -231,7 +232,7 @@ describe('report answers stored compressed, uploads off the event loop (D28)', (
         error: 'Payload Too Large',
         message: 'The request body takes more memory to process than a report may use.',
       });
-      await uploadOk(ctx, apiToken, fixture('report-full', projectId));
+      await uploadOk(ctx, apiToken, loadFixture('report-full', projectId));
     }, 60_000);
   });
 });

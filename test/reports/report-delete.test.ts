@@ -1,53 +1,67 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import type { TeamRole } from '../../src/db/schema.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { PROJECT_DELETED, expectError, expectJson, expectNotFound, missingAbility } from '../helpers/contract.js';
-import { result, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { result, uploadBody } from '../helpers/reports-world.js';
+import { uploadOk } from '../helpers/client-wire.js';
 
-const REPORT_DELETED = { message: 'Report deleted successfully.' };
-
-describe('DELETE /api/v1/reports/{uuid}', () => {
-  let ctx: TestContext;
-  let owner: TestUser;
-  let projectId: string;
-  let apiToken: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    owner = await ctx.given.user({ plan: 'business' });
-    const created = await ctx.given.project(owner);
-    projectId = created.project.id;
-    apiToken = created.apiToken;
-  });
-  afterEach(async () => ctx.close());
-
-  const remove = (uuid: string, token = owner.token) => ctx.request({ method: 'DELETE', url: `/api/v1/reports/${uuid}`, token });
-  const read = (uuid: string, token = owner.token) => ctx.request({ method: 'GET', url: `/api/v1/reports/${uuid}`, token });
-  const listed = async (token = owner.token) => {
+const it = appTest({ user: { plan: 'business' } })
+  .extend(
+    'remove',
+    ({ ctx, user: owner }) =>
+      (uuid: string, token = owner.token) =>
+        ctx.request({ method: 'DELETE', url: `/api/v1/reports/${uuid}`, token }),
+  )
+  .extend(
+    'read',
+    ({ ctx, user: owner }) =>
+      (uuid: string, token = owner.token) =>
+        ctx.request({ method: 'GET', url: `/api/v1/reports/${uuid}`, token }),
+  )
+  .extend('listed', ({ ctx, user: owner, projectId }) => async (token = owner.token) => {
     const response = await ctx.request({ method: 'GET', url: `/api/v1/projects/${projectId}/reports`, token });
     expect(response.statusCode).toBe(200);
     return (response.json().data as { uuid: string }[]).map((r) => r.uuid);
-  };
-  const latestOnShow = async () => {
+  })
+  .extend('latestOnShow', ({ ctx, user: owner, projectId }) => async () => {
     const response = await ctx.request({ method: 'GET', url: `/api/v1/projects/${projectId}`, token: owner.token });
     expect(response.statusCode).toBe(200);
     return response.json().data.latest_report as { uuid: string } | null;
-  };
-  const latestInList = async () => {
+  })
+  .extend('latestInList', ({ ctx, user: owner, projectId }) => async () => {
     const response = await ctx.request({ method: 'GET', url: '/api/v1/projects', token: owner.token });
     expect(response.statusCode).toBe(200);
     const project = (response.json().data as { id: string; latest_report: { uuid: string } | null }[]).find((p) => p.id === projectId);
     expect(project).toBeDefined();
     return project!.latest_report;
-  };
-  const uploadAt = async (analyzedAt: string) =>
-    (await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed')], { analyzed_at: analyzedAt }))).report as {
-      id: number;
-      uuid: string;
-    };
-  const reportCount = async () => (await ctx.db.selectFrom('reports').select('id').execute()).length;
+  })
+  .extend(
+    'uploadAt',
+    ({ apiToken, ctx }) =>
+      async (analyzedAt: string) =>
+        (await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed')], { analyzed_at: analyzedAt }))).report as {
+          id: number;
+          uuid: string;
+        },
+  )
+  .extend(
+    'reportCount',
+    ({ ctx }) =>
+      async () =>
+        (await ctx.db.selectFrom('reports').select('id').execute()).length,
+  );
 
+const REPORT_DELETED = { message: 'Report deleted successfully.' };
+
+describe('DELETE /api/v1/reports/{uuid}', () => {
   describe('success', () => {
-    it('answers 200 {"message":"Report deleted successfully."}; then the report is 404 and gone from the list', async () => {
+    it('answers 200 {"message":"Report deleted successfully."}; then the report is 404 and gone from the list', async ({
+      ctx,
+      remove,
+      read,
+      listed,
+      uploadAt,
+    }) => {
       const kept = await uploadAt('2026-11-20T10:00:00+00:00');
       const doomed = await uploadAt('2026-11-19T10:00:00+00:00');
       expect(await listed()).toEqual([kept.uuid, doomed.uuid]);
@@ -66,7 +80,13 @@ describe('DELETE /api/v1/reports/{uuid}', () => {
   });
 
   describe('D19: latest_report after a delete', () => {
-    it('makes the next report latest when the latest is deleted (GET project and project list)', async () => {
+    it('makes the next report latest when the latest is deleted (GET project and project list)', async ({
+      remove,
+      listed,
+      latestOnShow,
+      latestInList,
+      uploadAt,
+    }) => {
       const older = await uploadAt('2026-11-19T10:00:00+00:00');
       const latest = await uploadAt('2026-11-21T09:00:00+00:00');
       const middle = await uploadAt('2026-11-20T10:00:00+00:00');
@@ -78,7 +98,7 @@ describe('DELETE /api/v1/reports/{uuid}', () => {
       expect(await listed()).toEqual([middle.uuid, older.uuid]);
     });
 
-    it('keeps latest_report when a report that is not the latest is deleted', async () => {
+    it('keeps latest_report when a report that is not the latest is deleted', async ({ remove, latestOnShow, latestInList, uploadAt }) => {
       const latest = await uploadAt('2026-11-21T09:00:00+00:00');
       const older = await uploadAt('2026-11-19T10:00:00+00:00');
       const before = await latestOnShow();
@@ -88,7 +108,7 @@ describe('DELETE /api/v1/reports/{uuid}', () => {
       expect((await latestInList())!.uuid).toBe(latest.uuid);
     });
 
-    it('sets latest_report to null when the only report is deleted', async () => {
+    it('sets latest_report to null when the only report is deleted', async ({ remove, listed, latestOnShow, latestInList, uploadAt }) => {
       const only = await uploadAt('2026-11-21T09:00:00+00:00');
       expect((await latestOnShow())!.uuid).toBe(only.uuid);
 
@@ -98,7 +118,7 @@ describe('DELETE /api/v1/reports/{uuid}', () => {
       expect(await listed()).toEqual([]);
     });
 
-    it('falls back to the highest id among equal analyzed_at', async () => {
+    it('falls back to the highest id among equal analyzed_at', async ({ remove, latestOnShow, uploadAt }) => {
       const first = await uploadAt('2026-11-21T09:00:00+00:00');
       const second = await uploadAt('2026-11-21T09:00:00+00:00');
       const third = await uploadAt('2026-11-21T09:00:00+00:00');
@@ -111,7 +131,14 @@ describe('DELETE /api/v1/reports/{uuid}', () => {
   });
 
   describe('D6: ability', () => {
-    it("refuses a read-only token with 403 and the 'write' message; the report survives", async () => {
+    it("refuses a read-only token with 403 and the 'write' message; the report survives", async ({
+      ctx,
+      user: owner,
+      remove,
+      read,
+      uploadAt,
+      reportCount,
+    }) => {
       const report = await uploadAt('2026-11-21T09:00:00+00:00');
       const readOnly = await ctx.given.token(owner, { abilities: ['read'] });
       expectError(await remove(report.uuid, readOnly), 403, missingAbility('write'));
@@ -119,13 +146,16 @@ describe('DELETE /api/v1/reports/{uuid}', () => {
       expect(await reportCount()).toBe(1);
     });
 
-    it.each([[['write']], [['admin']], [['read', 'write']]])('accepts a token with abilities %j (D6 hierarchy)', async (abilities) => {
-      const report = await uploadAt('2026-11-21T09:00:00+00:00');
-      const token = await ctx.given.token(owner, { abilities: abilities as ('read' | 'write' | 'admin')[] });
-      const response = await remove(report.uuid, token);
-      expect(response.statusCode, response.body).toBe(200);
-      expect(response.json()).toEqual(REPORT_DELETED);
-    });
+    it.for([[['write']], [['admin']], [['read', 'write']]])(
+      'accepts a token with abilities %j (D6 hierarchy)',
+      async ([abilities], { ctx, user: owner, remove, uploadAt }) => {
+        const report = await uploadAt('2026-11-21T09:00:00+00:00');
+        const token = await ctx.given.token(owner, { abilities: abilities as ('read' | 'write' | 'admin')[] });
+        const response = await remove(report.uuid, token);
+        expect(response.statusCode, response.body).toBe(200);
+        expect(response.json()).toEqual(REPORT_DELETED);
+      },
+    );
   });
 
   describe('D15: team roles', () => {
@@ -136,37 +166,51 @@ describe('DELETE /api/v1/reports/{uuid}', () => {
       ['readonly', false],
     ];
 
-    it.each(cases)('a team %s may delete: %s (otherwise 404 and the report survives)', async (role, allowed) => {
-      const report = await uploadAt('2026-11-21T09:00:00+00:00');
-      const user = await ctx.given.user();
-      await ctx.given.member(owner.teamId!, user, role);
-      const response = await remove(report.uuid, user.token);
-      if (allowed) {
-        expect(response.statusCode, response.body).toBe(200);
-        expect(response.json()).toEqual(REPORT_DELETED);
-        expect(await reportCount()).toBe(0);
-        expect(await latestOnShow()).toBeNull();
-      } else {
-        expectNotFound(response);
-        expect(await reportCount()).toBe(1);
-        expect((await latestOnShow())!.uuid).toBe(report.uuid);
-        expect((await read(report.uuid)).statusCode).toBe(200);
-      }
-    });
+    it.for(cases)(
+      'a team %s may delete: %s (otherwise 404 and the report survives)',
+      async ([role, allowed], { ctx, user: owner, remove, read, latestOnShow, uploadAt, reportCount }) => {
+        const report = await uploadAt('2026-11-21T09:00:00+00:00');
+        const user = await ctx.given.user();
+        await ctx.given.member(owner.teamId!, user, role);
+        const response = await remove(report.uuid, user.token);
+        if (allowed) {
+          expect(response.statusCode, response.body).toBe(200);
+          expect(response.json()).toEqual(REPORT_DELETED);
+          expect(await reportCount()).toBe(0);
+          expect(await latestOnShow()).toBeNull();
+        } else {
+          expectNotFound(response);
+          expect(await reportCount()).toBe(1);
+          expect((await latestOnShow())!.uuid).toBe(report.uuid);
+          expect((await read(report.uuid)).statusCode).toBe(200);
+        }
+      },
+    );
 
-    it.each(['owner', 'admin', 'member', 'readonly'] as TeamRole[])('a team %s may read the report and the list', async (role) => {
-      const report = await uploadAt('2026-11-21T09:00:00+00:00');
-      const user = await ctx.given.user();
-      await ctx.given.member(owner.teamId!, user, role);
-      const response = await read(report.uuid, user.token);
-      expect(response.statusCode, response.body).toBe(200);
-      expect(response.json().data.uuid).toBe(report.uuid);
-      expect(await listed(user.token)).toEqual([report.uuid]);
-    });
+    it.for(['owner', 'admin', 'member', 'readonly'] as TeamRole[])(
+      'a team %s may read the report and the list',
+      async (role, { ctx, user: owner, read, listed, uploadAt }) => {
+        const report = await uploadAt('2026-11-21T09:00:00+00:00');
+        const user = await ctx.given.user();
+        await ctx.given.member(owner.teamId!, user, role);
+        const response = await read(report.uuid, user.token);
+        expect(response.statusCode, response.body).toBe(200);
+        expect(response.json().data.uuid).toBe(report.uuid);
+        expect(await listed(user.token)).toEqual([report.uuid]);
+      },
+    );
   });
 
   describe('deleting the project (api-v1 section 3: all its reports are removed)', () => {
-    it('removes its reports and failed runs, and the report URLs answer 404', async () => {
+    it('removes its reports and failed runs, and the report URLs answer 404', async ({
+      ctx,
+      user: owner,
+      projectId,
+      apiToken,
+      remove,
+      read,
+      uploadAt,
+    }) => {
       const first = await uploadAt('2026-11-20T09:00:00+00:00');
       const second = await uploadAt('2026-11-21T09:00:00+00:00');
       const failure = await ctx.request({

@@ -1,19 +1,20 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { expectApiHeaders, expectNotFound } from '../helpers/contract.js';
 import { MISSING_REPORT } from '../helpers/endpoints.js';
 import { toReportDetail } from '../../src/reports/answer/detail-shape.js';
 import { createReportStore } from '../../src/reports/store/report-store.js';
-import {
-  REPORT_LIST_ITEM_KEYS,
-  REPORT_SUMMARY_KEYS,
-  catalogue,
-  fixture,
-  issue,
-  result,
-  uploadBody,
-  uploadOk,
-} from '../helpers/reports-world.js';
+import { REPORT_LIST_ITEM_KEYS, REPORT_SUMMARY_KEYS, issue, result, uploadBody } from '../helpers/reports-world.js';
+import { analyzerCatalogue, loadFixture, uploadOk } from '../helpers/client-wire.js';
+
+const it = appTest({ user: { plan: 'business' } }).extend('show', ({ ctx, user }) => async (uuid: string) => {
+  const response = await ctx.request({ method: 'GET', url: `/api/v1/reports/${uuid}`, token: user.token });
+  expect(response.statusCode, response.body).toBe(200);
+  expectApiHeaders(response);
+  const body = response.json();
+  expect(Object.keys(body)).toEqual(['data']);
+  return body.data as Record<string, any>;
+});
 
 /** The detail adds these to the 2.2 summary keys. */
 const DETAIL_KEYS = [
@@ -45,34 +46,12 @@ function expectedIssue(sent: Record<string, any>): Record<string, unknown> {
 }
 
 describe('GET /api/v1/reports/{uuid}', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let projectId: string;
-  let apiToken: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user({ plan: 'business' });
-    const created = await ctx.given.project(user);
-    projectId = created.project.id;
-    apiToken = created.apiToken;
-  });
-  afterEach(async () => ctx.close());
-
-  const show = async (uuid: string) => {
-    const response = await ctx.request({ method: 'GET', url: `/api/v1/reports/${uuid}`, token: user.token });
-    expect(response.statusCode, response.body).toBe(200);
-    expectApiHeaders(response);
-    const body = response.json();
-    expect(Object.keys(body)).toEqual(['data']);
-    return body.data as Record<string, any>;
-  };
-
   describe('the recorded full report (report-full.json)', () => {
     let sent: Record<string, any>;
     let data: Record<string, any>;
     let answer: Record<string, any>;
-    beforeEach(async () => {
-      sent = fixture('report-full', projectId);
+    it.beforeEach(async ({ ctx, projectId, apiToken, show }) => {
+      sent = loadFixture('report-full', projectId);
       answer = await uploadOk(ctx, apiToken, sent);
       data = await show(answer.report.uuid);
     });
@@ -82,7 +61,7 @@ describe('GET /api/v1/reports/{uuid}', () => {
       expect(Object.keys(data.suppressed_issues).sort()).toEqual(['baseline', 'config', 'inline', 'total']);
     });
 
-    it('carries the summary recomputed from the results, identical to the upload answer', () => {
+    it('carries the summary recomputed from the results, identical to the upload answer', ({ projectId }) => {
       const results = sent.results as { status: string; issues: { severity: string }[] }[];
       const count = (status: string) => results.filter((r) => r.status === status).length;
       const issues = results.flatMap((r) => r.issues);
@@ -205,9 +184,9 @@ describe('GET /api/v1/reports/{uuid}', () => {
   });
 
   describe('analyzer name and category', () => {
-    const known = catalogue();
+    const known = analyzerCatalogue();
 
-    it('come from the catalogue when the result has no metadata or sends []', async () => {
+    it('come from the catalogue when the result has no metadata or sends []', async ({ ctx, apiToken, show }) => {
       const withoutMetadata = known.get('app-key-security')!;
       const emptyMetadata = known.get('csrf-protection')!;
       expect(withoutMetadata).toBeDefined();
@@ -224,7 +203,7 @@ describe('GET /api/v1/reports/{uuid}', () => {
       ]);
     });
 
-    it("prefer the result's own metadata over the catalogue", async () => {
+    it("prefer the result's own metadata over the catalogue", async ({ ctx, apiToken, show }) => {
       const answer = await uploadOk(
         ctx,
         apiToken,
@@ -235,7 +214,7 @@ describe('GET /api/v1/reports/{uuid}', () => {
       expect(data.results[0]).toMatchObject({ analyzer_name: 'Key Checker 2000', category: 'custom-cat' });
     });
 
-    it('fall back to the catalogue field by field when the metadata lacks one', async () => {
+    it('fall back to the catalogue field by field when the metadata lacks one', async ({ ctx, apiToken, show }) => {
       const entry = known.get('app-key-security')!;
       const answer = await uploadOk(
         ctx,
@@ -246,7 +225,7 @@ describe('GET /api/v1/reports/{uuid}', () => {
       expect(data.results[0]).toMatchObject({ analyzer_name: 'Only A Name', category: entry.category });
     });
 
-    it('for an id the catalogue does not know: a name derived from the id and a null category', async () => {
+    it('for an id the catalogue does not know: a name derived from the id and a null category', async ({ ctx, apiToken, show }) => {
       expect(known.has('custom-analyzer')).toBe(false);
       const answer = await uploadOk(ctx, apiToken, uploadBody([result('custom-analyzer', 'failed', ['low'])]));
       const data = await show(answer.report.uuid);
@@ -255,7 +234,7 @@ describe('GET /api/v1/reports/{uuid}', () => {
   });
 
   describe('a minimal upload', () => {
-    it('shows nulls and empty objects for what an older client did not send', async () => {
+    it('shows nulls and empty objects for what an older client did not send', async ({ ctx, apiToken, show }) => {
       const answer = await uploadOk(ctx, apiToken, { results: [result('csrf-protection', 'passed')] });
       const data = await show(answer.report.uuid);
       expect(Object.keys(data).sort()).toEqual(DETAIL_KEYS);
@@ -272,14 +251,14 @@ describe('GET /api/v1/reports/{uuid}', () => {
       });
     });
 
-    it('stores metadata [] as {} (CLIENT-WIRE.md quirks)', async () => {
+    it('stores metadata [] as {} (CLIENT-WIRE.md quirks)', async ({ ctx, apiToken, show }) => {
       const answer = await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed')], { metadata: [], configuration: [] }));
       const data = await show(answer.report.uuid);
       expect(data.metadata).toEqual({});
       expect(data.configuration).toEqual({});
     });
 
-    it('shows an issue without location as location null, and its location fields as sent', async () => {
+    it('shows an issue without location as location null, and its location fields as sent', async ({ ctx, apiToken, show }) => {
       const answer = await uploadOk(
         ctx,
         apiToken,
@@ -309,7 +288,7 @@ describe('GET /api/v1/reports/{uuid}', () => {
   });
 
   describe('D2: timestamps in UTC with Z', () => {
-    it('normalises an analyzed_at with offset to UTC', async () => {
+    it('normalises an analyzed_at with offset to UTC', async ({ ctx, apiToken, show }) => {
       const answer = await uploadOk(
         ctx,
         apiToken,
@@ -323,22 +302,29 @@ describe('GET /api/v1/reports/{uuid}', () => {
   });
 
   describe('D11: unknown or malformed ids', () => {
-    it.each(['not-a-uuid', '12345', '0190a8f4-7c1d-7a4b-9f2e', `${MISSING_REPORT}x`])('answers 404 for the malformed id %s', async (id) => {
-      await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed')]));
-      expectNotFound(await ctx.request({ method: 'GET', url: `/api/v1/reports/${id}`, token: user.token }));
-    });
+    it.for(['not-a-uuid', '12345', '0190a8f4-7c1d-7a4b-9f2e', `${MISSING_REPORT}x`])(
+      'answers 404 for the malformed id %s',
+      async (id, { ctx, user, apiToken }) => {
+        await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed')]));
+        expectNotFound(await ctx.request({ method: 'GET', url: `/api/v1/reports/${id}`, token: user.token }));
+      },
+    );
 
-    it('answers 404 for a well-formed uuid that names no report', async () => {
+    it('answers 404 for a well-formed uuid that names no report', async ({ ctx, user, apiToken }) => {
       await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed')]));
       expectNotFound(await ctx.request({ method: 'GET', url: `/api/v1/reports/${MISSING_REPORT}`, token: user.token }));
     });
 
-    it('answers 404 for a project id used as a report id', async () => {
+    it('answers 404 for a project id used as a report id', async ({ ctx, user, projectId, apiToken }) => {
       await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed')]));
       expectNotFound(await ctx.request({ method: 'GET', url: `/api/v1/reports/${projectId}`, token: user.token }));
     });
 
-    it('makes no detail of a report deleted between reading its row and its issue rows (the route answers 404)', async () => {
+    it('makes no detail of a report deleted between reading its row and its issue rows (the route answers 404)', async ({
+      ctx,
+      user,
+      apiToken,
+    }) => {
       const { report } = await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'failed', ['high', 'low'])]));
       const row = (await createReportStore(ctx.db).findForMember(report.uuid, user.id))!;
       const marks = await createReportStore(ctx.db).issueMarks(row.id);

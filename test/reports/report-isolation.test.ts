@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TeamRole } from '../../src/db/schema.js';
 import { buildTestApp, type RequestOptions, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { SUBSCRIPTION_REQUIRED, expectApiHeaders, expectError, expectNotFound } from '../helpers/contract.js';
-import { result, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { result, uploadBody } from '../helpers/reports-world.js';
+import { uploadOk } from '../helpers/client-wire.js';
 
 type Call = { name: string; request: () => Omit<RequestOptions, 'token'> };
 

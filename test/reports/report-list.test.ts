@@ -1,42 +1,42 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
+import { buildTestApp } from '../helpers/test-app.js';
 import { ISO_UTC, UUID_V7, expectJson, expectValidationError } from '../helpers/contract.js';
-import { REPORT_LIST_ITEM_KEYS, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { REPORT_LIST_ITEM_KEYS, result, uploadBody } from '../helpers/reports-world.js';
+import { uploadOk } from '../helpers/client-wire.js';
+
+const it = appTest({ user: { plan: 'enterprise' } })
+  .extend(
+    'list',
+    ({ ctx, projectId, user }) =>
+      (query = '', id = projectId, headers?: Record<string, string>) =>
+        ctx.request({ method: 'GET', url: `/api/v1/projects/${id}/reports${query}`, token: user.token, headers }),
+  )
+  /** `count` reports one minute apart on analyzed_at, oldest first; returns their uuids oldest first. */
+  .extend(
+    'givenReports',
+    ({ ctx, projectId }) =>
+      async function givenReports(count: number, id = projectId): Promise<string[]> {
+        const uuids: string[] = [];
+        for (let i = 0; i < count; i++) {
+          const at = new Date(Date.UTC(2026, 10, 1, 0, i)).toISOString();
+          uuids.push((await ctx.given.report(id, { analyzed_at: at, created_at: at })).uuid);
+        }
+        return uuids;
+      },
+  );
 
 // inject() sends `Host: localhost:80`; D16 builds links from the request's scheme and host.
 const INJECT_HOST = 'http://localhost:80';
 
 describe('GET /api/v1/projects/{project}/reports', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let projectId: string;
-  let apiToken: string;
   let base: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user({ plan: 'enterprise' });
-    const created = await ctx.given.project(user);
-    projectId = created.project.id;
-    apiToken = created.apiToken;
+  it.beforeEach(async ({ projectId }) => {
     base = `${INJECT_HOST}/api/v1/projects/${projectId}/reports`;
   });
-  afterEach(async () => ctx.close());
-
-  const list = (query = '', id = projectId, headers?: Record<string, string>) =>
-    ctx.request({ method: 'GET', url: `/api/v1/projects/${id}/reports${query}`, token: user.token, headers });
-
-  /** `count` reports one minute apart on analyzed_at, oldest first; returns their uuids oldest first. */
-  async function givenReports(count: number, id = projectId): Promise<string[]> {
-    const uuids: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const at = new Date(Date.UTC(2026, 10, 1, 0, i)).toISOString();
-      uuids.push((await ctx.given.report(id, { analyzed_at: at, created_at: at })).uuid);
-    }
-    return uuids;
-  }
 
   describe('D16: pagination envelope', () => {
-    it('answers a project without reports with an empty page 1, last page 1 and null from/to', async () => {
+    it('answers a project without reports with an empty page 1, last page 1 and null from/to', async ({ list }) => {
       const response = await list();
       expect(response.statusCode).toBe(200);
       expectJson(response);
@@ -47,7 +47,7 @@ describe('GET /api/v1/projects/{project}/reports', () => {
       });
     });
 
-    it('puts exactly 20 reports on page 1 and the rest on page 2, with absolute ?page=N links', async () => {
+    it('puts exactly 20 reports on page 1 and the rest on page 2, with absolute ?page=N links', async ({ list, givenReports }) => {
       const uuids = await givenReports(23);
       const newestFirst = [...uuids].reverse();
 
@@ -62,7 +62,7 @@ describe('GET /api/v1/projects/{project}/reports', () => {
       expect(second.meta).toEqual({ current_page: 2, per_page: 20, total: 23, last_page: 2, from: 21, to: 23, path: base });
     });
 
-    it('fits exactly 20 reports on one page', async () => {
+    it('fits exactly 20 reports on one page', async ({ list, givenReports }) => {
       await givenReports(20);
       const body = (await list()).json();
       expect(body.data).toHaveLength(20);
@@ -70,7 +70,7 @@ describe('GET /api/v1/projects/{project}/reports', () => {
       expect(body.meta).toMatchObject({ total: 20, last_page: 1, from: 1, to: 20 });
     });
 
-    it('answers a page past the end with 200 and empty data', async () => {
+    it('answers a page past the end with 200 and empty data', async ({ list, givenReports }) => {
       await givenReports(3);
       const response = await list('?page=2');
       expect(response.statusCode).toBe(200);
@@ -81,12 +81,12 @@ describe('GET /api/v1/projects/{project}/reports', () => {
       });
     });
 
-    it.each(['0', 'abc', '-1', '1.5'])('rejects page=%s with 422 on errors.page (D16)', async (page) => {
+    it.for(['0', 'abc', '-1', '1.5'])('rejects page=%s with 422 on errors.page (D16)', async (page, { list, givenReports }) => {
       await givenReports(1);
       expectValidationError(await list(`?page=${page}`), ['page']);
     });
 
-    it.each(['3', '2147483647'])('answers a large page=%s with 200 and empty data, never a 500', async (page) => {
+    it.for(['3', '2147483647'])('answers a large page=%s with 200 and empty data, never a 500', async (page, { list, givenReports }) => {
       await givenReports(1);
       const response = await list(`?page=${page}`);
       expect(response.statusCode, response.body).toBe(200);
@@ -94,7 +94,7 @@ describe('GET /api/v1/projects/{project}/reports', () => {
       expect(response.json().meta).toMatchObject({ total: 1, last_page: 1, from: null, to: null });
     });
 
-    it('builds the links from the Host header of the request', async () => {
+    it('builds the links from the Host header of the request', async ({ projectId, list }) => {
       const body = (await list('', projectId, { host: 'api.scoreboard.test:8080' })).json();
       const expected = `http://api.scoreboard.test:8080/api/v1/projects/${projectId}/reports`;
       expect(body.links.first).toBe(`${expected}?page=1`);
@@ -129,7 +129,7 @@ describe('GET /api/v1/projects/{project}/reports', () => {
   });
 
   describe('D19: order is newest analyzed_at first, ties highest id', () => {
-    it('orders uploads by analyzed_at, not by the order they arrived in', async () => {
+    it('orders uploads by analyzed_at, not by the order they arrived in', async ({ ctx, apiToken, list }) => {
       // Uploaded in the order 2nd, 4th, 1st, 3rd of analysis time.
       const uploads = ['2026-11-20T10:00:00+00:00', '2026-11-21T08:00:00+00:00', '2026-11-19T23:59:59+00:00', '2026-11-21T07:59:59+00:00'];
       const uuids: Record<string, string> = {};
@@ -153,7 +153,7 @@ describe('GET /api/v1/projects/{project}/reports', () => {
       ]);
     });
 
-    it('compares analyzed_at as instants, whatever offset the client wrote', async () => {
+    it('compares analyzed_at as instants, whatever offset the client wrote', async ({ ctx, apiToken, list }) => {
       // 09:30+02:00 is 07:30Z, earlier than 08:00Z although "09:30" reads later.
       const later = await uploadOk(
         ctx,
@@ -169,7 +169,7 @@ describe('GET /api/v1/projects/{project}/reports', () => {
       expect(body.data.map((r: { uuid: string }) => r.uuid)).toEqual([later.report.uuid, earlier.report.uuid]);
     });
 
-    it('breaks analyzed_at ties by the highest id', async () => {
+    it('breaks analyzed_at ties by the highest id', async ({ ctx, apiToken, list }) => {
       const at = '2026-11-21T08:00:00+00:00';
       const ids: number[] = [];
       for (let i = 0; i < 3; i++) {
@@ -185,7 +185,7 @@ describe('GET /api/v1/projects/{project}/reports', () => {
       expect(body.data.map((r: { id: number }) => r.id)).toEqual([...[...ids].sort((a, b) => b - a), older.report.id]);
     });
 
-    it('keeps the tie order stable across pages', async () => {
+    it('keeps the tie order stable across pages', async ({ ctx, projectId, list }) => {
       const ids: number[] = [];
       for (let i = 0; i < 25; i++) ids.push((await ctx.given.report(projectId)).id);
       const seen = [...(await list()).json().data, ...(await list('?page=2')).json().data].map((r: { id: number }) => r.id);
@@ -194,7 +194,7 @@ describe('GET /api/v1/projects/{project}/reports', () => {
   });
 
   describe('api-v1 2.2: items are report summaries', () => {
-    it('has exactly the ReportSummary keys, with the values the upload computed', async () => {
+    it('has exactly the ReportSummary keys, with the values the upload computed', async ({ ctx, apiToken, list }) => {
       const answer = await uploadOk(
         ctx,
         apiToken,
@@ -256,7 +256,7 @@ describe('GET /api/v1/projects/{project}/reports', () => {
   });
 
   describe('D17: archived projects', () => {
-    it('still lists the reports of an archived project, and they stay readable', async () => {
+    it('still lists the reports of an archived project, and they stay readable', async ({ ctx, user, projectId, list, givenReports }) => {
       const uuids = await givenReports(2);
       const archived = await ctx.request({ method: 'POST', url: `/api/v1/projects/${projectId}/archive`, token: user.token });
       expect(archived.statusCode).toBe(200);
@@ -268,7 +268,7 @@ describe('GET /api/v1/projects/{project}/reports', () => {
   });
 
   describe("only the project's own reports", () => {
-    it('does not list reports of another project of the same team', async () => {
+    it('does not list reports of another project of the same team', async ({ ctx, user, list, givenReports }) => {
       const other = (await ctx.given.project(user, { name: 'Other' })).project.id;
       await givenReports(2, other);
       const mine = await givenReports(1);

@@ -3,58 +3,61 @@
  * retention, never a project's latest report nor that report's baseline, and what it deleted is
  * gone over HTTP as after a `DELETE` (D11, D19, E1.4). Run on both backends.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, vi } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { loadConfig } from '../../src/config.js';
 import { pruneReports, startReportRetention, type ReportRetention } from '../../src/reports/report-retention.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { givenUploader, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { result, uploadBody } from '../helpers/reports-world.js';
+import { uploadOk } from '../helpers/client-wire.js';
 
-const HOUR = 60 * 60 * 1000;
-const DAY = 24 * HOUR;
-
-describe('report retention', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let projectId: string;
-  let apiToken: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    ({ user, projectId, apiToken } = await givenUploader(ctx));
-  });
-  afterEach(async () => {
-    vi.useRealTimers();
-    await ctx.close();
-  });
-
+const it = appTest({ user: { plan: 'business' } })
   /**
    * Uploads a report analysed and stored now (the fake clock's), on `branch`, with one issue per
    * name in `issues` (each its own analyzer and message, so each has its own fingerprint), then
-   * moves the clock an hour on.
+   * moves the clock an hour on. To the test's project, or to the project of `token`.
    */
-  const uploadNow = async (branch: string | null, issues: string[] = []): Promise<string> => {
+  .extend('uploadNow', ({ apiToken, ctx }) => async (branch: string | null, issues: string[] = [], token = apiToken): Promise<string> => {
     const results = issues.length === 0 ? [result('csrf-protection', 'passed')] : issues.map((name) => result(name, 'failed', ['high']));
     const body = uploadBody(results, {
       analyzed_at: ctx.clock.now().toISOString(),
       ...(branch !== null && { metadata: { git_branch: branch, git_commit: 'a'.repeat(40) } }),
     });
-    const uuid = (await uploadOk(ctx, apiToken, body)).report.uuid as string;
+    const uuid = (await uploadOk(ctx, token, body)).report.uuid as string;
     ctx.clock.advance(HOUR);
     return uuid;
-  };
-  const prune = (retention: ReportRetention) => pruneReports({ db: ctx.db, clock: ctx.clock, retention });
-  const get = (url: string) => ctx.request({ method: 'GET', url, token: user.token });
-  const listed = async (id = projectId): Promise<string[]> => {
+  })
+  .extend(
+    'prune',
+    ({ ctx }) =>
+      (retention: ReportRetention) =>
+        pruneReports({ db: ctx.db, clock: ctx.clock, retention }),
+  )
+  .extend(
+    'get',
+    ({ ctx, user }) =>
+      (url: string) =>
+        ctx.request({ method: 'GET', url, token: user.token }),
+  )
+  .extend('listed', ({ get, projectId }) => async (id = projectId): Promise<string[]> => {
     const response = await get(`/api/v1/projects/${id}/reports?per_page=100`);
     expect(response.statusCode, response.body).toBe(200);
     return (response.json().data as { uuid: string }[]).map((report) => report.uuid);
-  };
-  const latest = async (): Promise<string | null> => {
+  })
+  .extend('latest', ({ get, projectId }) => async (): Promise<string | null> => {
     const response = await get(`/api/v1/projects/${projectId}`);
     expect(response.statusCode).toBe(200);
     return (response.json().data.latest_report as { uuid: string } | null)?.uuid ?? null;
-  };
+  });
 
-  it('does nothing when no retention is set (the default)', async () => {
+const HOUR = 60 * 60 * 1000;
+const DAY = 24 * HOUR;
+
+describe('report retention', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('does nothing when no retention is set (the default)', async ({ ctx, uploadNow, prune, listed }) => {
     for (let i = 0; i < 3; i++) await uploadNow('main');
     ctx.clock.advance(400 * DAY);
     expect(await prune({})).toBe(0);
@@ -63,7 +66,14 @@ describe('report retention', () => {
     expect(config.reportRetention).toEqual({ days: undefined, keep: undefined });
   });
 
-  it('REPORT_RETENTION_DAYS: deletes what was stored before the cut; the latest report and its baseline stay', async () => {
+  it('REPORT_RETENTION_DAYS: deletes what was stored before the cut; the latest report and its baseline stay', async ({
+    ctx,
+    uploadNow,
+    prune,
+    get,
+    listed,
+    latest,
+  }) => {
     const [old1, old2, old3] = [await uploadNow('main', ['a']), await uploadNow('main', ['a']), await uploadNow('main', ['a', 'b'])];
     ctx.clock.advance(10 * DAY);
     const recent = await uploadNow('feature/x');
@@ -88,14 +98,21 @@ describe('report retention', () => {
     expect(await listed()).toEqual([newest, old3]);
   });
 
-  it("never deletes a project's only, latest report, however old", async () => {
+  it("never deletes a project's only, latest report, however old", async ({ ctx, uploadNow, prune, listed }) => {
     const only = await uploadNow(null);
     ctx.clock.advance(1000 * DAY);
     expect(await prune({ days: 1, keep: 1 })).toBe(0);
     expect(await listed()).toEqual([only]);
   });
 
-  it("REPORT_RETENTION_KEEP: keeps each project's newest N by analyzed_at, and the latest report's baseline beyond them", async () => {
+  it("REPORT_RETENTION_KEEP: keeps each project's newest N by analyzed_at, and the latest report's baseline beyond them", async ({
+    ctx,
+    user,
+    uploadNow,
+    prune,
+    get,
+    listed,
+  }) => {
     const baseline = await uploadNow('main', ['a']);
     const features = [];
     for (let i = 0; i < 5; i++) features.push(await uploadNow(`feature/${i}`));
@@ -113,7 +130,12 @@ describe('report retention', () => {
     expect(shown.json().data.changes).toMatchObject({ baseline: { uuid: baseline }, new: 0, fixed: 0, unchanged: 1 });
   });
 
-  it('a report whose baseline was deleted keeps its counts and shows baseline null, in its stored answer too', async () => {
+  it('a report whose baseline was deleted keeps its counts and shows baseline null, in its stored answer too', async ({
+    projectId,
+    uploadNow,
+    prune,
+    get,
+  }) => {
     const first = await uploadNow('main', ['a']);
     const second = await uploadNow('main', ['a', 'b']);
     await uploadNow('main', ['a', 'b']);
@@ -134,7 +156,15 @@ describe('report retention', () => {
     expect(item.changes).toEqual({ baseline: null, new: 1, fixed: 0, unchanged: 1 });
   });
 
-  it('is safe when several instances run it at once: the work is shared, the same reports go, nothing fails', async () => {
+  it('is safe when several instances run it at once: the work is shared, the same reports go, nothing fails', async ({
+    ctx,
+    user,
+    projectId,
+    apiToken,
+    uploadNow,
+    prune,
+    listed,
+  }) => {
     const projects = [{ projectId, apiToken }];
     for (let i = 0; i < 3; i++) {
       const created = await ctx.given.project(user);
@@ -142,10 +172,9 @@ describe('report retention', () => {
     }
     const kept = new Map<string, string[]>();
     for (const project of projects) {
-      apiToken = project.apiToken;
       const uuids = [];
       // More than one batch of the job's per project.
-      for (let i = 0; i < 60; i++) uuids.push(await uploadNow(i % 2 === 0 ? 'main' : 'dev'));
+      for (let i = 0; i < 60; i++) uuids.push(await uploadNow(i % 2 === 0 ? 'main' : 'dev', [], project.apiToken));
       kept.set(project.projectId, uuids.slice(-3).reverse());
     }
     const runs = await Promise.all([1, 2, 3].map(() => prune({ keep: 3 })));
@@ -153,7 +182,7 @@ describe('report retention', () => {
     for (const project of projects) expect(await listed(project.projectId)).toEqual(kept.get(project.projectId));
   });
 
-  it('runs soon after start and then at every interval, until stopped; not at all when unset', async () => {
+  it('runs soon after start and then at every interval, until stopped; not at all when unset', async ({ ctx, uploadNow, listed }) => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval'] });
     const logger = { info: vi.fn(), warn: vi.fn() } as unknown as Parameters<typeof startReportRetention>[0]['logger'];
     for (let i = 0; i < 3; i++) await uploadNow('main');

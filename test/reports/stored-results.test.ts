@@ -3,32 +3,33 @@
  * with their results as plain JSON, read exactly as they did. What a client sees never depends on
  * how the row holds them.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { decodeResults } from '../../src/reports/results/results-encoding.js';
-import { fixture, givenUploader, uploadOk } from '../helpers/reports-world.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { loadFixture, uploadOk } from '../helpers/client-wire.js';
 
-describe('how a report row holds its results (migration 0006)', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let projectId: string;
-  let apiToken: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    ({ user, projectId, apiToken } = await givenUploader(ctx));
-  });
-  afterEach(async () => ctx.close());
-
-  const rowOf = (uuid: string) =>
-    ctx.db.selectFrom('reports').select(['id', 'results', 'results_br']).where('uuid', '=', uuid).executeTakeFirstOrThrow();
-  const read = async (path: string) => {
+const it = appTest({ user: { plan: 'business' } })
+  .extend(
+    'rowOf',
+    ({ ctx }) =>
+      (uuid: string) =>
+        ctx.db.selectFrom('reports').select(['id', 'results', 'results_br']).where('uuid', '=', uuid).executeTakeFirstOrThrow(),
+  )
+  .extend('read', ({ ctx, user }) => async (path: string) => {
     const response = await ctx.request({ method: 'GET', url: path, token: user.token });
     expect(response.statusCode, response.body).toBe(200);
     return response.body;
-  };
+  });
 
-  it('compresses an upload to a small part of its JSON, and the detail shows every result', async () => {
-    const sent = fixture('report-large', projectId);
+describe('how a report row holds its results (migration 0006)', () => {
+  it('compresses an upload to a small part of its JSON, and the detail shows every result', async ({
+    ctx,
+    projectId,
+    apiToken,
+    rowOf,
+    read,
+  }) => {
+    const sent = loadFixture('report-large', projectId);
     const { report } = await uploadOk(ctx, apiToken, sent);
     const row = await rowOf(report.uuid);
     expect(row.results).toBe('');
@@ -41,8 +42,8 @@ describe('how a report row holds its results (migration 0006)', () => {
     expect(detail.results.flatMap((r: { issues: unknown[] }) => r.issues)).toHaveLength(sent.summary.total_issues);
   });
 
-  it('answers the same for a row stored before 0006, with plain JSON results', async () => {
-    const { report } = await uploadOk(ctx, apiToken, fixture('report-full', projectId));
+  it('answers the same for a row stored before 0006, with plain JSON results', async ({ ctx, projectId, apiToken, rowOf, read }) => {
+    const { report } = await uploadOk(ctx, apiToken, loadFixture('report-full', projectId));
     const paths = [
       `/api/v1/reports/${report.uuid}`,
       `/api/v1/reports/${report.uuid}/export?format=sarif`,

@@ -4,56 +4,70 @@
  * (analyzed_at, then id), each with its score, issues, new/fixed counts (E1.4) and stored gate
  * (E1.8); `?branch=` empty names the reports without a branch, as in the report list.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { expectApiHeaders, expectError, expectValidationError, NOT_FOUND, UNAUTHENTICATED } from '../helpers/contract.js';
 import { MISSING_PROJECT } from '../helpers/endpoints.js';
-import { givenUploader, result, setGate, uploadBody, uploadOk } from '../helpers/reports-world.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { result, setGate, uploadBody } from '../helpers/reports-world.js';
+import { uploadOk } from '../helpers/client-wire.js';
 
-const POINT_KEYS = ['analyzed_at', 'branch', 'fixed', 'gate_passed', 'issues_by_severity', 'new', 'score', 'total_issues', 'uuid'];
-
-describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let projectId: string;
-  let apiToken: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    ({ user, projectId, apiToken } = await givenUploader(ctx));
-    // The uploads below are analysed during 2026-11-21; D25 refuses analysis times ahead of the clock.
-    ctx.clock.advance(24 * 60 * 60 * 1000);
-  });
-  afterEach(async () => ctx.close());
-
-  const trend = (query = '', options: { token?: string; id?: string } = {}) =>
-    ctx.request({ method: 'GET', url: `/api/v1/projects/${options.id ?? projectId}/trend${query}`, token: options.token ?? user.token });
-  const points = async (query = '') => {
+const it = appTest({ user: { plan: 'business' } })
+  .extend(
+    'trend',
+    ({ ctx, projectId, user }) =>
+      (query = '', options: { token?: string; id?: string } = {}) =>
+        ctx.request({
+          method: 'GET',
+          url: `/api/v1/projects/${options.id ?? projectId}/trend${query}`,
+          token: options.token ?? user.token,
+        }),
+  )
+  .extend('points', ({ trend }) => async (query = '') => {
     const response = await trend(query);
     expect(response.statusCode, response.body).toBe(200);
     expectApiHeaders(response);
     expect(Object.keys(response.json())).toEqual(['data']);
     return response.json().data as Record<string, any>[];
-  };
+  })
   /** A report analysed at minute `minute` of 2026-11-21 08:00, stored through the factory (no gate). */
-  const reportAt = (minute: number, overrides: Record<string, unknown> = {}) => {
+  .extend('reportAt', ({ ctx, projectId }) => (minute: number, overrides: Record<string, unknown> = {}) => {
     const at = new Date(Date.UTC(2026, 10, 21, 8, minute)).toISOString();
     return ctx.given.report(projectId, { analyzed_at: at, created_at: at, ...overrides });
-  };
+  })
   /** An upload on `branch` (metadata git_branch), analysed at minute `minute` of 2026-11-21 09:00. */
-  const uploadOn = async (branch: string | null, minute: number, severities: ('critical' | 'high' | 'low')[] = []) => {
-    const analyzed = new Date(Date.UTC(2026, 10, 21, 9, minute)).toISOString();
-    const body = uploadBody([result('sql-injection', severities.length > 0 ? 'failed' : 'passed', severities)], {
-      analyzed_at: analyzed,
-      metadata: branch === null ? {} : { git_branch: branch },
-    });
-    return (await uploadOk(ctx, apiToken, body)).report.uuid as string;
-  };
+  .extend(
+    'uploadOn',
+    ({ apiToken, ctx }) =>
+      async (branch: string | null, minute: number, severities: ('critical' | 'high' | 'low')[] = []) => {
+        const analyzed = new Date(Date.UTC(2026, 10, 21, 9, minute)).toISOString();
+        const body = uploadBody([result('sql-injection', severities.length > 0 ? 'failed' : 'passed', severities)], {
+          analyzed_at: analyzed,
+          metadata: branch === null ? {} : { git_branch: branch },
+        });
+        return (await uploadOk(ctx, apiToken, body)).report.uuid as string;
+      },
+  );
 
-  it('answers an empty list for a project without reports', async () => {
+const POINT_KEYS = ['analyzed_at', 'branch', 'fixed', 'gate_passed', 'issues_by_severity', 'new', 'score', 'total_issues', 'uuid'];
+
+describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
+  // The user and the project are made first, then the clock moves on.
+  it.beforeEach(async ({ ctx, project: _madeFirst }) => {
+    // The uploads below are analysed during 2026-11-21; D25 refuses analysis times ahead of the clock.
+    ctx.clock.advance(24 * 60 * 60 * 1000);
+  });
+
+  it('answers an empty list for a project without reports', async ({ points }) => {
     expect(await points()).toEqual([]);
   });
 
-  it('gives each report its uuid, time, branch, score, issues by severity, new, fixed and gate', async () => {
+  it('gives each report its uuid, time, branch, score, issues by severity, new, fixed and gate', async ({
+    ctx,
+    user,
+    projectId,
+    points,
+    reportAt,
+  }) => {
     const { uuid } = await reportAt(0, {
       score: 73,
       total_issues: 9,
@@ -82,7 +96,7 @@ describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
   });
 
   describe('order and limit', () => {
-    it('lists oldest first by analyzed_at, ties by id (D19), whatever the order of storing', async () => {
+    it('lists oldest first by analyzed_at, ties by id (D19), whatever the order of storing', async ({ points, reportAt }) => {
       const late = await reportAt(30);
       const early = await reportAt(5);
       const tieFirst = await reportAt(10);
@@ -90,24 +104,24 @@ describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
       expect((await points()).map((p) => p.uuid)).toEqual([early.uuid, tieFirst.uuid, tieSecond.uuid, late.uuid]);
     });
 
-    it('keeps the last 30 by default: the newest 30, still oldest first', async () => {
+    it('keeps the last 30 by default: the newest 30, still oldest first', async ({ points, reportAt }) => {
       const uuids: string[] = [];
       for (let minute = 0; minute < 32; minute++) uuids.push((await reportAt(minute)).uuid);
       expect((await points()).map((p) => p.uuid)).toEqual(uuids.slice(2));
     });
 
-    it.each([
+    it.for<[number, number]>([
       [1, 1],
       [3, 3],
       [5, 5],
       [365, 5],
-    ])('limit=%i keeps the last %i', async (limit, kept) => {
+    ])('limit=%i keeps the last %i', async ([limit, kept], { points, reportAt }) => {
       const uuids: string[] = [];
       for (let minute = 0; minute < 5; minute++) uuids.push((await reportAt(minute)).uuid);
       expect((await points(`?limit=${limit}`)).map((p) => p.uuid)).toEqual(uuids.slice(5 - kept));
     });
 
-    it('reads the list in one SQL statement, whatever the limit', async () => {
+    it('reads the list in one SQL statement, whatever the limit', async ({ ctx, points, reportAt }) => {
       for (let minute = 0; minute < 12; minute++) await reportAt(minute);
       const seen: string[] = [];
       const stop = ctx.onQuery((sql) => {
@@ -123,7 +137,7 @@ describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
   });
 
   describe('422 for a limit outside 1..365 or not a decimal integer', () => {
-    it.each([
+    it.for<[string, string]>([
       ['0', 'The limit must be between 1 and 365.'],
       ['366', 'The limit must be between 1 and 365.'],
       ['1000000', 'The limit must be between 1 and 365.'],
@@ -133,19 +147,22 @@ describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
       ['1e2', 'The limit field must be an integer.'],
       ['0x10', 'The limit field must be an integer.'],
       ['', 'The limit field must be an integer.'],
-    ])('limit=%s', async (limit, message) => {
+    ])('limit=%s', async ([limit, message], { trend }) => {
       const response = await trend(`?limit=${limit}`);
       expectValidationError(response, ['limit'], { limit: message });
       expectApiHeaders(response);
     });
 
-    it('refuses a branch name over 1000 characters', async () => {
+    it('refuses a branch name over 1000 characters', async ({ trend }) => {
       expectValidationError(await trend(`?branch=${'b'.repeat(1001)}`), ['branch']);
     });
   });
 
   describe('branches (E1.1), like the report list', () => {
-    it('keeps one branch with ?branch=NAME, the reports without one with ?branch=, all without the parameter', async () => {
+    it('keeps one branch with ?branch=NAME, the reports without one with ?branch=, all without the parameter', async ({
+      points,
+      uploadOn,
+    }) => {
       const main1 = await uploadOn('main', 0);
       const feature = await uploadOn('feature/x', 1);
       const none = await uploadOn(null, 2);
@@ -159,7 +176,7 @@ describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
       expect(await points('?branch=nothing')).toEqual([]);
     });
 
-    it('applies the limit within the branch', async () => {
+    it('applies the limit within the branch', async ({ points, uploadOn }) => {
       const main = [await uploadOn('main', 0), await uploadOn('main', 1), await uploadOn('main', 2)];
       await uploadOn('other', 3);
       expect((await points('?branch=main&limit=2')).map((p) => p.uuid)).toEqual(main.slice(1));
@@ -167,7 +184,13 @@ describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
   });
 
   describe('new, fixed and gate_passed', () => {
-    it('are null for a first report, then the counts against the baseline (E1.4), and the stored gate (E1.8)', async () => {
+    it('are null for a first report, then the counts against the baseline (E1.4), and the stored gate (E1.8)', async ({
+      ctx,
+      user,
+      projectId,
+      apiToken,
+      points,
+    }) => {
       await setGate(ctx, user, projectId, { fail_on: 'critical' });
       // First run: no baseline; a critical issue fails the gate.
       const first = await uploadOk(
@@ -196,7 +219,7 @@ describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
       expect(b!.total_issues).toBe(2);
     });
 
-    it('gate_passed is null for a report stored before gates were recorded', async () => {
+    it('gate_passed is null for a report stored before gates were recorded', async ({ points, reportAt, uploadOn }) => {
       await reportAt(0);
       await uploadOn('main', 0);
       expect((await points()).map((p) => p.gate_passed)).toEqual([null, true]);
@@ -204,7 +227,7 @@ describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
   });
 
   describe('permissions (D15 view) and the order of checks (D4)', () => {
-    it.each(['admin', 'member', 'readonly'] as const)('a team %s may read it', async (role) => {
+    it.for(['admin', 'member', 'readonly'] as const)('a team %s may read it', async (role, { ctx, user, trend, reportAt }) => {
       await reportAt(0);
       const colleague = await ctx.given.user({ plan: 'business' });
       await ctx.given.member(user.teamId!, colleague, role);
@@ -213,13 +236,13 @@ describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
       expect(response.json().data).toHaveLength(1);
     });
 
-    it("is 404 for someone outside the project's team, and for a project that does not exist or is no UUID", async () => {
+    it("is 404 for someone outside the project's team, and for a project that does not exist or is no UUID", async ({ ctx, trend }) => {
       const stranger = await ctx.given.user({ plan: 'business' });
       expectError(await trend('', { token: stranger.token }), 404, NOT_FOUND);
       for (const id of [MISSING_PROJECT, 'nope']) expectError(await trend('', { id }), 404, NOT_FOUND);
     });
 
-    it('answers 401 before 404, and 404 before 422 (D4.3, D4.7, D4.9)', async () => {
+    it('answers 401 before 404, and 404 before 422 (D4.3, D4.7, D4.9)', async ({ ctx, trend }) => {
       const anonymous = await ctx.request({ method: 'GET', url: `/api/v1/projects/${MISSING_PROJECT}/trend?limit=0` });
       expectError(anonymous, 401, UNAUTHENTICATED);
       expectApiHeaders(anonymous);

@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/app-fixture.js';
 import { fixtureText } from '../helpers/client-wire.js';
 import { sha256 } from '../helpers/contract.js';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 
 /**
  * Issue 7 / D9 / D10: plain-text tokens appear in no table of either database. Every kind of token
@@ -11,13 +11,7 @@ import { buildTestApp, type TestContext } from '../helpers/test-app.js';
  * write-ahead log — is searched for each plain text and its parts.
  */
 describe('plain-text tokens at rest, every table (D9, D10)', () => {
-  let ctx: TestContext;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-  });
-  afterEach(async () => ctx.close());
-
-  it('stores only SHA-256 hashes of personal access tokens and project API tokens', async () => {
+  it('stores only SHA-256 hashes of personal access tokens and project API tokens', async ({ ctx }) => {
     const user = await ctx.given.user(); // the CLI's code path
     const request = (method: 'GET' | 'POST', url: string, token: string, body?: unknown) => ctx.request({ method, url, token, body });
 
@@ -60,7 +54,7 @@ describe('plain-text tokens at rest, every table (D9, D10)', () => {
     }
   });
 
-  it('stores dashboard passwords as scrypt hashes and sessions as SHA-256 of their secret, never the plain text (E7)', async () => {
+  it('stores dashboard passwords as scrypt hashes and sessions as SHA-256 of their secret, never the plain text (E7)', async ({ ctx }) => {
     const user = await ctx.given.user();
     const password = 'a password kept nowhere';
     await ctx.given.password(user, password);
@@ -82,7 +76,7 @@ describe('plain-text tokens at rest, every table (D9, D10)', () => {
     }
   });
 
-  it("never puts a secret in an audit event's details (E5): tokens, project tokens, badge keys", async () => {
+  it("never puts a secret in an audit event's details (E5): tokens, project tokens, badge keys", async ({ ctx }) => {
     const user = await ctx.given.user({ plan: 'business' });
     const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) =>
       ctx.request({ method, url, token: user.token, body });

@@ -1,9 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { redactQuery, redactUrl } from '../../src/http/logging.js';
 import { api, createSandbox, okJson, startServer, type RunningServer, type Sandbox } from '../cli/cli-process.js';
 import { fixtureText } from '../helpers/client-wire.js';
-import { LogCapture } from '../helpers/log-capture.js';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+
+const it = appTest({ log: 'trace' });
 
 /**
  * Issue 7 / D9 / D10: no secret reaches the log — not the Authorization header, not a plain-text token
@@ -25,15 +26,7 @@ function expectNoSecret(log: string, secrets: string[]): void {
 }
 
 describe('the service logger (trace level, captured stream)', () => {
-  let ctx: TestContext;
-  let log: LogCapture;
-  beforeEach(async () => {
-    log = new LogCapture();
-    ctx = await buildTestApp({ env: { LOG_LEVEL: 'trace' }, deps: { logStream: log } });
-  });
-  afterEach(async () => ctx.close());
-
-  it('logs every request without the bearer value or the tokens in the answers', async () => {
+  it('logs every request without the bearer value or the tokens in the answers', async ({ ctx, log }) => {
     const user = await ctx.given.user();
     const pat = (
       await ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, body: { name: 'CI', abilities: ['read'] } })
@@ -66,7 +59,7 @@ describe('the service logger (trace level, captured stream)', () => {
     expectNoSecret(log.text, [user.token, pat, created.api_token, rotated, 'service_not-a-real-token']);
   });
 
-  it('logs a dashboard session without its password, cookie or CSRF token (E7)', async () => {
+  it('logs a dashboard session without its password, cookie or CSRF token (E7)', async ({ ctx, log }) => {
     const user = await ctx.given.user();
     const password = 'a logged-nowhere passphrase';
     await ctx.given.password(user, password);
@@ -89,7 +82,7 @@ describe('the service logger (trace level, captured stream)', () => {
     expectNoSecret(log.text, [password, 'another unlogged passphrase', secret, csrf]);
   });
 
-  it('redacts tokens by their shape wherever a URL carries them: a path segment, any query value, a fragment', async () => {
+  it('redacts tokens by their shape wherever a URL carries them: a path segment, any query value, a fragment', async ({ ctx, log }) => {
     const user = await ctx.given.user();
     const { apiToken } = await ctx.given.project(user);
     const urls = [
@@ -108,7 +101,7 @@ describe('the service logger (trace level, captured stream)', () => {
     expectNoSecret(log.text, [user.token, apiToken]);
   });
 
-  it('redacts token shapes in error messages and in messages logged by anything', async () => {
+  it('redacts token shapes in error messages and in messages logged by anything', async ({ ctx, log }) => {
     const user = await ctx.given.user();
     const { apiToken } = await ctx.given.project(user);
     ctx.app.log.error(new Error(`lookup failed for ${user.token}`), `while handling Bearer ${apiToken}`);
@@ -117,7 +110,7 @@ describe('the service logger (trace level, captured stream)', () => {
     expectNoSecret(log.text, [user.token, apiToken]);
   });
 
-  it('redacts the secrets from any object a handler or plugin might log', async () => {
+  it('redacts the secrets from any object a handler or plugin might log', async ({ ctx, log }) => {
     const user = await ctx.given.user();
     const { project, apiToken } = await ctx.given.project(user);
     const answer = { message: 'Token created', plain_text_token: user.token, token: { id: 1, name: 'CI' } };

@@ -4,9 +4,9 @@
  * non-GET request of a session needs its CSRF token; sessions end idle (12 h), absolutely (7 d), at
  * sign-out and at a password change, at once (they live in the database).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/app-fixture.js';
 import { SUBSCRIPTION_REQUIRED, UNAUTHENTICATED, expectError } from '../helpers/contract.js';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 import { PASSWORD, asSession, postSignIn, signIn } from './session-world.js';
 
 const HOUR = 60 * 60 * 1000;
@@ -17,13 +17,7 @@ const CSRF_REFUSED = {
 const NEW_PROJECT = { name: 'From the dashboard', framework_version: '12' };
 
 describe('a dashboard session on /api/v1', () => {
-  let ctx: TestContext;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-  });
-  afterEach(async () => ctx.close());
-
-  it("reads and writes with the user's full rights, and a write needs the CSRF token", async () => {
+  it("reads and writes with the user's full rights, and a write needs the CSRF token", async ({ ctx }) => {
     const user = await ctx.given.user({ abilities: ['read'] });
     const session = await signIn(ctx, user);
 
@@ -61,7 +55,7 @@ describe('a dashboard session on /api/v1', () => {
     expect(event).toMatchObject({ actor_id: user.id, actor_token_id: null });
   });
 
-  it('refuses a CSRF token of another session', async () => {
+  it('refuses a CSRF token of another session', async ({ ctx }) => {
     const user = await ctx.given.user();
     const first = await signIn(ctx, user);
     const second = await signIn(ctx, user, { setPassword: false });
@@ -72,7 +66,7 @@ describe('a dashboard session on /api/v1', () => {
     );
   });
 
-  it('keeps every rule of the API: D7 subscription, D15 roles and D4 order (401 before CSRF)', async () => {
+  it('keeps every rule of the API: D7 subscription, D15 roles and D4 order (401 before CSRF)', async ({ ctx }) => {
     const lapsed = await ctx.given.user({ plan: null });
     const session = await signIn(ctx, lapsed);
     expectError(await asSession(ctx, session, { method: 'GET', url: '/api/v1/projects' }), 403, SUBSCRIPTION_REQUIRED);
@@ -97,7 +91,7 @@ describe('a dashboard session on /api/v1', () => {
     );
   });
 
-  it('lets a bearer token win over the cookie, even a token that is no good', async () => {
+  it('lets a bearer token win over the cookie, even a token that is no good', async ({ ctx }) => {
     const user = await ctx.given.user();
     const other = await ctx.given.user();
     const session = await signIn(ctx, user);
@@ -112,7 +106,7 @@ describe('a dashboard session on /api/v1', () => {
     ).toBe(201);
   });
 
-  it("counts a session's requests against the user's rate limit, shared with their tokens (D8)", async () => {
+  it("counts a session's requests against the user's rate limit, shared with their tokens (D8)", async ({ ctx }) => {
     const user = await ctx.given.user();
     const session = await signIn(ctx, user);
     const byToken = await ctx.request({ method: 'GET', url: '/api/v1/tokens', token: user.token });
@@ -122,7 +116,7 @@ describe('a dashboard session on /api/v1', () => {
   });
 
   describe('GET /api/v1/session', () => {
-    it('shows the session and its CSRF token; a token or no credential has none (401)', async () => {
+    it('shows the session and its CSRF token; a token or no credential has none (401)', async ({ ctx }) => {
       const user = await ctx.given.user({ name: 'Grace' });
       const session = await signIn(ctx, user);
       const shown = await asSession(ctx, session, { method: 'GET', url: '/api/v1/session', csrf: null });
@@ -139,7 +133,7 @@ describe('a dashboard session on /api/v1', () => {
   });
 
   describe('how a session ends', () => {
-    it('ends 12 hours after its last request, and requests keep it alive until then', async () => {
+    it('ends 12 hours after its last request, and requests keep it alive until then', async ({ ctx }) => {
       const user = await ctx.given.user();
       const session = await signIn(ctx, user);
       for (let i = 0; i < 3; i++) {
@@ -152,7 +146,7 @@ describe('a dashboard session on /api/v1', () => {
       expectError(await asSession(ctx, session, { method: 'GET', url: '/api/v1/user' }), 401, UNAUTHENTICATED);
     });
 
-    it('ends 7 days after sign-in however active it is', async () => {
+    it('ends 7 days after sign-in however active it is', async ({ ctx }) => {
       const user = await ctx.given.user();
       const session = await signIn(ctx, user);
       for (let hours = 0; hours < 7 * 24 - 6; hours += 6) {
@@ -163,7 +157,7 @@ describe('a dashboard session on /api/v1', () => {
       expectError(await asSession(ctx, session, { method: 'GET', url: '/api/v1/user' }), 401, UNAUTHENTICATED);
     });
 
-    it('signs out: 204, the cookie cleared, the session refused at once; sign-out needs the CSRF token', async () => {
+    it('signs out: 204, the cookie cleared, the session refused at once; sign-out needs the CSRF token', async ({ ctx }) => {
       const user = await ctx.given.user();
       const session = await signIn(ctx, user);
       const other = await signIn(ctx, user, { setPassword: false });
@@ -179,7 +173,7 @@ describe('a dashboard session on /api/v1', () => {
       expectError(await ctx.request({ method: 'DELETE', url: '/api/v1/session', token: user.token }), 401, UNAUTHENTICATED);
     });
 
-    it('changes the password: the current one must match, the new one has 12 characters, the other sessions end', async () => {
+    it('changes the password: the current one must match, the new one has 12 characters, the other sessions end', async ({ ctx }) => {
       const user = await ctx.given.user();
       const session = await signIn(ctx, user);
       const elsewhere = await signIn(ctx, user, { setPassword: false });
@@ -212,7 +206,7 @@ describe('a dashboard session on /api/v1', () => {
       expect(event.details).not.toContain('passphrase');
     });
 
-    it('ends with its user: a deleted user’s session is refused and its rows are gone', async () => {
+    it('ends with its user: a deleted user’s session is refused and its rows are gone', async ({ ctx }) => {
       const user = await ctx.given.user();
       const session = await signIn(ctx, user);
       await ctx.db.deleteFrom('users').where('id', '=', user.id).execute();

@@ -2,23 +2,22 @@
  * E7: ended sessions are refused at once (session-access.test.ts); the hourly clean-up then removes
  * their rows, and the failed sign-ins whose window and lock are over, so neither table grows forever.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { test as appTest } from '../helpers/app-fixture.js';
 import { pruneSessions } from '../../src/sessions/session-retention.js';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 import { postSignIn, signIn } from './session-world.js';
+
+const it = appTest.extend(
+  'sessionIds',
+  ({ ctx }) =>
+    async () =>
+      (await ctx.db.selectFrom('sessions').select('id').orderBy('id').execute()).map((row) => row.id),
+);
 
 const HOUR = 60 * 60 * 1000;
 
 describe('pruneSessions (E7)', () => {
-  let ctx: TestContext;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-  });
-  afterEach(async () => ctx.close());
-
-  const sessionIds = async () => (await ctx.db.selectFrom('sessions').select('id').orderBy('id').execute()).map((row) => row.id);
-
-  it('deletes sessions past their idle or absolute end and keeps the live ones', async () => {
+  it('deletes sessions past their idle or absolute end and keeps the live ones', async ({ ctx, sessionIds }) => {
     const user = await ctx.given.user();
     await signIn(ctx, user); // idle from now on
     const busy = await signIn(ctx, user, { setPassword: false });
@@ -44,7 +43,7 @@ describe('pruneSessions (E7)', () => {
     expect(await sessionIds()).not.toContain(active);
   });
 
-  it('forgets failed sign-ins once their window and lock are over, never a lock still running', async () => {
+  it('forgets failed sign-ins once their window and lock are over, never a lock still running', async ({ ctx }) => {
     for (let i = 0; i < 5; i++) await postSignIn(ctx, 'locked@example.com', 'wrong password!');
     await postSignIn(ctx, 'once@example.com', 'wrong password!');
     expect(await pruneSessions({ db: ctx.db, clock: ctx.clock })).toEqual({ sessions: 0, failures: 0 });

@@ -3,22 +3,19 @@
  * the session cookie and returns the CSRF token; a wrong email and a wrong password answer alike;
  * five failures for one email within 15 minutes lock it for 15 minutes; `session.created` is audited.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/app-fixture.js';
 import { hashToken } from '../../src/auth/token-hash.js';
 import { ISO_UTC, expectError } from '../helpers/contract.js';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+import { buildTestApp } from '../helpers/test-app.js';
 import { INVALID_CREDENTIALS, PASSWORD, postSignIn } from './session-world.js';
 
 const MINUTE = 60_000;
 
 describe('POST /api/v1/session (E7 sign-in)', () => {
-  let ctx: TestContext;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-  });
-  afterEach(async () => ctx.close());
-
-  it('signs in with email and password: 201, the session, an HttpOnly SameSite=Lax cookie, and session.created audited', async () => {
+  it('signs in with email and password: 201, the session, an HttpOnly SameSite=Lax cookie, and session.created audited', async ({
+    ctx,
+  }) => {
     const user = await ctx.given.user({ name: 'Ada' });
     await ctx.given.password(user, PASSWORD);
     const response = await postSignIn(ctx, `  ${user.email.toUpperCase()} `, PASSWORD, { headers: { 'user-agent': 'Browser/1.0' } });
@@ -63,7 +60,7 @@ describe('POST /api/v1/session (E7 sign-in)', () => {
     expect(event.details).not.toContain(secret);
   });
 
-  it('gives a wrong password, an unknown email and a user without a password the same answer', async () => {
+  it('gives a wrong password, an unknown email and a user without a password the same answer', async ({ ctx }) => {
     const user = await ctx.given.user();
     await ctx.given.password(user, PASSWORD);
     const withoutPassword = await ctx.given.user();
@@ -79,7 +76,7 @@ describe('POST /api/v1/session (E7 sign-in)', () => {
     expect(await ctx.db.selectFrom('sessions').selectAll().execute()).toEqual([]);
   });
 
-  it('refuses a body without email or password with 422, and a token is not a password', async () => {
+  it('refuses a body without email or password with 422, and a token is not a password', async ({ ctx }) => {
     const user = await ctx.given.user();
     await ctx.given.password(user, PASSWORD);
     const missing = await ctx.request({ method: 'POST', url: '/api/v1/session', body: { email: user.email } });
@@ -88,7 +85,7 @@ describe('POST /api/v1/session (E7 sign-in)', () => {
     expectError(await postSignIn(ctx, user.email, user.token), 401, INVALID_CREDENTIALS);
   });
 
-  it('trims a password like every string it reads (D12): spaces around it do not count', async () => {
+  it('trims a password like every string it reads (D12): spaces around it do not count', async ({ ctx }) => {
     const user = await ctx.given.user();
     await ctx.given.password(user, 'spaced out passphrase');
     expect((await postSignIn(ctx, user.email, '  spaced out passphrase \u200b')).statusCode).toBe(201);
@@ -133,7 +130,9 @@ describe('POST /api/v1/session (E7 sign-in)', () => {
   });
 
   describe('lockout', () => {
-    it('locks an email for 15 minutes after five failures within 15 minutes, even for the right password, then lets it in', async () => {
+    it('locks an email for 15 minutes after five failures within 15 minutes, even for the right password, then lets it in', async ({
+      ctx,
+    }) => {
       const user = await ctx.given.user();
       await ctx.given.password(user, PASSWORD);
       for (let i = 0; i < 5; i++) {
@@ -158,7 +157,9 @@ describe('POST /api/v1/session (E7 sign-in)', () => {
       expect((await postSignIn(ctx, user.email, PASSWORD)).statusCode).toBe(201);
     });
 
-    it('counts failures per email, not per address, for unknown emails too, and forgets them after 15 minutes or a success', async () => {
+    it('counts failures per email, not per address, for unknown emails too, and forgets them after 15 minutes or a success', async ({
+      ctx,
+    }) => {
       const user = await ctx.given.user();
       await ctx.given.password(user, PASSWORD);
       // Four failures, a success: the count starts again.
@@ -179,7 +180,7 @@ describe('POST /api/v1/session (E7 sign-in)', () => {
       expect((await postSignIn(ctx, user.email, PASSWORD)).statusCode).toBe(201);
     });
 
-    it('counts every one of concurrent failures', async () => {
+    it('counts every one of concurrent failures', async ({ ctx }) => {
       const user = await ctx.given.user();
       await ctx.given.password(user, PASSWORD);
       await Promise.all(Array.from({ length: 5 }, () => postSignIn(ctx, user.email, 'wrong password!')));
@@ -187,7 +188,7 @@ describe('POST /api/v1/session (E7 sign-in)', () => {
     });
   });
 
-  it('counts sign-ins against the client address (D8 anonymous budget)', async () => {
+  it('counts sign-ins against the client address (D8 anonymous budget)', async ({ ctx }) => {
     const user = await ctx.given.user();
     await ctx.given.password(user, PASSWORD);
     const remoteAddress = '203.0.113.77';

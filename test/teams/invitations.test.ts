@@ -9,14 +9,14 @@
  * - accepting joins with the invited role and makes the team current only for a user with none;
  * - `/invitations*` has no D7: a user without a subscription can still accept.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { teamsTest } from './teams-world.js';
 import { expectApiHeaders, expectError, missingAbility, NOT_FOUND, SUBSCRIPTION_REQUIRED } from '../helpers/contract.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import type { TestUser } from '../helpers/test-app.js';
 import {
   ALREADY_MEMBER,
   currentTeamOf,
   DAY_MS,
-  e4,
   EMAIL_INVALID,
   expectFieldError,
   expectNoEvent,
@@ -33,29 +33,27 @@ import {
   ROLE_INVALID,
   sharedTeam,
   type SharedTeam,
+  expectCreatesProjectIn,
 } from './teams-world.js';
 
-let ctx: TestContext;
-let api: ReturnType<typeof e4>;
-beforeAll(async () => {
-  ctx = await buildTestApp();
-  api = e4(ctx);
-});
-afterAll(async () => ctx.close());
-
-/** Invites `email` into `team` as its owner; returns the invitation. */
-async function invited(team: SharedTeam, email: string, role = 'member', token = team.owner.token) {
-  const response = await api.invite(token, team.id, { email, role });
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json().invitation as { id: number; email: string; role: string; created_at: string; expires_at: string };
-}
+const it = teamsTest
+  /** Invites `email` into `team` as its owner; returns the invitation. */
+  .extend(
+    'invited',
+    ({ api }) =>
+      async function invited(team: SharedTeam, email: string, role = 'member', token = team.owner.token) {
+        const response = await api.invite(token, team.id, { email, role });
+        expect(response.statusCode, response.body).toBe(201);
+        return response.json().invitation as { id: number; email: string; role: string; created_at: string; expires_at: string };
+      },
+  );
 
 const idsOf = (response: { json(): { data: Array<{ id: number }> } }) => response.json().data.map((row) => row.id);
 
 describe('POST /api/v1/teams/{team}/invitations', () => {
-  it.each(['owner', 'admin'] as const)(
+  it.for(['owner', 'admin'] as const)(
     'lets the %s invite: 201 with the invitation in E4 shape and the message; one member.invited event',
-    async (role) => {
+    async (role, { ctx, api }) => {
       const team = await sharedTeam(ctx, ['admin']);
       const caller = role === 'owner' ? team.owner : team.members.admin!;
       await ctx.db.updateTable('users').set({ name: 'Inviting Person' }).where('id', '=', caller.id).execute();
@@ -91,43 +89,46 @@ describe('POST /api/v1/teams/{team}/invitations', () => {
     },
   );
 
-  it.each(['member', 'readonly'] as const)('answers a %s 403 with the owner-or-admin message, and invites no one', async (role) => {
-    const team = await sharedTeam(ctx, [role]);
-    const since = await lastEventId(ctx);
-    expectError(
-      await api.invite(team.members[role]!.token, team.id, { email: 'x@example.com', role: 'member' }),
-      403,
-      NEEDS_OWNER_OR_ADMIN,
-    );
-    expect(await invitationRows(ctx, team.id)).toEqual([]);
-    await expectNoEvent(ctx, since);
-  });
+  it.for(['member', 'readonly'] as const)(
+    'answers a %s 403 with the owner-or-admin message, and invites no one',
+    async (role, { ctx, api }) => {
+      const team = await sharedTeam(ctx, [role]);
+      const since = await lastEventId(ctx);
+      expectError(
+        await api.invite(team.members[role]!.token, team.id, { email: 'x@example.com', role: 'member' }),
+        403,
+        NEEDS_OWNER_OR_ADMIN,
+      );
+      expect(await invitationRows(ctx, team.id)).toEqual([]);
+      await expectNoEvent(ctx, since);
+    },
+  );
 
-  it('invites an email that belongs to no user yet (no email is sent; it waits to be seen)', async () => {
+  it('invites an email that belongs to no user yet (no email is sent; it waits to be seen)', async ({ ctx, invited }) => {
     const team = await sharedTeam(ctx);
     const invitation = await invited(team, 'nobody-yet@example.com', 'readonly');
     expect(invitation.role).toBe('readonly');
     expect((await invitationRows(ctx, team.id)).map((row) => row.id)).toEqual([invitation.id]);
   });
 
-  it.each([
+  it.for<[string, string | number, string | undefined]>([
     ['owner (only by transfer)', 'owner', ROLE_INVALID],
     ['an unknown role', 'boss', ROLE_INVALID],
     ['a number', 3, undefined],
-  ])('answers 422 `role` for %s', async (_case, role, message) => {
+  ])('answers 422 `role` for %s', async ([_case, role, message], { ctx, api }) => {
     const team = await sharedTeam(ctx);
     expectFieldError(await api.invite(team.owner.token, team.id, { email: 'r@example.com', role }), 'role', message);
     expectFieldError(await api.invite(team.owner.token, team.id, { email: 'r@example.com' }), 'role');
     expect(await invitationRows(ctx, team.id)).toEqual([]);
   });
 
-  it.each(['not-an-email', 'a@', '@example.com', 'two words@example.com'])('answers 422 `email` for %j', async (email) => {
+  it.for(['not-an-email', 'a@', '@example.com', 'two words@example.com'])('answers 422 `email` for %j', async (email, { ctx, api }) => {
     const team = await sharedTeam(ctx);
     expectFieldError(await api.invite(team.owner.token, team.id, { email, role: 'member' }), 'email', EMAIL_INVALID);
     expect(await invitationRows(ctx, team.id)).toEqual([]);
   });
 
-  it('answers 422 `email` for a missing, empty or non-string email', async () => {
+  it('answers 422 `email` for a missing, empty or non-string email', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     for (const body of [
       { role: 'member' },
@@ -140,7 +141,7 @@ describe('POST /api/v1/teams/{team}/invitations', () => {
     expect(await invitationRows(ctx, team.id)).toEqual([]);
   });
 
-  it('answers 422 `email` for an email that is already a member, compared case-insensitively, and for the owner', async () => {
+  it('answers 422 `email` for an email that is already a member, compared case-insensitively, and for the owner', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     const member = await memberOf(ctx, team.id, 'member');
     const since = await lastEventId(ctx);
@@ -156,7 +157,11 @@ describe('POST /api/v1/teams/{team}/invitations', () => {
     await expectNoEvent(ctx, since);
   });
 
-  it('replaces a pending invitation of the same email (case-insensitively): one left, with the new role; the old id is gone', async () => {
+  it('replaces a pending invitation of the same email (case-insensitively): one left, with the new role; the old id is gone', async ({
+    ctx,
+    api,
+    invited,
+  }) => {
     const team = await sharedTeam(ctx);
     const user = await ctx.given.user({ email: 'swap@example.com' });
     const first = await invited(team, 'swap@example.com', 'readonly');
@@ -176,7 +181,7 @@ describe('POST /api/v1/teams/{team}/invitations', () => {
     expect(await roleOf(ctx, team.id, user.id)).toBe('admin');
   });
 
-  it('keeps invitations of the same email to different teams apart', async () => {
+  it('keeps invitations of the same email to different teams apart', async ({ ctx, api, invited }) => {
     const a = await sharedTeam(ctx, [], 'A');
     const b = await sharedTeam(ctx, [], 'B');
     const user = await ctx.given.user({ email: 'both@example.com' });
@@ -185,7 +190,7 @@ describe('POST /api/v1/teams/{team}/invitations', () => {
     expect(idsOf(await api.myInvitations(user.token))).toEqual([fromB.id, fromA.id]);
   });
 
-  it('answers 404 to a non-member and for an unknown team, even with an invalid body', async () => {
+  it('answers 404 to a non-member and for an unknown team, even with an invalid body', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     const stranger = await ctx.given.user({ plan: 'enterprise' });
     expectError(await api.invite(stranger.token, team.id, { email: 'x@example.com', role: 'member' }), 404, NOT_FOUND);
@@ -193,7 +198,7 @@ describe('POST /api/v1/teams/{team}/invitations', () => {
     expectError(await api.invite(team.owner.token, 2_000_000_000, { email: 'x@example.com', role: 'member' }), 404, NOT_FOUND);
   });
 
-  it("needs the admin ability: a write-only token gets 403 'admin'", async () => {
+  it("needs the admin ability: a write-only token gets 403 'admin'", async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     const writer = await ctx.given.token(team.owner, { abilities: ['read', 'write'], name: 'writer' });
     expectError(await api.invite(writer, team.id, { email: 'x@example.com', role: 'member' }), 403, missingAbility('admin'));
@@ -201,7 +206,7 @@ describe('POST /api/v1/teams/{team}/invitations', () => {
 });
 
 describe('GET /api/v1/teams/{team}/invitations', () => {
-  it('lists the pending invitations newest first, to the owner and to an admin', async () => {
+  it('lists the pending invitations newest first, to the owner and to an admin', async ({ ctx, api, invited }) => {
     const team = await sharedTeam(ctx, ['admin']);
     const first = await invited(team, 'one@example.com');
     ctx.clock.advance(1000);
@@ -223,7 +228,7 @@ describe('GET /api/v1/teams/{team}/invitations', () => {
     }
   });
 
-  it("answers an empty list when nothing is pending, and does not show other teams' invitations", async () => {
+  it("answers an empty list when nothing is pending, and does not show other teams' invitations", async ({ ctx, api, invited }) => {
     const team = await sharedTeam(ctx);
     const other = await sharedTeam(ctx);
     await invited(other, 'elsewhere@example.com');
@@ -231,13 +236,13 @@ describe('GET /api/v1/teams/{team}/invitations', () => {
     expect(response.json()).toEqual({ data: [] });
   });
 
-  it.each(['member', 'readonly'] as const)('answers a %s 403 with the owner-or-admin message', async (role) => {
+  it.for(['member', 'readonly'] as const)('answers a %s 403 with the owner-or-admin message', async (role, { ctx, api, invited }) => {
     const team = await sharedTeam(ctx, [role]);
     await invited(team, 'secret@example.com');
     expectError(await api.teamInvitations(team.members[role]!.token, team.id), 403, NEEDS_OWNER_OR_ADMIN);
   });
 
-  it('answers 404 to a non-member', async () => {
+  it('answers 404 to a non-member', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     const stranger = await ctx.given.user({ plan: 'enterprise' });
     expectError(await api.teamInvitations(stranger.token, team.id), 404, NOT_FOUND);
@@ -245,9 +250,9 @@ describe('GET /api/v1/teams/{team}/invitations', () => {
 });
 
 describe('DELETE /api/v1/teams/{team}/invitations/{id}', () => {
-  it.each(['owner', 'admin'] as const)(
+  it.for(['owner', 'admin'] as const)(
     'lets the %s cancel: 200 with the message, the invitation is gone, one invitation.cancelled event',
-    async (role) => {
+    async (role, { ctx, api, invited }) => {
       const team = await sharedTeam(ctx, ['admin']);
       const caller = role === 'owner' ? team.owner : team.members.admin!;
       const user = await ctx.given.user({ email: `cancelled-${role}@example.com` });
@@ -271,14 +276,21 @@ describe('DELETE /api/v1/teams/{team}/invitations/{id}', () => {
     },
   );
 
-  it.each(['member', 'readonly'] as const)('answers a %s 403 with the owner-or-admin message; the invitation stays', async (role) => {
-    const team = await sharedTeam(ctx, [role]);
-    const invitation = await invited(team, 'stays@example.com');
-    expectError(await api.cancel(team.members[role]!.token, team.id, invitation.id), 403, NEEDS_OWNER_OR_ADMIN);
-    expect((await invitationRows(ctx, team.id)).map((row) => row.id)).toEqual([invitation.id]);
-  });
+  it.for(['member', 'readonly'] as const)(
+    'answers a %s 403 with the owner-or-admin message; the invitation stays',
+    async (role, { ctx, api, invited }) => {
+      const team = await sharedTeam(ctx, [role]);
+      const invitation = await invited(team, 'stays@example.com');
+      expectError(await api.cancel(team.members[role]!.token, team.id, invitation.id), 403, NEEDS_OWNER_OR_ADMIN);
+      expect((await invitationRows(ctx, team.id)).map((row) => row.id)).toEqual([invitation.id]);
+    },
+  );
 
-  it("answers 404 for another team's invitation (even one the caller administers), an unknown id, and a non-integer id", async () => {
+  it("answers 404 for another team's invitation (even one the caller administers), an unknown id, and a non-integer id", async ({
+    ctx,
+    api,
+    invited,
+  }) => {
     const team = await sharedTeam(ctx);
     const other = await sharedTeam(ctx);
     const theirs = await invited(other, 'theirs@example.com');
@@ -292,7 +304,7 @@ describe('DELETE /api/v1/teams/{team}/invitations/{id}', () => {
     expect((await invitationRows(ctx, mineElsewhere)).map((row) => row.id)).toEqual([elsewhere.id]);
   });
 
-  it("needs the admin ability: a write-only token gets 403 'admin'", async () => {
+  it("needs the admin ability: a write-only token gets 403 'admin'", async ({ ctx, api, invited }) => {
     const team = await sharedTeam(ctx);
     const invitation = await invited(team, 'w@example.com');
     const writer = await ctx.given.token(team.owner, { abilities: ['read', 'write'], name: 'writer' });
@@ -301,7 +313,11 @@ describe('DELETE /api/v1/teams/{team}/invitations/{id}', () => {
 });
 
 describe('GET /api/v1/invitations', () => {
-  it("lists the pending invitations for the caller's email, newest first, whatever the case it was invited in", async () => {
+  it("lists the pending invitations for the caller's email, newest first, whatever the case it was invited in", async ({
+    ctx,
+    api,
+    invited,
+  }) => {
     const user = await ctx.given.user({ email: 'casey@example.com' });
     const a = await sharedTeam(ctx, [], 'Alpha');
     const b = await sharedTeam(ctx, [], 'Beta');
@@ -324,12 +340,12 @@ describe('GET /api/v1/invitations', () => {
     });
   });
 
-  it('answers an empty list when nothing is pending', async () => {
+  it('answers an empty list when nothing is pending', async ({ ctx, api }) => {
     const user = await ctx.given.user();
     expect((await api.myInvitations(user.token)).json()).toEqual({ data: [] });
   });
 
-  it('needs no subscription (no D7 on /invitations*)', async () => {
+  it('needs no subscription (no D7 on /invitations*)', async ({ ctx, api, invited }) => {
     const lapsed = await ctx.given.user({ plan: null, email: 'lapsed-list@example.com' });
     const team = await sharedTeam(ctx);
     const invitation = await invited(team, lapsed.email);
@@ -340,7 +356,7 @@ describe('GET /api/v1/invitations', () => {
 });
 
 describe('expiry after 7 days (fake clock)', () => {
-  it('is pending until 7 days have passed, then is not listed and is 404 to accept, decline and cancel', async () => {
+  it('is pending until 7 days have passed, then is not listed and is 404 to accept, decline and cancel', async ({ ctx, api, invited }) => {
     const team = await sharedTeam(ctx);
     const user = await ctx.given.user({ email: `late-${Date.now()}@example.com` });
     const invitation = await invited(team, user.email);
@@ -368,7 +384,7 @@ describe('expiry after 7 days (fake clock)', () => {
     expect(await roleOf(ctx, team.id, user.id)).toBe('readonly');
   });
 
-  it('can still be accepted at 6 days and 23 hours', async () => {
+  it('can still be accepted at 6 days and 23 hours', async ({ ctx, api, invited }) => {
     const team = await sharedTeam(ctx);
     const user = await ctx.given.user({ email: `just-in-time-${Date.now()}@example.com` });
     const invitation = await invited(team, user.email);
@@ -379,7 +395,11 @@ describe('expiry after 7 days (fake clock)', () => {
 });
 
 describe('POST /api/v1/invitations/{id}/accept', () => {
-  it('joins with the invited role: 200 with the team as the new member sees it; the invitation is gone; one member.joined event', async () => {
+  it('joins with the invited role: 200 with the team as the new member sees it; the invitation is gone; one member.joined event', async ({
+    ctx,
+    api,
+    invited,
+  }) => {
     const team = await sharedTeam(ctx, ['member']);
     await ctx.given.project(team.id);
     const user = await ctx.given.user({ email: `joiner-${Date.now()}@example.com` });
@@ -420,7 +440,7 @@ describe('POST /api/v1/invitations/{id}/accept', () => {
     expectError(await api.accept(user.token, invitation.id), 404, NOT_FOUND);
   });
 
-  it('keeps the current team of a user who has one', async () => {
+  it('keeps the current team of a user who has one', async ({ ctx, api, invited }) => {
     const team = await sharedTeam(ctx);
     const user = await ctx.given.user({ email: `has-team-${Date.now()}@example.com` });
     const invitation = await invited(team, user.email);
@@ -428,7 +448,7 @@ describe('POST /api/v1/invitations/{id}/accept', () => {
     expect(await currentTeamOf(ctx, user.id)).toBe(user.teamId);
   });
 
-  it('makes the team current for a user who had none', async () => {
+  it('makes the team current for a user who had none', async ({ ctx, api, invited }) => {
     const team = await sharedTeam(ctx);
     const user = await ctx.given.user({ withTeam: false, email: `no-team-${Date.now()}@example.com` });
     const invitation = await invited(team, user.email, 'member');
@@ -436,17 +456,14 @@ describe('POST /api/v1/invitations/{id}/accept', () => {
     expect(await currentTeamOf(ctx, user.id)).toBe(team.id);
     expect((await api.profile(user.token)).json().data.current_team_id).toBe(team.id);
     // And POST /projects now creates there (D15: member may create).
-    const created = await ctx.request({
-      method: 'POST',
-      url: '/api/v1/projects',
-      token: user.token,
-      body: { name: 'Joined', framework_version: '11' },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    expect(created.json().project.team_id).toBe(team.id);
+    await expectCreatesProjectIn(ctx, user, team.id, 'Joined');
   });
 
-  it('works for a user without a subscription (no D7 on /invitations*), who then gets 403 Subscription Required on /teams', async () => {
+  it('works for a user without a subscription (no D7 on /invitations*), who then gets 403 Subscription Required on /teams', async ({
+    ctx,
+    api,
+    invited,
+  }) => {
     const team = await sharedTeam(ctx);
     const lapsed = await ctx.given.user({ plan: null, email: `lapsed-${Date.now()}@example.com` });
     const invitation = await invited(team, lapsed.email, 'readonly');
@@ -457,7 +474,7 @@ describe('POST /api/v1/invitations/{id}/accept', () => {
     expectError(await api.show(lapsed.token, team.id), 403, SUBSCRIPTION_REQUIRED);
   });
 
-  it("answers 404 for another user's invitation, which stays pending for them", async () => {
+  it("answers 404 for another user's invitation, which stays pending for them", async ({ ctx, api, invited }) => {
     const team = await sharedTeam(ctx);
     const intended = await ctx.given.user({ email: `intended-${Date.now()}@example.com` });
     const thief = await ctx.given.user({ plan: 'enterprise' });
@@ -472,7 +489,7 @@ describe('POST /api/v1/invitations/{id}/accept', () => {
     await expectNoEvent(ctx, since);
   });
 
-  it('answers 404 for an unknown id and for ids that are not positive integers', async () => {
+  it('answers 404 for an unknown id and for ids that are not positive integers', async ({ ctx, api }) => {
     const user = await ctx.given.user();
     for (const id of [2_000_000_000, 'abc', '0', '-5', '2.5']) {
       expectError(await api.accept(user.token, id), 404, NOT_FOUND);
@@ -480,7 +497,7 @@ describe('POST /api/v1/invitations/{id}/accept', () => {
     }
   });
 
-  it("needs the write ability: a read-only token gets 403 'write' and the invitation stays", async () => {
+  it("needs the write ability: a read-only token gets 403 'write' and the invitation stays", async ({ ctx, api, invited }) => {
     const team = await sharedTeam(ctx);
     const user = await ctx.given.user({ abilities: ['read'], email: `reader-${Date.now()}@example.com` });
     const invitation = await invited(team, user.email);
@@ -489,7 +506,7 @@ describe('POST /api/v1/invitations/{id}/accept', () => {
     expect(idsOf(await api.myInvitations(user.token))).toEqual([invitation.id]);
   });
 
-  it('a user invited by an email in another case accepts it', async () => {
+  it('a user invited by an email in another case accepts it', async ({ ctx, api, invited }) => {
     const team = await sharedTeam(ctx);
     const user = await ctx.given.user({ email: 'mixed.case@example.com' });
     const invitation = await invited(team, 'Mixed.Case@EXAMPLE.com', 'member');
@@ -499,7 +516,11 @@ describe('POST /api/v1/invitations/{id}/accept', () => {
 });
 
 describe('POST /api/v1/invitations/{id}/decline', () => {
-  it('declines: 200 with the message, the invitation is gone, no membership, one invitation.declined event', async () => {
+  it('declines: 200 with the message, the invitation is gone, no membership, one invitation.declined event', async ({
+    ctx,
+    api,
+    invited,
+  }) => {
     const team = await sharedTeam(ctx);
     const user: TestUser = await ctx.given.user({ email: `decliner-${Date.now()}@example.com` });
     const invitation = await invited(team, user.email);
@@ -520,7 +541,7 @@ describe('POST /api/v1/invitations/{id}/decline', () => {
     expectError(await api.decline(user.token, invitation.id), 404, NOT_FOUND);
   });
 
-  it('works without a subscription', async () => {
+  it('works without a subscription', async ({ ctx, api, invited }) => {
     const team = await sharedTeam(ctx);
     const lapsed = await ctx.given.user({ plan: null, email: `lapsed-decline-${Date.now()}@example.com` });
     const invitation = await invited(team, lapsed.email);

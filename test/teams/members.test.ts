@@ -8,14 +8,14 @@
  * - a member without the needed role gets 403 with a message naming what is missing;
  * - a user removed from (or leaving) their current team gets their personal team, or none.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { teamsTest } from './teams-world.js';
 import type { TeamRole } from '../../src/db/schema.js';
 import { expectApiHeaders, expectError, missingAbility, NOT_FOUND } from '../helpers/contract.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import type { TestUser } from '../helpers/test-app.js';
 import {
   ADMIN_LIMIT,
   currentTeamOf,
-  e4,
   expectFieldError,
   expectForbiddenOneOf,
   expectNoEvent,
@@ -35,28 +35,25 @@ import {
   tokenIdOf,
 } from './teams-world.js';
 
-let ctx: TestContext;
-let api: ReturnType<typeof e4>;
-beforeAll(async () => {
-  ctx = await buildTestApp();
-  api = e4(ctx);
-});
-afterAll(async () => ctx.close());
+const it = teamsTest
+  /** A team with its owner and two users of every other role; `caller` is one of them, `target` another (or the caller). */
+  .extend(
+    'cast',
+    ({ ctx }) =>
+      async function cast(callerRole: TeamRole, target: Target) {
+        const team = await sharedTeam(ctx);
+        const users: Record<TeamRole, TestUser[]> = { owner: [team.owner], admin: [], member: [], readonly: [] };
+        for (const role of ['admin', 'member', 'readonly'] as const) {
+          users[role].push(await memberOf(ctx, team.id, role), await memberOf(ctx, team.id, role));
+        }
+        const caller = users[callerRole][0]!;
+        const targetUser = target === 'self' ? caller : target === callerRole ? users[target][1] : users[target][0];
+        return { team, caller, target: targetUser! };
+      },
+  );
 
 type Target = TeamRole | 'self';
 const TARGETS: readonly Target[] = ['owner', 'admin', 'member', 'readonly', 'self'];
-
-/** A team with its owner and two users of every other role; `caller` is one of them, `target` another (or the caller). */
-async function cast(callerRole: TeamRole, target: Target) {
-  const team = await sharedTeam(ctx);
-  const users: Record<TeamRole, TestUser[]> = { owner: [team.owner], admin: [], member: [], readonly: [] };
-  for (const role of ['admin', 'member', 'readonly'] as const) {
-    users[role].push(await memberOf(ctx, team.id, role), await memberOf(ctx, team.id, role));
-  }
-  const caller = users[callerRole][0]!;
-  const targetUser = target === 'self' ? caller : target === callerRole ? users[target][1] : users[target][0];
-  return { team, caller, target: targetUser! };
-}
 
 /** What E4 says a caller of `callerRole` changing the role of `target` gets: 200 or the 403 messages allowed. */
 function roleChangeOutcome(callerRole: TeamRole, target: Target): 200 | string[] {
@@ -88,7 +85,7 @@ const combos = ROLES.flatMap((callerRole) =>
 );
 
 describe('PUT /api/v1/teams/{team}/members/{user}: every caller role × target role', () => {
-  it.each(combos)('a %s changing the role of %s', async (callerRole, target) => {
+  it.for(combos)('a %s changing the role of %s', async ([callerRole, target], { ctx, api, cast }) => {
     const { team, caller, target: member } = await cast(callerRole, target);
     const before = (await roleOf(ctx, team.id, member.id))!;
     const newRole = before === 'readonly' ? 'member' : 'readonly';
@@ -119,7 +116,7 @@ describe('PUT /api/v1/teams/{team}/members/{user}: every caller role × target r
 });
 
 describe('DELETE /api/v1/teams/{team}/members/{user}: every caller role × target role', () => {
-  it.each(combos)('a %s removing %s', async (callerRole, target) => {
+  it.for(combos)('a %s removing %s', async ([callerRole, target], { ctx, api, cast }) => {
     const { team, caller, target: member } = await cast(callerRole, target);
     const before = (await roleOf(ctx, team.id, member.id))!;
     const since = await lastEventId(ctx);
@@ -149,14 +146,14 @@ describe('DELETE /api/v1/teams/{team}/members/{user}: every caller role × targe
 });
 
 describe('role values', () => {
-  it.each([
+  it.for([
     ['owner (only by transfer)', { role: 'owner' }],
     ['an unknown role', { role: 'superuser' }],
     ['a differently cased role', { role: 'Admin' }],
     ['a missing role', {}],
     ['a number', { role: 1 }],
     ['null', { role: null }],
-  ])('answers 422 `role` for %s; nothing changes', async (_case, body) => {
+  ])('answers 422 `role` for %s; nothing changes', async ([_case, body], { ctx, api }) => {
     const team = await sharedTeam(ctx, ['member']);
     const since = await lastEventId(ctx);
     const response = await api.setRole(team.owner.token, team.id, team.members.member!.id, body);
@@ -165,7 +162,7 @@ describe('role values', () => {
     await expectNoEvent(ctx, since);
   });
 
-  it.each(['admin', 'member', 'readonly'] as const)('gives %s through the API', async (role) => {
+  it.for(['admin', 'member', 'readonly'] as const)('gives %s through the API', async (role, { ctx, api }) => {
     const team = await sharedTeam(ctx, ['readonly']);
     const member = team.members.readonly!;
     const response = await api.setRole(team.owner.token, team.id, member.id, { role });
@@ -174,7 +171,7 @@ describe('role values', () => {
     expect(await roleOf(ctx, team.id, member.id)).toBe(role);
   });
 
-  it('lets the owner promote a member to admin and demote an admin', async () => {
+  it('lets the owner promote a member to admin and demote an admin', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx, ['admin', 'member']);
     expect((await api.setRole(team.owner.token, team.id, team.members.member!.id, { role: 'admin' })).statusCode).toBe(200);
     expect((await api.setRole(team.owner.token, team.id, team.members.admin!.id, { role: 'member' })).statusCode).toBe(200);
@@ -182,7 +179,7 @@ describe('role values', () => {
     expect(await roleOf(ctx, team.id, team.members.admin!.id)).toBe('member');
   });
 
-  it('lets an admin promote a member to admin, after which it may no longer change them', async () => {
+  it('lets an admin promote a member to admin, after which it may no longer change them', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx, ['admin', 'member']);
     const admin = team.members.admin!;
     const member = team.members.member!;
@@ -191,7 +188,7 @@ describe('role values', () => {
     expectError(await api.remove(admin.token, team.id, member.id), 403, ADMIN_LIMIT);
   });
 
-  it('writes no event when the role given is the one held', async () => {
+  it('writes no event when the role given is the one held', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx, ['member']);
     const since = await lastEventId(ctx);
     const response = await api.setRole(team.owner.token, team.id, team.members.member!.id, { role: 'member' });
@@ -202,7 +199,10 @@ describe('role values', () => {
 });
 
 describe('404s for {team} and {user}', () => {
-  it('answers 404 for a user who is not a member of the team (even one that exists), an unknown user, and ids that are not positive integers', async () => {
+  it('answers 404 for a user who is not a member of the team (even one that exists), an unknown user, and ids that are not positive integers', async ({
+    ctx,
+    api,
+  }) => {
     const team = await sharedTeam(ctx);
     const outsider = await ctx.given.user();
     for (const user of [outsider.id, 2_000_000_000, 'abc', '0', '-2', '1.0']) {
@@ -212,7 +212,7 @@ describe('404s for {team} and {user}', () => {
     expect(await roleOf(ctx, outsider.teamId!, outsider.id)).toBe('owner');
   });
 
-  it("answers 404 to a non-member acting on the team's members, and leaves them", async () => {
+  it("answers 404 to a non-member acting on the team's members, and leaves them", async ({ ctx, api }) => {
     const team = await sharedTeam(ctx, ['member']);
     const stranger = await ctx.given.user({ plan: 'enterprise' });
     expectError(await api.setRole(stranger.token, team.id, team.members.member!.id, { role: 'readonly' }), 404, NOT_FOUND);
@@ -223,7 +223,7 @@ describe('404s for {team} and {user}', () => {
 });
 
 describe('abilities (D6): admin to change or remove others, write to leave', () => {
-  it("answers a write-only token 403 'admin' when changing a role or removing someone else, even for the owner", async () => {
+  it("answers a write-only token 403 'admin' when changing a role or removing someone else, even for the owner", async ({ ctx, api }) => {
     const team = await sharedTeam(ctx, ['member']);
     const writer = await ctx.given.token(team.owner, { abilities: ['read', 'write'], name: 'writer' });
     const member = team.members.member!;
@@ -232,7 +232,7 @@ describe('abilities (D6): admin to change or remove others, write to leave', () 
     expect(await roleOf(ctx, team.id, member.id)).toBe('member');
   });
 
-  it('lets a member leave with a write-only token', async () => {
+  it('lets a member leave with a write-only token', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     const member = await memberOf(ctx, team.id, 'member', ['read', 'write']);
     const since = await lastEventId(ctx);
@@ -242,27 +242,27 @@ describe('abilities (D6): admin to change or remove others, write to leave', () 
     await expectOneEvent(ctx, since, { action: 'member.left', actor: member, teamId: team.id, tokenId: await tokenIdOf(ctx, member) });
   });
 
-  it("answers a read-only token 403 'write' when leaving", async () => {
+  it("answers a read-only token 403 'write' when leaving", async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     const member = await memberOf(ctx, team.id, 'member', ['read']);
     expectError(await api.remove(member.token, team.id, member.id), 403, missingAbility('write'));
     expect(await roleOf(ctx, team.id, member.id)).toBe('member');
   });
 
-  it("answers a read-only token 403 naming 'admin' when removing someone else (the ability that request needs)", async () => {
+  it("answers a read-only token 403 naming 'admin' when removing someone else (the ability that request needs)", async ({ ctx, api }) => {
     const team = await sharedTeam(ctx, ['member']);
     const reader = await ctx.given.token(team.owner, { abilities: ['read'], name: 'reader' });
     expectError(await api.remove(reader, team.id, team.members.member!.id), 403, missingAbility('admin'));
     expect(await roleOf(ctx, team.id, team.members.member!.id)).toBe('member');
   });
 
-  it("answers a read-only token 403 'admin' when changing a role", async () => {
+  it("answers a read-only token 403 'admin' when changing a role", async ({ ctx, api }) => {
     const team = await sharedTeam(ctx, ['member']);
     const reader = await ctx.given.token(team.owner, { abilities: ['read'], name: 'reader' });
     expectError(await api.setRole(reader, team.id, team.members.member!.id, { role: 'admin' }), 403, missingAbility('admin'));
   });
 
-  it('records the token that made the change in the event', async () => {
+  it('records the token that made the change in the event', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx, ['member']);
     const second = await ctx.given.token(team.owner, { name: 'second admin token' });
     const since = await lastEventId(ctx);
@@ -277,7 +277,7 @@ describe('abilities (D6): admin to change or remove others, write to leave', () 
 });
 
 describe('the current team after removal or leaving (E4)', () => {
-  it('moves a removed member whose current team it was to their personal team', async () => {
+  it('moves a removed member whose current team it was to their personal team', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     const member = await memberOf(ctx, team.id, 'member');
     expect(await currentTeamOf(ctx, member.id)).toBe(team.id);
@@ -286,7 +286,7 @@ describe('the current team after removal or leaving (E4)', () => {
     expect((await api.profile(member.token)).json().data.current_team_id).toBe(member.teamId);
   });
 
-  it('leaves a member without a personal team with no current team', async () => {
+  it('leaves a member without a personal team with no current team', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     const member = await ctx.given.user({ withTeam: false });
     await ctx.given.member(team.id, member, 'readonly');
@@ -295,7 +295,10 @@ describe('the current team after removal or leaving (E4)', () => {
     expect((await api.profile(member.token)).json().data.current_team_id).toBeNull();
   });
 
-  it('moves a member to another team only when the lost team was current: a member working elsewhere keeps their current team', async () => {
+  it('moves a member to another team only when the lost team was current: a member working elsewhere keeps their current team', async ({
+    ctx,
+    api,
+  }) => {
     const team = await sharedTeam(ctx);
     const other = await sharedTeam(ctx, [], 'Other');
     const member = await ctx.given.user({ plan: 'enterprise' });
@@ -305,7 +308,7 @@ describe('the current team after removal or leaving (E4)', () => {
     expect(await currentTeamOf(ctx, member.id)).toBe(other.id);
   });
 
-  it('a removed member can no longer see the team or its projects, and the counts follow', async () => {
+  it('a removed member can no longer see the team or its projects, and the counts follow', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx, ['member', 'readonly']);
     const { project } = await ctx.given.project(team.id);
     const member = team.members.member!;
@@ -316,7 +319,7 @@ describe('the current team after removal or leaving (E4)', () => {
     expect((await api.show(team.owner.token, team.id)).json().data.member_count).toBe(2);
   });
 
-  it('an admin who left has no say any more: their next admin request is 404', async () => {
+  it('an admin who left has no say any more: their next admin request is 404', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx, ['admin', 'member']);
     const admin = team.members.admin!;
     expect((await api.remove(admin.token, team.id, admin.id)).json()).toEqual({ message: LEFT_TEAM });
@@ -324,7 +327,7 @@ describe('the current team after removal or leaving (E4)', () => {
     expect(await roleOf(ctx, team.id, team.members.member!.id)).toBe('member');
   });
 
-  it('the owner cannot leave a personal team either', async () => {
+  it('the owner cannot leave a personal team either', async ({ ctx, api }) => {
     const user = await ctx.given.user();
     expectError(await api.remove(user.token, user.teamId!, user.id), 403, OWNER_STAYS);
     expect(await roleOf(ctx, user.teamId!, user.id)).toBe('owner');

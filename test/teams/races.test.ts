@@ -12,8 +12,9 @@
  *   request 404s and the team is gone, or it succeeds first and the deletion then takes it along —
  *   no membership or invitation of a missing team, nobody's current team is the deleted one.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { sharedAppTest } from '../helpers/app-fixture.js';
+import type { TestUser } from '../helpers/test-app.js';
 import {
   ADMIN_LIMIT,
   auditEvents,
@@ -30,15 +31,52 @@ import {
 } from './teams-world.js';
 import { NOT_FOUND } from '../helpers/contract.js';
 
+const it = sharedAppTest()
+  .extend(
+    'teamExists',
+    ({ ctx }) =>
+      async function teamExists(teamId: number): Promise<boolean> {
+        return (await ctx.db.selectFrom('teams').select('id').where('id', '=', teamId).executeTakeFirst()) !== undefined;
+      },
+  )
+  /** No membership or invitation points at a team that does not exist, anywhere in the store. */
+  .extend(
+    'expectNoOrphans',
+    ({ ctx }) =>
+      async function expectNoOrphans(): Promise<void> {
+        const orphanMembers = await ctx.db
+          .selectFrom('team_members as m')
+          .leftJoin('teams as t', 't.id', 'm.team_id')
+          .select(['m.team_id', 'm.user_id'])
+          .where('t.id', 'is', null)
+          .execute();
+        const orphanInvitations = await ctx.db
+          .selectFrom('team_invitations as i')
+          .leftJoin('teams as t', 't.id', 'i.team_id')
+          .select(['i.id', 'i.team_id'])
+          .where('t.id', 'is', null)
+          .execute();
+        const orphanCurrent = await ctx.db
+          .selectFrom('users as u')
+          .leftJoin('teams as t', 't.id', 'u.current_team_id')
+          .select(['u.id', 'u.current_team_id'])
+          .where('u.current_team_id', 'is not', null)
+          .where('t.id', 'is', null)
+          .execute();
+        expect({ orphanMembers, orphanInvitations, orphanCurrent }).toEqual({
+          orphanMembers: [],
+          orphanInvitations: [],
+          orphanCurrent: [],
+        });
+      },
+  );
+
 const TRIALS = 20;
 
-let ctx: TestContext;
 let http: Awaited<ReturnType<typeof listen>>;
-beforeAll(async () => {
-  ctx = await buildTestApp();
+it.beforeAll(async ({ ctx }) => {
   http = await listen(ctx);
 });
-afterAll(async () => ctx.close());
 
 type Answer = { status: number; body: any };
 type Call = () => Promise<Answer>;
@@ -63,34 +101,6 @@ async function race(trial: number, first: Call, second: Call): Promise<[Answer, 
 const answer = (status: number, body: unknown) => ({ status, body });
 const notFound = answer(404, NOT_FOUND);
 
-async function teamExists(teamId: number): Promise<boolean> {
-  return (await ctx.db.selectFrom('teams').select('id').where('id', '=', teamId).executeTakeFirst()) !== undefined;
-}
-
-/** No membership or invitation points at a team that does not exist, anywhere in the store. */
-async function expectNoOrphans(): Promise<void> {
-  const orphanMembers = await ctx.db
-    .selectFrom('team_members as m')
-    .leftJoin('teams as t', 't.id', 'm.team_id')
-    .select(['m.team_id', 'm.user_id'])
-    .where('t.id', 'is', null)
-    .execute();
-  const orphanInvitations = await ctx.db
-    .selectFrom('team_invitations as i')
-    .leftJoin('teams as t', 't.id', 'i.team_id')
-    .select(['i.id', 'i.team_id'])
-    .where('t.id', 'is', null)
-    .execute();
-  const orphanCurrent = await ctx.db
-    .selectFrom('users as u')
-    .leftJoin('teams as t', 't.id', 'u.current_team_id')
-    .select(['u.id', 'u.current_team_id'])
-    .where('u.current_team_id', 'is not', null)
-    .where('t.id', 'is', null)
-    .execute();
-  expect({ orphanMembers, orphanInvitations, orphanCurrent }).toEqual({ orphanMembers: [], orphanInvitations: [], orphanCurrent: [] });
-}
-
 /** Tallies the outcomes seen, to show in a failure which interleavings were exercised. */
 function tally() {
   const seen = new Map<string, number>();
@@ -105,7 +115,7 @@ function tally() {
 }
 
 describe('members removing each other', () => {
-  it(`two admins removing each other: both 403 (an admin may not remove another admin), both stay — ${TRIALS} times`, async () => {
+  it(`two admins removing each other: both 403 (an admin may not remove another admin), both stay — ${TRIALS} times`, async ({ ctx }) => {
     for (let trial = 0; trial < TRIALS; trial++) {
       const team = await sharedTeam(ctx, ['admin']);
       const a = team.members.admin!;
@@ -121,7 +131,9 @@ describe('members removing each other', () => {
     }
   });
 
-  it(`an admin removing a member while the owner removes that admin: never both removed by a non-member — ${TRIALS} times`, async () => {
+  it(`an admin removing a member while the owner removes that admin: never both removed by a non-member — ${TRIALS} times`, async ({
+    ctx,
+  }) => {
     const outcomes = tally();
     for (let trial = 0; trial < TRIALS; trial++) {
       const team = await sharedTeam(ctx, ['admin', 'member']);
@@ -151,7 +163,7 @@ describe('members removing each other', () => {
     outcomes.report(expect.getState().currentTestName ?? 'race');
   });
 
-  it(`a member leaving while an admin removes them: one 200, one 404, one event — ${TRIALS} times`, async () => {
+  it(`a member leaving while an admin removes them: one 200, one 404, one event — ${TRIALS} times`, async ({ ctx }) => {
     const outcomes = tally();
     for (let trial = 0; trial < TRIALS; trial++) {
       const team = await sharedTeam(ctx, ['admin', 'member']);
@@ -182,7 +194,9 @@ describe('members removing each other', () => {
     outcomes.report(expect.getState().currentTestName ?? 'race');
   });
 
-  it(`a member promoted to admin by the owner while an admin removes them: promoted (and the removal 403) or removed (and the promotion 404) — ${TRIALS} times`, async () => {
+  it(`a member promoted to admin by the owner while an admin removes them: promoted (and the removal 403) or removed (and the promotion 404) — ${TRIALS} times`, async ({
+    ctx,
+  }) => {
     const outcomes = tally();
     for (let trial = 0; trial < TRIALS; trial++) {
       const team = await sharedTeam(ctx, ['admin', 'member']);
@@ -212,7 +226,9 @@ describe('members removing each other', () => {
 });
 
 describe('one invitation, two answers at once', () => {
-  it(`the same invitation accepted twice at once (two tokens of the user): one 200, one 404, one membership, one member.joined — ${TRIALS} times`, async () => {
+  it(`the same invitation accepted twice at once (two tokens of the user): one 200, one 404, one membership, one member.joined — ${TRIALS} times`, async ({
+    ctx,
+  }) => {
     for (let trial = 0; trial < TRIALS; trial++) {
       const team = await sharedTeam(ctx);
       const user = await ctx.given.user({ withTeam: trial % 4 < 2 });
@@ -244,7 +260,7 @@ describe('one invitation, two answers at once', () => {
     }
   });
 
-  it(`an invitation accepted while the owner cancels it: exactly one wins — ${TRIALS} times`, async () => {
+  it(`an invitation accepted while the owner cancels it: exactly one wins — ${TRIALS} times`, async ({ ctx }) => {
     const outcomes = tally();
     for (let trial = 0; trial < TRIALS; trial++) {
       const team = await sharedTeam(ctx);
@@ -276,7 +292,11 @@ describe('one invitation, two answers at once', () => {
 });
 
 describe('a team deleted while someone joins it', () => {
-  it(`deleted by the owner while the invited member accepts: the accept 404s, or it succeeds and the deletion takes the member along — ${TRIALS} times`, async () => {
+  it(`deleted by the owner while the invited member accepts: the accept 404s, or it succeeds and the deletion takes the member along — ${TRIALS} times`, async ({
+    ctx,
+    teamExists,
+    expectNoOrphans,
+  }) => {
     const outcomes = tally();
     for (let trial = 0; trial < TRIALS; trial++) {
       const team = await sharedTeam(ctx);
@@ -308,7 +328,10 @@ describe('a team deleted while someone joins it', () => {
     outcomes.report(expect.getState().currentTestName ?? 'race');
   });
 
-  it(`deleted while an admin invites someone: no invitation is left for the missing team — ${TRIALS} times`, async () => {
+  it(`deleted while an admin invites someone: no invitation is left for the missing team — ${TRIALS} times`, async ({
+    ctx,
+    expectNoOrphans,
+  }) => {
     const outcomes = tally();
     for (let trial = 0; trial < TRIALS; trial++) {
       const team = await sharedTeam(ctx, ['admin']);
@@ -330,7 +353,10 @@ describe('a team deleted while someone joins it', () => {
     outcomes.report(expect.getState().currentTestName ?? 'race');
   });
 
-  it(`deleted while a member switches their current team to it: their current team is never the deleted one — ${TRIALS} times`, async () => {
+  it(`deleted while a member switches their current team to it: their current team is never the deleted one — ${TRIALS} times`, async ({
+    ctx,
+    expectNoOrphans,
+  }) => {
     const outcomes = tally();
     for (let trial = 0; trial < TRIALS; trial++) {
       const team = await sharedTeam(ctx);

@@ -3,12 +3,13 @@
  * endpoints, teams built with members of each role, and direct reads of what is stored (members,
  * invitations, audit events) to check the state a request left behind.
  */
+import { sharedAppTest } from '../helpers/app-fixture.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { Ability } from '../../src/auth/abilities.js';
 import type { TeamRole } from '../../src/db/schema.js';
 import { expectError, expectValidationError } from '../helpers/contract.js';
-import type { TestContext, TestUser } from '../helpers/test-app.js';
+import { type TestContext, type TestUser, listenOnLoopback } from '../helpers/test-app.js';
 
 // E4's 403s (D3 `Forbidden` with a message that names what is missing).
 export const NEEDS_OWNER_OR_ADMIN = { error: 'Forbidden', message: 'This action requires the owner or admin role in this team.' } as const;
@@ -237,10 +238,7 @@ export async function expectNoEvent(ctx: TestContext, since: number): Promise<vo
 
 /** Listens on a free local port and returns a `fetch` wrapper for the E4 paths (for races over real sockets). */
 export async function listen(ctx: TestContext) {
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = ctx.app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-  const port = address.port;
+  const port = await listenOnLoopback(ctx);
   return async (token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
     const response = await fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
       method,
@@ -249,4 +247,19 @@ export async function listen(ctx: TestContext) {
     });
     return { status: response.status, body: await response.json() };
   };
+}
+
+/** The teams tests' fixture: one app for the whole file (`ctx`), and `api`, E4's endpoints on it. */
+export const teamsTest = sharedAppTest().extend('api', { scope: 'file' }, ({ ctx }) => e4(ctx));
+
+/** `POST /projects` as `user` answers 201 and creates the project in `teamId` (the user's current team). */
+export async function expectCreatesProjectIn(ctx: TestContext, user: TestUser, teamId: number, name: string): Promise<void> {
+  const created = await ctx.request({
+    method: 'POST',
+    url: '/api/v1/projects',
+    token: user.token,
+    body: { name, framework_version: '11' },
+  });
+  expect(created.statusCode, created.body).toBe(201);
+  expect(created.json().project.team_id).toBe(teamId);
 }

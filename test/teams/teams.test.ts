@@ -5,12 +5,11 @@
  * deleted; its projects and their reports go with it; members who had it as current team fall back
  * to their personal team, or none). D7 applies to /teams*.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { teamsTest as it } from './teams-world.js';
 import { expectApiHeaders, expectError, missingAbility, NOT_FOUND, SUBSCRIPTION_REQUIRED } from '../helpers/contract.js';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 import {
   currentTeamOf,
-  e4,
   expectFieldError,
   expectNoEvent,
   expectOneEvent,
@@ -30,16 +29,8 @@ import {
   TEAM_DELETED,
 } from './teams-world.js';
 
-let ctx: TestContext;
-let api: ReturnType<typeof e4>;
-beforeAll(async () => {
-  ctx = await buildTestApp();
-  api = e4(ctx);
-});
-afterAll(async () => ctx.close());
-
 describe('GET /api/v1/teams', () => {
-  it("lists the caller's teams ordered by id, each in E4's shape with the caller's role and the counts", async () => {
+  it("lists the caller's teams ordered by id, each in E4's shape with the caller's role and the counts", async ({ ctx, api }) => {
     // The reader's personal team is made first, so it has the lower id.
     const reader = await ctx.given.user();
     const owner = await ctx.given.user({ plan: 'enterprise', name: 'Olive' });
@@ -86,14 +77,14 @@ describe('GET /api/v1/teams', () => {
     ]);
   });
 
-  it('answers an empty list to a user in no team', async () => {
+  it('answers an empty list to a user in no team', async ({ ctx, api }) => {
     const loner = await ctx.given.user({ withTeam: false });
     const response = await api.teams(loner.token);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({ data: [] });
   });
 
-  it('answers 403 Subscription Required without an active subscription (D7 on /teams*)', async () => {
+  it('answers 403 Subscription Required without an active subscription (D7 on /teams*)', async ({ ctx, api }) => {
     const lapsed = await ctx.given.user({ plan: 'enterprise' });
     await ctx.given.plan(lapsed, null);
     expectError(await api.teams(lapsed.token), 403, SUBSCRIPTION_REQUIRED);
@@ -101,9 +92,9 @@ describe('GET /api/v1/teams', () => {
 });
 
 describe('POST /api/v1/teams', () => {
-  it.each(['business', 'enterprise'] as const)(
+  it.for(['business', 'enterprise'] as const)(
     'on a %s plan: 201 with the team and the message; the caller is its owner and it becomes their current team',
-    async (plan) => {
+    async (plan, { ctx, api }) => {
       const user = await ctx.given.user({ plan });
       const since = await lastEventId(ctx);
       const response = await api.createTeam(user.token, { name: '  Platform  ' });
@@ -132,14 +123,14 @@ describe('POST /api/v1/teams', () => {
     },
   );
 
-  it('lets a user without any team create one', async () => {
+  it('lets a user without any team create one', async ({ ctx, api }) => {
     const user = await ctx.given.user({ plan: 'business', withTeam: false });
     const response = await api.createTeam(user.token, { name: 'First' });
     expect(response.statusCode, response.body).toBe(201);
     expect(await currentTeamOf(ctx, user.id)).toBe(response.json().team.id);
   });
 
-  it('answers 403 Forbidden with the plan message on a Solo Dev plan, and creates nothing', async () => {
+  it('answers 403 Forbidden with the plan message on a Solo Dev plan, and creates nothing', async ({ ctx, api }) => {
     const user = await ctx.given.user({ plan: 'solo' });
     const since = await lastEventId(ctx);
     const teamsBefore = await ctx.db.selectFrom('teams').select('id').execute();
@@ -151,18 +142,18 @@ describe('POST /api/v1/teams', () => {
     await expectNoEvent(ctx, since);
   });
 
-  it('answers 403 Subscription Required to a user whose Business plan ended (D7 before the plan rule)', async () => {
+  it('answers 403 Subscription Required to a user whose Business plan ended (D7 before the plan rule)', async ({ ctx, api }) => {
     const user = await ctx.given.user({ plan: 'business' });
     await ctx.given.plan(user, null);
     expectError(await api.createTeam(user.token, { name: 'Late' }), 403, SUBSCRIPTION_REQUIRED);
   });
 
-  it('needs the write ability', async () => {
+  it('needs the write ability', async ({ ctx, api }) => {
     const user = await ctx.given.user({ plan: 'enterprise', abilities: ['read'] });
     expectError(await api.createTeam(user.token, { name: 'Nope' }), 403, missingAbility('write'));
   });
 
-  it.each([
+  it.for<[string, unknown, string | undefined]>([
     ['missing', {}, NAME_REQUIRED],
     ['empty', { name: '' }, NAME_REQUIRED],
     ['only spaces', { name: ' \t ' }, NAME_REQUIRED],
@@ -170,14 +161,14 @@ describe('POST /api/v1/teams', () => {
     ['a number', { name: 12345 }, undefined],
     ['null', { name: null }, undefined],
     ['an array', { name: ['Acme'] }, undefined],
-  ])('answers 422 `name` when the name is %s (D12), and creates nothing', async (_case, body, message) => {
+  ])('answers 422 `name` when the name is %s (D12), and creates nothing', async ([_case, body, message], { ctx, api }) => {
     const user = await ctx.given.user({ plan: 'enterprise' });
     const before = await ctx.db.selectFrom('teams').select('id').execute();
     expectFieldError(await api.createTeam(user.token, body), 'name', message);
     expect(await ctx.db.selectFrom('teams').select('id').execute()).toEqual(before);
   });
 
-  it('accepts 255 characters, counted as characters (D12)', async () => {
+  it('accepts 255 characters, counted as characters (D12)', async ({ ctx, api }) => {
     const user = await ctx.given.user({ plan: 'enterprise' });
     const name = 'é'.repeat(200) + '🚀'.repeat(55);
     const response = await api.createTeam(user.token, { name });
@@ -185,7 +176,7 @@ describe('POST /api/v1/teams', () => {
     expect(response.json().team.name).toBe(name);
   });
 
-  it('ignores unknown fields (D5): personal_team, owner_id and id in the body change nothing', async () => {
+  it('ignores unknown fields (D5): personal_team, owner_id and id in the body change nothing', async ({ ctx, api }) => {
     const user = await ctx.given.user({ plan: 'enterprise' });
     const other = await ctx.given.user();
     const response = await api.createTeam(user.token, { name: 'Plain', personal_team: true, owner_id: other.id, id: 1 });
@@ -196,7 +187,7 @@ describe('POST /api/v1/teams', () => {
 });
 
 describe('GET /api/v1/teams/{team}', () => {
-  it('shows the team and its members to every role, members in E4 shape', async () => {
+  it('shows the team and its members to every role, members in E4 shape', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx, ['admin', 'member', 'readonly']);
     await ctx.given.project(team.id);
     for (const [role, user] of [['owner', team.owner], ...Object.entries(team.members)] as const) {
@@ -235,7 +226,7 @@ describe('GET /api/v1/teams/{team}', () => {
     }
   });
 
-  it("shows a member's name when they have one", async () => {
+  it("shows a member's name when they have one", async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     const named = await ctx.given.user({ name: 'Named Person' });
     await ctx.given.member(team.id, named, 'member');
@@ -243,7 +234,7 @@ describe('GET /api/v1/teams/{team}', () => {
     expect(members.find((member: { id: number }) => member.id === named.id).name).toBe('Named Person');
   });
 
-  it('answers 404 to a non-member, for an unknown team and for an id that is not a positive integer', async () => {
+  it('answers 404 to a non-member, for an unknown team and for an id that is not a positive integer', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     const stranger = await ctx.given.user({ plan: 'enterprise' });
     expectError(await api.show(stranger.token, team.id), 404, NOT_FOUND);
@@ -255,7 +246,7 @@ describe('GET /api/v1/teams/{team}', () => {
 });
 
 describe('PUT /api/v1/teams/{team}', () => {
-  it.each(['owner', 'admin'] as const)('lets the %s rename it: 200 with the team, one team.updated event', async (role) => {
+  it.for(['owner', 'admin'] as const)('lets the %s rename it: 200 with the team, one team.updated event', async (role, { ctx, api }) => {
     const team = await sharedTeam(ctx, ['admin']);
     const caller = role === 'owner' ? team.owner : team.members.admin!;
     const since = await lastEventId(ctx);
@@ -283,24 +274,27 @@ describe('PUT /api/v1/teams/{team}', () => {
     expect(event.details).toMatchObject({ name: { old: 'Shared', new: 'Renamed' } });
   });
 
-  it('lets the owner rename their personal team', async () => {
+  it('lets the owner rename their personal team', async ({ ctx, api }) => {
     const user = await ctx.given.user();
     const response = await api.rename(user.token, user.teamId!, { name: 'Mine' });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json().data).toMatchObject({ name: 'Mine', personal_team: true });
   });
 
-  it.each(['member', 'readonly'] as const)('answers a %s 403 with the owner-or-admin message, even with an invalid body', async (role) => {
-    const team = await sharedTeam(ctx, [role]);
-    const caller = team.members[role]!;
-    const since = await lastEventId(ctx);
-    expectError(await api.rename(caller.token, team.id, { name: 'Mine now' }), 403, NEEDS_OWNER_OR_ADMIN);
-    expectError(await api.rename(caller.token, team.id, { name: '' }), 403, NEEDS_OWNER_OR_ADMIN);
-    expect((await api.show(caller.token, team.id)).json().data.name).toBe('Shared');
-    await expectNoEvent(ctx, since);
-  });
+  it.for(['member', 'readonly'] as const)(
+    'answers a %s 403 with the owner-or-admin message, even with an invalid body',
+    async (role, { ctx, api }) => {
+      const team = await sharedTeam(ctx, [role]);
+      const caller = team.members[role]!;
+      const since = await lastEventId(ctx);
+      expectError(await api.rename(caller.token, team.id, { name: 'Mine now' }), 403, NEEDS_OWNER_OR_ADMIN);
+      expectError(await api.rename(caller.token, team.id, { name: '' }), 403, NEEDS_OWNER_OR_ADMIN);
+      expect((await api.show(caller.token, team.id)).json().data.name).toBe('Shared');
+      await expectNoEvent(ctx, since);
+    },
+  );
 
-  it('validates the name like POST /teams (D12)', async () => {
+  it('validates the name like POST /teams (D12)', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     expectFieldError(await api.rename(team.owner.token, team.id, { name: '   ' }), 'name', NAME_REQUIRED);
     expectFieldError(await api.rename(team.owner.token, team.id, {}), 'name', NAME_REQUIRED);
@@ -309,14 +303,14 @@ describe('PUT /api/v1/teams/{team}', () => {
     expect((await api.show(team.owner.token, team.id)).json().data.name).toBe('Shared');
   });
 
-  it('answers 404 to a non-member, even with an invalid body', async () => {
+  it('answers 404 to a non-member, even with an invalid body', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     const stranger = await ctx.given.user({ plan: 'enterprise' });
     expectError(await api.rename(stranger.token, team.id, { name: 'Mine' }), 404, NOT_FOUND);
     expectError(await api.rename(stranger.token, team.id, { name: '' }), 404, NOT_FOUND);
   });
 
-  it('writes no event when the name does not change', async () => {
+  it('writes no event when the name does not change', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     const since = await lastEventId(ctx);
     expect((await api.rename(team.owner.token, team.id, { name: 'Shared' })).statusCode).toBe(200);
@@ -325,7 +319,10 @@ describe('PUT /api/v1/teams/{team}', () => {
 });
 
 describe('DELETE /api/v1/teams/{team}', () => {
-  it('deletes the team with its members, invitations, projects and their reports; 200 with the message; one team.deleted event', async () => {
+  it('deletes the team with its members, invitations, projects and their reports; 200 with the message; one team.deleted event', async ({
+    ctx,
+    api,
+  }) => {
     const team = await sharedTeam(ctx, ['admin', 'member']);
     const { project } = await ctx.given.project(team.id, { name: 'Doomed' });
     await ctx.given.report(project.id);
@@ -359,7 +356,7 @@ describe('DELETE /api/v1/teams/{team}', () => {
     expectError(await ctx.request({ method: 'GET', url: `/api/v1/projects/${project.id}`, token: team.owner.token }), 404, NOT_FOUND);
   });
 
-  it('moves members who had it as current team to their personal team, or to none; others keep theirs', async () => {
+  it('moves members who had it as current team to their personal team, or to none; others keep theirs', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     const withPersonal = await memberOf(ctx, team.id, 'member');
     const withoutPersonal = await ctx.given.user({ plan: 'enterprise', withTeam: false });
@@ -377,7 +374,7 @@ describe('DELETE /api/v1/teams/{team}', () => {
     expect((await api.profile(withPersonal.token)).json().data.current_team_id).toBe(withPersonal.teamId);
   });
 
-  it('answers 403 for a personal team, which stays with its projects', async () => {
+  it('answers 403 for a personal team, which stays with its projects', async ({ ctx, api }) => {
     const user = await ctx.given.user({ plan: 'enterprise' });
     const { project } = await ctx.given.project(user);
     const since = await lastEventId(ctx);
@@ -387,22 +384,25 @@ describe('DELETE /api/v1/teams/{team}', () => {
     await expectNoEvent(ctx, since);
   });
 
-  it.each(['admin', 'member', 'readonly'] as const)('answers a %s 403 with the owner message; the team stays', async (role) => {
-    const team = await sharedTeam(ctx, [role]);
-    const since = await lastEventId(ctx);
-    expectError(await api.deleteTeam(team.members[role]!.token, team.id), 403, NEEDS_OWNER);
-    expect(await ctx.db.selectFrom('teams').select('id').where('id', '=', team.id).execute()).toHaveLength(1);
-    await expectNoEvent(ctx, since);
-  });
+  it.for(['admin', 'member', 'readonly'] as const)(
+    'answers a %s 403 with the owner message; the team stays',
+    async (role, { ctx, api }) => {
+      const team = await sharedTeam(ctx, [role]);
+      const since = await lastEventId(ctx);
+      expectError(await api.deleteTeam(team.members[role]!.token, team.id), 403, NEEDS_OWNER);
+      expect(await ctx.db.selectFrom('teams').select('id').where('id', '=', team.id).execute()).toHaveLength(1);
+      await expectNoEvent(ctx, since);
+    },
+  );
 
-  it("answers 404 to a non-member (not a 403: they may not see it), and for another member's personal team", async () => {
+  it("answers 404 to a non-member (not a 403: they may not see it), and for another member's personal team", async ({ ctx, api }) => {
     const team = await sharedTeam(ctx, ['member']);
     const stranger = await ctx.given.user({ plan: 'enterprise' });
     expectError(await api.deleteTeam(stranger.token, team.id), 404, NOT_FOUND);
     expectError(await api.deleteTeam(team.owner.token, team.members.member!.teamId!), 404, NOT_FOUND);
   });
 
-  it('needs the write ability', async () => {
+  it('needs the write ability', async ({ ctx, api }) => {
     const owner = await ctx.given.user({ plan: 'enterprise', abilities: ['read'] });
     const teamId = await ctx.given.team(owner, 'Kept');
     expectError(await api.deleteTeam(owner.token, teamId), 403, missingAbility('write'));

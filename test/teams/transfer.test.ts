@@ -3,12 +3,11 @@
  * the member becomes owner and the previous owner stays on as admin; the answer is the team as the
  * caller now sees it. `owner` is given only this way.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { teamsTest as it } from './teams-world.js';
 import { expectApiHeaders, expectError, missingAbility, NOT_FOUND, SUBSCRIPTION_REQUIRED } from '../helpers/contract.js';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 import {
   ADMIN_LIMIT,
-  e4,
   expectFieldError,
   expectNoEvent,
   expectOneEvent,
@@ -23,18 +22,10 @@ import {
   TEAM_DELETED,
 } from './teams-world.js';
 
-let ctx: TestContext;
-let api: ReturnType<typeof e4>;
-beforeAll(async () => {
-  ctx = await buildTestApp();
-  api = e4(ctx);
-});
-afterAll(async () => ctx.close());
-
 describe('POST /api/v1/teams/{team}/transfer', () => {
-  it.each(['admin', 'member', 'readonly'] as const)(
+  it.for(['admin', 'member', 'readonly'] as const)(
     'hands the team to a %s: they become owner, the previous owner admin; 200 with the team; one team.transferred event',
-    async (role) => {
+    async (role, { ctx, api }) => {
       const team = await sharedTeam(ctx, [role]);
       const heir = team.members[role]!;
       const since = await lastEventId(ctx);
@@ -70,7 +61,10 @@ describe('POST /api/v1/teams/{team}/transfer', () => {
     },
   );
 
-  it('moves the owner rules with the role: the new owner cannot leave, the previous one can, and only the new one may delete or transfer', async () => {
+  it('moves the owner rules with the role: the new owner cannot leave, the previous one can, and only the new one may delete or transfer', async ({
+    ctx,
+    api,
+  }) => {
     const team = await sharedTeam(ctx, ['member']);
     const heir = team.members.member!;
     expect((await api.transfer(team.owner.token, team.id, { user_id: heir.id })).statusCode).toBe(200);
@@ -92,7 +86,10 @@ describe('POST /api/v1/teams/{team}/transfer', () => {
     expect(deleted.json()).toEqual({ message: TEAM_DELETED });
   });
 
-  it('answers 422 `user_id` for a user who is not a member of the team (even one that exists) and for an unknown user; nothing changes', async () => {
+  it('answers 422 `user_id` for a user who is not a member of the team (even one that exists) and for an unknown user; nothing changes', async ({
+    ctx,
+    api,
+  }) => {
     const team = await sharedTeam(ctx, ['member']);
     const outsider = await ctx.given.user();
     const since = await lastEventId(ctx);
@@ -103,35 +100,38 @@ describe('POST /api/v1/teams/{team}/transfer', () => {
     await expectNoEvent(ctx, since);
   });
 
-  it('answers 422 `user_id` for the owner themself', async () => {
+  it('answers 422 `user_id` for the owner themself', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx);
     expectFieldError(await api.transfer(team.owner.token, team.id, { user_id: team.owner.id }), 'user_id', NOT_ANOTHER_MEMBER);
     expect(await membershipsOf(ctx, team.id)).toEqual({ [team.owner.id]: 'owner' });
   });
 
-  it.each([
+  it.for([
     ['missing', {}],
     ['a string (D12: no coercion)', { user_id: '5' }],
     ['null', { user_id: null }],
     ['fractional', { user_id: 2.5 }],
     ['zero', { user_id: 0 }],
-  ])('answers 422 `user_id` when it is %s', async (_case, body) => {
+  ])('answers 422 `user_id` when it is %s', async ([_case, body], { ctx, api }) => {
     const team = await sharedTeam(ctx, ['member']);
     expectFieldError(await api.transfer(team.owner.token, team.id, body), 'user_id');
     expect(await membershipsOf(ctx, team.id)).toEqual({ [team.owner.id]: 'owner', [team.members.member!.id]: 'member' });
   });
 
-  it.each(['admin', 'member', 'readonly'] as const)('answers a %s 403 with the owner message, even with an invalid body', async (role) => {
-    const team = await sharedTeam(ctx, [role, ...(role === 'member' ? [] : (['member'] as const))]);
-    const caller = team.members[role]!;
-    const since = await lastEventId(ctx);
-    expectError(await api.transfer(caller.token, team.id, { user_id: caller.id }), 403, NEEDS_OWNER);
-    expectError(await api.transfer(caller.token, team.id, { user_id: 'nobody' }), 403, NEEDS_OWNER);
-    expect((await membershipsOf(ctx, team.id))[team.owner.id]).toBe('owner');
-    await expectNoEvent(ctx, since);
-  });
+  it.for(['admin', 'member', 'readonly'] as const)(
+    'answers a %s 403 with the owner message, even with an invalid body',
+    async (role, { ctx, api }) => {
+      const team = await sharedTeam(ctx, [role, ...(role === 'member' ? [] : (['member'] as const))]);
+      const caller = team.members[role]!;
+      const since = await lastEventId(ctx);
+      expectError(await api.transfer(caller.token, team.id, { user_id: caller.id }), 403, NEEDS_OWNER);
+      expectError(await api.transfer(caller.token, team.id, { user_id: 'nobody' }), 403, NEEDS_OWNER);
+      expect((await membershipsOf(ctx, team.id))[team.owner.id]).toBe('owner');
+      await expectNoEvent(ctx, since);
+    },
+  );
 
-  it('answers 404 to a non-member and for unknown or malformed team ids, even with an invalid body', async () => {
+  it('answers 404 to a non-member and for unknown or malformed team ids, even with an invalid body', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx, ['member']);
     const stranger = await ctx.given.user({ plan: 'enterprise' });
     expectError(await api.transfer(stranger.token, team.id, { user_id: stranger.id }), 404, NOT_FOUND);
@@ -141,14 +141,14 @@ describe('POST /api/v1/teams/{team}/transfer', () => {
     }
   });
 
-  it("needs the admin ability: a write-only token of the owner gets 403 'admin'", async () => {
+  it("needs the admin ability: a write-only token of the owner gets 403 'admin'", async ({ ctx, api }) => {
     const team = await sharedTeam(ctx, ['member']);
     const writer = await ctx.given.token(team.owner, { abilities: ['read', 'write'], name: 'writer' });
     expectError(await api.transfer(writer, team.id, { user_id: team.members.member!.id }), 403, missingAbility('admin'));
     expect((await membershipsOf(ctx, team.id))[team.owner.id]).toBe('owner');
   });
 
-  it('needs an active subscription (D7 on /teams*)', async () => {
+  it('needs an active subscription (D7 on /teams*)', async ({ ctx, api }) => {
     const team = await sharedTeam(ctx, ['member']);
     await ctx.given.plan(team.owner, null);
     expectError(await api.transfer(team.owner.token, team.id, { user_id: team.members.member!.id }), 403, SUBSCRIPTION_REQUIRED);

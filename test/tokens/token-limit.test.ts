@@ -1,23 +1,24 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { test as appTest } from '../helpers/app-fixture.js';
 import { TOKEN_LIMIT, expectError } from '../helpers/contract.js';
+
+const it = appTest
+  .extend(
+    'create',
+    ({ ctx, user }) =>
+      (body: unknown = { name: 'extra', abilities: ['read'] }) =>
+        ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, body }),
+  )
+  .extend(
+    'countTokens',
+    ({ ctx, user }) =>
+      async () =>
+        (await ctx.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', user.id).execute()).length,
+  );
 
 // api-v1 section 8 rule 4 and D9: at most 10 personal access tokens per user, expired ones included.
 describe('POST /api/v1/tokens: the 10-token limit', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user(); // already holds 1 token, the CLI one
-  });
-  afterEach(async () => ctx.close());
-
-  const create = (body: unknown = { name: 'extra', abilities: ['read'] }) =>
-    ctx.request({ method: 'POST', url: '/api/v1/tokens', token: user.token, body });
-  const countTokens = async () =>
-    (await ctx.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', user.id).execute()).length;
-
-  it('creates up to 10 tokens and answers the 11th with 403', async () => {
+  it('creates up to 10 tokens and answers the 11th with 403', async ({ create, countTokens }) => {
     for (let i = 2; i <= 10; i++) {
       const response = await create({ name: `token ${i}`, abilities: ['read'] });
       expect(response.statusCode, `token ${i}`).toBe(201);
@@ -29,13 +30,13 @@ describe('POST /api/v1/tokens: the 10-token limit', () => {
     expect(await countTokens()).toBe(10);
   });
 
-  it('counts expired tokens too (D9)', async () => {
+  it('counts expired tokens too (D9)', async ({ ctx, user, create }) => {
     for (let i = 0; i < 9; i++) await ctx.given.token(user, { expiresAt: new Date('2026-11-21T10:00:30.000Z') });
     ctx.clock.advance(60_000); // all nine have expired now
     expectError(await create(), 403, TOKEN_LIMIT);
   });
 
-  it('creates again after a token is revoked', async () => {
+  it('creates again after a token is revoked', async ({ ctx, user, create, countTokens }) => {
     const ids: number[] = [];
     for (let i = 0; i < 9; i++) ids.push((await create()).json().token.id);
     expectError(await create(), 403, TOKEN_LIMIT);
@@ -49,14 +50,14 @@ describe('POST /api/v1/tokens: the 10-token limit', () => {
     expectError(await create(), 403, TOKEN_LIMIT);
   });
 
-  it('answers the limit 403 before validating the body (D4 step 8 before step 9)', async () => {
+  it('answers the limit 403 before validating the body (D4 step 8 before step 9)', async ({ ctx, user, create }) => {
     for (let i = 0; i < 9; i++) await ctx.given.token(user);
     expectError(await create({ name: '', abilities: ['root'] }), 403, TOKEN_LIMIT);
     expectError(await create({}), 403, TOKEN_LIMIT);
     expectError(await create({ name: 'x', abilities: ['read'], expires_at: 'tomorrow' }), 403, TOKEN_LIMIT);
   });
 
-  it('never ends with more than 10 tokens under concurrent creation', async () => {
+  it('never ends with more than 10 tokens under concurrent creation', async ({ ctx, user, create, countTokens }) => {
     for (let i = 0; i < 7; i++) await ctx.given.token(user); // 8 in all
     expect(await countTokens()).toBe(8);
 
@@ -68,7 +69,7 @@ describe('POST /api/v1/tokens: the 10-token limit', () => {
     expect(await countTokens()).toBe(10);
   });
 
-  it('counts per user: another user at the limit does not block this one', async () => {
+  it('counts per user: another user at the limit does not block this one', async ({ ctx, create }) => {
     const other = await ctx.given.user();
     for (let i = 0; i < 9; i++) await ctx.given.token(other);
     expectError(

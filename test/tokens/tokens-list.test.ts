@@ -1,17 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/app-fixture.js';
 import { JSON_UTF8 } from '../helpers/contract.js';
 
 const METADATA_KEYS = ['abilities', 'created_at', 'expires_at', 'id', 'last_used_at', 'name'];
 
 describe('GET /api/v1/tokens', () => {
-  let ctx: TestContext;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-  });
-  afterEach(async () => ctx.close());
-
-  it("lists the caller's tokens in the metadata shape of api-v1 2.5, with no secret", async () => {
+  it("lists the caller's tokens in the metadata shape of api-v1 2.5, with no secret", async ({ ctx }) => {
     const user = await ctx.given.user();
     ctx.clock.advance(1_000);
     await ctx.given.token(user, { name: 'CI', abilities: ['read', 'write'], expiresAt: new Date('2027-03-01T00:00:00.000Z') });
@@ -43,7 +37,7 @@ describe('GET /api/v1/tokens', () => {
     });
   });
 
-  it('never contains the plain text, the token or any hash', async () => {
+  it('never contains the plain text, the token or any hash', async ({ ctx }) => {
     const user = await ctx.given.user();
     const plain = await ctx.given.token(user);
     const response = await ctx.request({ method: 'GET', url: '/api/v1/tokens', token: user.token });
@@ -62,7 +56,7 @@ describe('GET /api/v1/tokens', () => {
     for (const { token_hash } of hashes) expect(response.body).not.toContain(token_hash);
   });
 
-  it('orders newest first by created_at, ties by id descending', async () => {
+  it('orders newest first by created_at, ties by id descending', async ({ ctx }) => {
     const user = await ctx.given.user(); // CLI token at t0
     ctx.clock.advance(60_000);
     await ctx.given.token(user, { name: 'same-time-a' });
@@ -82,7 +76,7 @@ describe('GET /api/v1/tokens', () => {
     expect(data[1]!.id).toBeGreaterThan(data[2]!.id);
   });
 
-  it("lists only the caller's own tokens", async () => {
+  it("lists only the caller's own tokens", async ({ ctx }) => {
     const alice = await ctx.given.user();
     const bob = await ctx.given.user();
     await ctx.given.token(bob, { name: 'bob-secondary' });
@@ -99,7 +93,7 @@ describe('GET /api/v1/tokens', () => {
     expect((response.json().data as { id: number }[]).map((t) => t.id).sort()).toEqual(aliceIds.sort());
   });
 
-  it('works with a read-only token (ability read, D6)', async () => {
+  it('works with a read-only token (ability read, D6)', async ({ ctx }) => {
     const user = await ctx.given.user({ abilities: ['read'] });
     const response = await ctx.request({ method: 'GET', url: '/api/v1/tokens', token: user.token });
     expect(response.statusCode).toBe(200);

@@ -1,30 +1,38 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { test as appTest } from '../helpers/app-fixture.js';
+import type { TestUser } from '../helpers/test-app.js';
 import { NOT_FOUND, TOKEN_REVOKED, UNAUTHENTICATED, expectError, missingAbility } from '../helpers/contract.js';
+
+const it = appTest
+  .extend(
+    'tokenIdOf',
+    ({ ctx }) =>
+      async (owner: TestUser, name: string) =>
+        (
+          await ctx.db
+            .selectFrom('personal_access_tokens')
+            .select('id')
+            .where('user_id', '=', owner.id)
+            .where('name', '=', name)
+            .executeTakeFirstOrThrow()
+        ).id,
+  )
+  .extend(
+    'revoke',
+    ({ ctx, user }) =>
+      (id: string | number, token = user.token) =>
+        ctx.request({ method: 'DELETE', url: `/api/v1/tokens/${id}`, token }),
+  )
+  .extend(
+    'listAs',
+    ({ ctx }) =>
+      (token: string) =>
+        ctx.request({ method: 'GET', url: '/api/v1/tokens', token }),
+  );
 
 // api-v1 4 DELETE /tokens/{token}, D9, D18.
 describe('DELETE /api/v1/tokens/{token}', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user();
-  });
-  afterEach(async () => ctx.close());
-
-  const tokenIdOf = async (owner: TestUser, name: string) =>
-    (
-      await ctx.db
-        .selectFrom('personal_access_tokens')
-        .select('id')
-        .where('user_id', '=', owner.id)
-        .where('name', '=', name)
-        .executeTakeFirstOrThrow()
-    ).id;
-  const revoke = (id: string | number, token = user.token) => ctx.request({ method: 'DELETE', url: `/api/v1/tokens/${id}`, token });
-  const listAs = (token: string) => ctx.request({ method: 'GET', url: '/api/v1/tokens', token });
-
-  it('returns 200 with the D18 message and deletes the token', async () => {
+  it('returns 200 with the D18 message and deletes the token', async ({ ctx, user, tokenIdOf, revoke, listAs }) => {
     const leaked = await ctx.given.token(user, { name: 'leaked' });
     const id = await tokenIdOf(user, 'leaked');
 
@@ -38,7 +46,7 @@ describe('DELETE /api/v1/tokens/{token}', () => {
     expect((await listAs(user.token)).json().data.map((t: { id: number }) => t.id)).not.toContain(id);
   });
 
-  it('lets a token revoke itself; the next request with it gets 401', async () => {
+  it('lets a token revoke itself; the next request with it gets 401', async ({ ctx, user, tokenIdOf, revoke, listAs }) => {
     const self = await ctx.given.token(user, { name: 'self' });
     const id = await tokenIdOf(user, 'self');
 
@@ -51,7 +59,7 @@ describe('DELETE /api/v1/tokens/{token}', () => {
     expect((await listAs(user.token)).statusCode).toBe(200);
   });
 
-  it("returns 404 for another user's token, which keeps working", async () => {
+  it("returns 404 for another user's token, which keeps working", async ({ ctx, tokenIdOf, revoke, listAs }) => {
     const other = await ctx.given.user();
     const otherId = await tokenIdOf(other, 'CLI token');
 
@@ -62,16 +70,16 @@ describe('DELETE /api/v1/tokens/{token}', () => {
     expect((await listAs(other.token)).statusCode).toBe(200);
   });
 
-  it('returns 404 for a token revoked already', async () => {
+  it('returns 404 for a token revoked already', async ({ ctx, user, tokenIdOf, revoke }) => {
     await ctx.given.token(user, { name: 'twice' });
     const id = await tokenIdOf(user, 'twice');
     expect((await revoke(id)).statusCode).toBe(200);
     expectError(await revoke(id), 404, NOT_FOUND);
   });
 
-  it.each([['abc'], ['0'], ['-1'], ['1.5'], ['99999999'], ['1e3'], ['99999999999999999999']])(
+  it.for<[string]>([['abc'], ['0'], ['-1'], ['1.5'], ['99999999'], ['1e3'], ['99999999999999999999']])(
     'returns 404 for {token} = %s (D9)',
-    async (param) => {
+    async ([param], { ctx, revoke }) => {
       const before = await ctx.db.selectFrom('personal_access_tokens').select('id').execute();
       expectError(await revoke(param), 404, NOT_FOUND);
       const after = await ctx.db.selectFrom('personal_access_tokens').select('id').execute();
@@ -79,7 +87,7 @@ describe('DELETE /api/v1/tokens/{token}', () => {
     },
   );
 
-  it('requires the admin ability (D6)', async () => {
+  it('requires the admin ability (D6)', async ({ ctx, user, tokenIdOf, revoke, listAs }) => {
     const writer = await ctx.given.token(user, { name: 'writer', abilities: ['write'] });
     const id = await tokenIdOf(user, 'writer');
     expectError(await revoke(id, writer), 403, missingAbility('admin'));

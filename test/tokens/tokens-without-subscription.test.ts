@@ -1,20 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/app-fixture.js';
+import type { TestContext, TestUser } from '../helpers/test-app.js';
 import { SUBSCRIPTION_REQUIRED, TOKEN_REVOKED, expectError } from '../helpers/contract.js';
 
 // D7: /api/v1/tokens needs no subscription, so a lapsed user can still see and revoke a leaked token.
 describe('token endpoints without an active subscription (D7)', () => {
-  let ctx: TestContext;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-  });
-  afterEach(async () => ctx.close());
-
-  const scenarios: [string, () => Promise<TestUser>][] = [
-    ['a user who never had a subscription (plan null)', () => ctx.given.user({ plan: null })],
+  const scenarios: [string, (ctx: TestContext) => Promise<TestUser>][] = [
+    ['a user who never had a subscription (plan null)', (ctx) => ctx.given.user({ plan: null })],
     [
       'a user whose subscription was canceled',
-      async () => {
+      async (ctx) => {
         const user = await ctx.given.user({ plan: 'business' });
         await ctx.given.plan(user, null);
         return user;
@@ -23,8 +18,8 @@ describe('token endpoints without an active subscription (D7)', () => {
   ];
 
   for (const [label, makeUser] of scenarios) {
-    it(`lists, creates and revokes tokens for ${label}`, async () => {
-      const user = await makeUser();
+    it(`lists, creates and revokes tokens for ${label}`, async ({ ctx }) => {
+      const user = await makeUser(ctx);
 
       // The project API is closed to this user, which proves the subscription is really inactive.
       expectError(await ctx.request({ method: 'GET', url: '/api/v1/projects', token: user.token }), 403, SUBSCRIPTION_REQUIRED);

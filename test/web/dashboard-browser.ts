@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { expect, test } from 'vitest';
 import { createSandbox, ROOT, type Sandbox } from '../cli/cli-process.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { CHROMIUM, hasChromium, launchChromium } from '../helpers/chromium.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 
 /**
@@ -109,4 +109,31 @@ export async function screenshot(page: Page, name: string): Promise<void> {
       .toBeLessThanOrEqual(width);
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
   }
+}
+
+/**
+ * The browser tests' fixtures, all made once for the file (its tests run in order on one page):
+ * `world` (the dashboard started, closed after the file's last test), `base` (its URL), `page`
+ * (a page at 1440 × 900) and `watch` (what that page loads and breaks).
+ */
+export const dashboardTest = test
+  // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern
+  .extend('world', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const world = await startDashboardWorld();
+    onCleanup(() => world.close());
+    return world;
+  })
+  .extend('base', { scope: 'file' }, ({ world }) => world.server.url)
+  // The page is watched from its start, whichever of the two a test names first.
+  .extend('watchedPage', { scope: 'file' }, async ({ world, base }) => {
+    const page = await world.browser.newPage({ viewport: { width: 1440, height: 900 } });
+    return { page, watch: watchPage(page, base) };
+  })
+  .extend('page', { scope: 'file' }, ({ watchedPage }) => watchedPage.page)
+  .extend('watch', { scope: 'file' }, ({ watchedPage }) => watchedPage.watch);
+
+/** Says why a file's browser tests are skipped when there is no Chromium. */
+export function warnWithoutChromium(what: string): void {
+  if (!hasChromium)
+    console.warn(`[scoreboard] ${what} skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
 }

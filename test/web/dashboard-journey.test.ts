@@ -1,16 +1,16 @@
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CLIENT_POST_HEADERS, fixtureText } from '../helpers/client-wire.js';
-import {
-  CHROMIUM,
-  type DashboardWorld,
-  expectAccessible,
-  hasChromium,
-  type PageWatch,
-  screenshot,
-  startDashboardWorld,
-  watchPage,
-} from './dashboard-browser.js';
+import { expectAccessible, hasChromium, screenshot, dashboardTest, warnWithoutChromium } from './dashboard-browser.js';
+
+const it = dashboardTest.extend(
+  'signIn',
+  ({ page, world }) =>
+    async function signIn(password: string) {
+      await page.getByLabel('Email').fill(world.user.email);
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+    },
+);
 
 /**
  * Issue 18, the whole journey: a person signs in through the page, sees the projects of their team,
@@ -20,33 +20,10 @@ import {
  * who accepts in another browser, sign out, and the session is refused afterwards. Every page passes axe-core, loads nothing from another origin and breaks no rule of its
  * Content-Security-Policy; each is screenshot at 375 and 1440 px under test-results/dashboard/.
  */
-if (!hasChromium) {
-  console.warn(
-    `[scoreboard] dashboard browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
-  );
-}
+warnWithoutChromium('dashboard browser tests');
 
 describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 }, () => {
-  let world: DashboardWorld;
-  let page: Page;
-  let watch: PageWatch;
-  let base: string;
-
-  beforeAll(async () => {
-    world = await startDashboardWorld();
-    base = world.server.url;
-    page = await world.browser.newPage({ viewport: { width: 1440, height: 900 } });
-    watch = watchPage(page, base);
-  }, 60_000);
-  afterAll(async () => world?.close());
-
-  async function signIn(password: string) {
-    await page.getByLabel('Email').fill(world.user.email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  }
-
-  it('sends a visitor to sign in, and back to the page they asked for afterwards', async () => {
+  it('sends a visitor to sign in, and back to the page they asked for afterwards', async ({ world, base, page, signIn }) => {
     await page.goto(`${base}/projects/new`);
     await page.waitForURL(`${base}/sign-in?next=%2Fprojects%2Fnew`);
     await expectAccessible(page, 'sign-in');
@@ -61,7 +38,7 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     await page.getByRole('heading', { name: 'New project' }).waitFor();
   });
 
-  it('shows an empty team what to do next', async () => {
+  it('shows an empty team what to do next', async ({ base, page }) => {
     await page.getByRole('link', { name: 'Projects', exact: true }).click();
     await page.waitForURL(`${base}/`);
     await page.getByText('This team has no projects yet.').waitFor();
@@ -69,7 +46,7 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     await screenshot(page, 'projects-empty');
   });
 
-  it('creates a project: its field errors at the field, then its token once with the client’s set-up', async () => {
+  it('creates a project: its field errors at the field, then its token once with the client’s set-up', async ({ base, page }) => {
     await page.getByRole('link', { name: 'New project' }).click();
     await page.getByRole('button', { name: 'Create project' }).click();
     await page.locator('#field-name-errors').waitFor();
@@ -100,7 +77,7 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     }
   });
 
-  it('lists the project with its score, gate, new issues and sparkline; a reload stays on the page', async () => {
+  it('lists the project with its score, gate, new issues and sparkline; a reload stays on the page', async ({ base, page }) => {
     await page.getByRole('link', { name: 'Back to projects' }).click();
     const row = page.locator('.project', { hasText: 'Shop' });
     await row.locator('svg.sparkline').waitFor();
@@ -115,7 +92,7 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     expect(page.url()).toBe(`${base}/`);
   });
 
-  it('opens the project: the score trend is drawn, and a gate setting is saved', async () => {
+  it('opens the project: the score trend is drawn, and a gate setting is saved', async ({ page }) => {
     await page.locator('.project', { hasText: 'Shop' }).getByRole('link', { name: 'Shop' }).click();
     await page.waitForURL(/\/projects\/[0-9a-f-]{36}$/);
     await page.locator('.trend-canvas canvas').first().waitFor();
@@ -127,7 +104,7 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     expect(await page.getByLabel('Minimum score').inputValue()).toBe('60');
   });
 
-  it('opens the latest report: what it changed, new and fixed issues', async () => {
+  it('opens the latest report: what it changed, new and fixed issues', async ({ page }) => {
     // report-full is a pull request's run against main, where report-small ran: its baseline.
     await page.locator('.project-reports tbody tr').first().getByRole('link').click();
     await page.waitForURL(/\/reports\/[0-9a-f-]{36}$/);
@@ -142,7 +119,7 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     await expect.poll(async () => new Set(await changes.locator('tbody .change').allTextContents())).toEqual(new Set(['Fixed']));
   });
 
-  it('switches team: the projects page shows the other team’s projects', async () => {
+  it('switches team: the projects page shows the other team’s projects', async ({ world, base, page }) => {
     // A second team, which the CLI makes the current one; the page learns it on reload.
     const created = await world.sandbox.cli('teams:create', '--owner', world.user.email, '--name', 'Platform');
     expect(created.code, created.stderr).toBe(0);
@@ -157,14 +134,14 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     expect(await page.getByLabel('Team', { exact: true }).locator('option:checked').textContent()).toBe("Ada's team");
   });
 
-  it('follows the system’s dark mode, still accessible', async () => {
+  it('follows the system’s dark mode, still accessible', async ({ page }) => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await expectAccessible(page, 'projects (dark)');
     await screenshot(page, 'projects-dark');
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
-  it('creates a token with its abilities, shows it once, and revokes it', async () => {
+  it('creates a token with its abilities, shows it once, and revokes it', async ({ base, page }) => {
     await page.getByRole('link', { name: 'Tokens' }).click();
     await page.getByRole('heading', { name: 'Tokens', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Create token' }).click();
@@ -189,7 +166,7 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     expect(refused.status).toBe(401);
   });
 
-  it('invites a colleague, who signs in in another browser and accepts; the team then lists them', async () => {
+  it('invites a colleague, who signs in in another browser and accepts; the team then lists them', async ({ world, base, page }) => {
     const colleague = { email: 'grace@example.com', password: 'another long passphrase' };
     const created = await world.sandbox.cliWithInput(
       `${colleague.password}\n`,
@@ -226,7 +203,7 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     await page.locator('main').getByText(colleague.email).first().waitFor();
   });
 
-  it('changes the name, and says at the field when the current password is wrong', async () => {
+  it('changes the name, and says at the field when the current password is wrong', async ({ page }) => {
     await page.getByRole('link', { name: 'Profile' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Ada Lovelace');
     await page.getByRole('button', { name: 'Save name' }).click();
@@ -241,7 +218,7 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     await screenshot(page, 'profile');
   });
 
-  it('signs out: back to sign-in, and the session is refused afterwards', async () => {
+  it('signs out: back to sign-in, and the session is refused afterwards', async ({ base, page }) => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${base}/sign-in`);
     const status = await page.evaluate(async () => (await fetch('/api/v1/session')).status);
@@ -250,7 +227,7 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     await page.waitForURL(`${base}/sign-in?next=%2Ftokens`);
   });
 
-  it('says when sign-in may be tried again after too many attempts', async () => {
+  it('says when sign-in may be tried again after too many attempts', async ({ page }) => {
     // The sixth failure in a row is a 429 with Retry-After: D8's budget of 10 requests a minute for
     // a signed-out IP (the page's own calls count too), or else E7's lockout after five failures.
     for (let attempt = 1; attempt <= 6; attempt++) {
@@ -264,7 +241,7 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     await screenshot(page, 'sign-in-too-many');
   });
 
-  it('loaded nothing from another origin, broke no rule of the policy, threw nothing', () => {
+  it('loaded nothing from another origin, broke no rule of the policy, threw nothing', ({ watch }) => {
     expect(watch.foreignRequests).toEqual([]);
     expect(watch.policyViolations).toEqual([]);
     expect(watch.pageErrors).toEqual([]);

@@ -1,17 +1,34 @@
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ok, okWithInput } from '../cli/cli-process.js';
 import { CLIENT_POST_HEADERS, type FixtureName, loadFixture } from '../helpers/client-wire.js';
-import {
-  CHROMIUM,
-  type DashboardWorld,
-  expectAccessible,
-  hasChromium,
-  type PageWatch,
-  screenshot,
-  startDashboardWorld,
-  watchPage,
-} from './dashboard-browser.js';
+import { expectAccessible, hasChromium, screenshot, dashboardTest, watchPage, warnWithoutChromium } from './dashboard-browser.js';
+
+/** The project the page creates (its first test), which the helpers below address. */
+let projectId: string;
+
+const it = dashboardTest
+  /** The client package's upload of a real fixture, on the branch `main` unless told, analyzed when the fixture says unless told. */
+  .extend(
+    'upload',
+    ({ base }) =>
+      async function upload(fixture: FixtureName, apiToken: string, branch = 'main', analyzedAt?: string): Promise<number> {
+        const report = loadFixture(fixture, projectId);
+        report.metadata.git_branch = branch;
+        if (analyzedAt !== undefined) report.analyzed_at = analyzedAt;
+        const answer = await fetch(`${base}/api/reports`, {
+          method: 'POST',
+          headers: { ...CLIENT_POST_HEADERS, authorization: `Bearer ${apiToken}` },
+          body: JSON.stringify(report),
+        });
+        return answer.status;
+      },
+  )
+  .extend(
+    'projectUrl',
+    ({ base }) =>
+      () =>
+        `${base}/projects/${projectId}`,
+  );
 
 /**
  * Issue 18 item 3, the project page in Chromium: a project without reports says how to send one;
@@ -20,44 +37,12 @@ import {
  * shown once; the project is archived; a webhook is added (its secret once) and pinged; the
  * project is deleted after a confirmation. axe-core and screenshots at 375 and 1440 px on the way.
  */
-if (!hasChromium) {
-  console.warn(
-    `[scoreboard] project page browser test skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
-  );
-}
+warnWithoutChromium('project page browser test');
 
 describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000 }, () => {
-  let world: DashboardWorld;
-  let page: Page;
-  let watch: PageWatch;
-  let base: string;
-  let projectId: string;
   let token: string;
 
-  beforeAll(async () => {
-    world = await startDashboardWorld();
-    base = world.server.url;
-    page = await world.browser.newPage({ viewport: { width: 1440, height: 900 } });
-    watch = watchPage(page, base);
-  }, 60_000);
-  afterAll(async () => world?.close());
-
-  /** The client package's upload of a real fixture, on the branch `main` unless told, analyzed when the fixture says unless told. */
-  async function upload(fixture: FixtureName, apiToken: string, branch = 'main', analyzedAt?: string): Promise<number> {
-    const report = loadFixture(fixture, projectId);
-    report.metadata.git_branch = branch;
-    if (analyzedAt !== undefined) report.analyzed_at = analyzedAt;
-    const answer = await fetch(`${base}/api/reports`, {
-      method: 'POST',
-      headers: { ...CLIENT_POST_HEADERS, authorization: `Bearer ${apiToken}` },
-      body: JSON.stringify(report),
-    });
-    return answer.status;
-  }
-
-  const projectUrl = () => `${base}/projects/${projectId}`;
-
-  it('shows a project without reports what to do next', async () => {
+  it('shows a project without reports what to do next', async ({ world, base, page, projectUrl }) => {
     await page.goto(`${base}/projects/new`);
     await page.waitForURL(/\/sign-in\?next=/);
     await page.getByLabel('Email').fill(world.user.email);
@@ -79,7 +64,7 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     await screenshot(page, 'project-empty');
   });
 
-  it('draws the trend of two uploads on one branch and lists both reports', async () => {
+  it('draws the trend of two uploads on one branch and lists both reports', async ({ page, upload }) => {
     expect(await upload('report-small', token)).toBe(201);
     expect(await upload('report-full', token)).toBe(201);
     await page.reload();
@@ -100,7 +85,7 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
-  it('keeps the reports’ branch filter in the URL', async () => {
+  it('keeps the reports’ branch filter in the URL', async ({ page, projectUrl }) => {
     await page.locator('#reports-branch').selectOption('main');
     await page.waitForURL(`${projectUrl()}?branch=main`);
     await page.reload();
@@ -109,7 +94,7 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     await expect.poll(() => page.locator('.project-reports tbody tr').count()).toBe(2);
   });
 
-  it('shows a gate setting’s error at its field, then saves a valid one', async () => {
+  it('shows a gate setting’s error at its field, then saves a valid one', async ({ page }) => {
     const threshold = page.getByLabel('Minimum score');
     await threshold.fill('150');
     await page.getByRole('button', { name: 'Save settings' }).click();
@@ -136,7 +121,7 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     expect(await page.getByLabel('Fail on a failed analyzer’s issue of').inputValue()).toBe('high');
   });
 
-  it('regenerates the token after a confirmation and shows it once; the old one is refused', async () => {
+  it('regenerates the token after a confirmation and shows it once; the old one is refused', async ({ page, upload }) => {
     await page.getByRole('button', { name: 'Regenerate token' }).click();
     await page.getByRole('button', { name: 'Yes, regenerate token' }).click();
     const fresh = (await page.locator('#regenerated-token').textContent()) ?? '';
@@ -149,7 +134,11 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     expect(await page.locator('#regenerated-token').count()).toBe(0);
   });
 
-  it('shows the latest report’s branch first, and keeps the chosen branch in the URL (reload and back)', async () => {
+  it('shows the latest report’s branch first, and keeps the chosen branch in the URL (reload and back)', async ({
+    page,
+    upload,
+    projectUrl,
+  }) => {
     expect(await upload('report-small', token, 'feature/checkout', '2026-11-22T08:00:00+00:00')).toBe(201);
     await page.reload();
     await expect.poll(() => page.locator('#trend-branch').inputValue()).toBe('feature/checkout');
@@ -166,7 +155,7 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     await expect.poll(() => page.locator('#trend-branch').inputValue()).toBe('feature/checkout');
   });
 
-  it('shows the badges’ Markdown with a preview, and regenerates their key after a confirmation', async () => {
+  it('shows the badges’ Markdown with a preview, and regenerates their key after a confirmation', async ({ page }) => {
     const code = page.locator('.badge-row code').first();
     expect(await code.textContent()).toMatch(/^!\[Score\]\(http:\/\/[^)]+\/score\.svg\)$/);
     await expect
@@ -188,7 +177,7 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     expect((await fetch(oldUrl)).status).toBe(404);
   });
 
-  it('adds a webhook: its URL’s error at the field, then its secret once; a ping shows in its deliveries', async () => {
+  it('adds a webhook: its URL’s error at the field, then its secret once; a ping shows in its deliveries', async ({ page }) => {
     await page.getByRole('button', { name: 'Add webhook' }).click();
     await page.locator('#field-url-errors').waitFor();
 
@@ -207,7 +196,7 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     await screenshot(page, 'project-webhooks');
   });
 
-  it('archives the project after a confirmation', async () => {
+  it('archives the project after a confirmation', async ({ page, upload }) => {
     await page.getByRole('button', { name: 'Archive', exact: true }).click();
     await page.getByRole('button', { name: 'Yes, archive' }).click();
     await page.locator('h1 .tag', { hasText: 'Archived' }).waitFor();
@@ -215,7 +204,12 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     await page.getByRole('button', { name: 'Unarchive' }).waitFor();
   });
 
-  it('hides the webhooks from a member (the API answers 404), and says in words that a member may not delete', async () => {
+  it('hides the webhooks from a member (the API answers 404), and says in words that a member may not delete', async ({
+    world,
+    base,
+    page,
+    projectUrl,
+  }) => {
     const { data } = (await (await page.request.get(`${base}/api/v1/projects/${projectId}`)).json()) as { data: { team_id: number } };
     const bob = { email: 'bob@example.com', password: 'another long passphrase' };
     await okWithInput(world.sandbox, `${bob.password}\n`, 'users:create', '--email', bob.email, '--name', 'Bob', '--password-stdin');
@@ -244,7 +238,7 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     await context.close();
   });
 
-  it('deletes the project after a confirmation, and goes back to the projects', async () => {
+  it('deletes the project after a confirmation, and goes back to the projects', async ({ base, page, projectUrl }) => {
     await page.getByRole('button', { name: 'Delete project' }).click();
     await page.getByRole('button', { name: 'Yes, delete project' }).click();
     await page.waitForURL(`${base}/`);
@@ -253,7 +247,7 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     await page.getByRole('alert').waitFor();
   });
 
-  it('loaded nothing from another origin, broke no rule of the policy, threw nothing', () => {
+  it('loaded nothing from another origin, broke no rule of the policy, threw nothing', ({ watch }) => {
     expect(watch.foreignRequests).toEqual([]);
     expect(watch.policyViolations).toEqual([]);
     expect(watch.pageErrors).toEqual([]);

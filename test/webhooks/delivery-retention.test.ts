@@ -2,25 +2,13 @@
  * WEBHOOK_DELIVERY_RETENTION_DAYS: deliveries done long ago are deleted; pending ones and each
  * webhook's newest (its `last_delivery`) stay. Run on both backends.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { loadConfig } from '../../src/config.js';
 import { pruneWebhookDeliveries } from '../../src/webhooks/delivery-retention.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { givenUploader } from '../helpers/reports-world.js';
 
-const DAY = 24 * 60 * 60 * 1000;
-
-describe('webhook delivery retention', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let projectId: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    ({ user, projectId } = await givenUploader(ctx));
-  });
-  afterEach(async () => ctx.close());
-
-  const createWebhook = async (): Promise<string> => {
+const it = appTest({ user: { plan: 'business' } })
+  .extend('createWebhook', ({ ctx, projectId, user }) => async (): Promise<string> => {
     const response = await ctx.request({
       method: 'POST',
       url: `/api/v1/projects/${projectId}/webhooks`,
@@ -29,24 +17,42 @@ describe('webhook delivery retention', () => {
     });
     expect(response.statusCode).toBe(201);
     return response.json().webhook.id as string;
-  };
+  })
   /** A ping delivery of `webhookId` created now (the fake clock), then set to `status`. */
-  const delivery = async (webhookId: string, status: 'pending' | 'succeeded' | 'failed'): Promise<string> => {
-    const response = await ctx.request({
-      method: 'POST',
-      url: `/api/v1/projects/${projectId}/webhooks/${webhookId}/ping`,
-      token: user.token,
-    });
-    expect(response.statusCode).toBe(202);
-    const id = response.json().data.id as string;
-    await ctx.db.updateTable('webhook_deliveries').set({ status }).where('id', '=', id).execute();
-    ctx.clock.advance(1000);
-    return id;
-  };
-  const remaining = async () =>
-    (await ctx.db.selectFrom('webhook_deliveries').select('id').orderBy('id').execute()).map((row) => row.id).sort();
+  .extend(
+    'delivery',
+    ({ ctx, projectId, user }) =>
+      async (webhookId: string, status: 'pending' | 'succeeded' | 'failed'): Promise<string> => {
+        const response = await ctx.request({
+          method: 'POST',
+          url: `/api/v1/projects/${projectId}/webhooks/${webhookId}/ping`,
+          token: user.token,
+        });
+        expect(response.statusCode).toBe(202);
+        const id = response.json().data.id as string;
+        await ctx.db.updateTable('webhook_deliveries').set({ status }).where('id', '=', id).execute();
+        ctx.clock.advance(1000);
+        return id;
+      },
+  )
+  .extend(
+    'remaining',
+    ({ ctx }) =>
+      async () =>
+        (await ctx.db.selectFrom('webhook_deliveries').select('id').orderBy('id').execute()).map((row) => row.id).sort(),
+  );
 
-  it('deletes what is done and older than the retention; keeps pending ones and each webhook newest', async () => {
+const DAY = 24 * 60 * 60 * 1000;
+
+describe('webhook delivery retention', () => {
+  it('deletes what is done and older than the retention; keeps pending ones and each webhook newest', async ({
+    ctx,
+    user,
+    projectId,
+    createWebhook,
+    delivery,
+    remaining,
+  }) => {
     const [busy, quiet] = [await createWebhook(), await createWebhook()];
     await delivery(busy, 'succeeded');
     await delivery(busy, 'failed');
@@ -64,7 +70,7 @@ describe('webhook delivery retention', () => {
     expect(await pruneWebhookDeliveries({ db: ctx.db, clock: ctx.clock, retentionDays: 30 })).toBe(0);
   });
 
-  it('works in batches, and several instances at once share the work', async () => {
+  it('works in batches, and several instances at once share the work', async ({ ctx, createWebhook, remaining }) => {
     const webhookId = await createWebhook();
     const rows = Array.from({ length: 2_345 }, (_, i) => ({
       id: `0199a1b2-0000-7000-8000-${String(i).padStart(12, '0')}`,

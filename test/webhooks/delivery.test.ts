@@ -7,7 +7,8 @@ import { createDeliveryQueue } from '../../src/webhooks/delivery-queue.js';
 import { createDeliveryWorker, RETRY_SCHEDULE_MS, type DeliveryWorker } from '../../src/webhooks/delivery-worker.js';
 import { createWebhookSender, type WebhookSender } from '../../src/webhooks/outbound-http.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
-import { givenUploader, result, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { givenUploader, result, uploadBody } from '../helpers/reports-world.js';
+import { uploadOk } from '../helpers/client-wire.js';
 import { signatureVerifies, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 const SECOND = 1000;

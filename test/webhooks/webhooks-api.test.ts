@@ -20,7 +20,8 @@ import {
   missingAbility,
   sha256,
 } from '../helpers/contract.js';
-import { fixture, result, setGate, uploadBody, uploadOk } from '../helpers/reports-world.js';
+import { result, setGate, uploadBody } from '../helpers/reports-world.js';
+import { loadFixture, uploadOk } from '../helpers/client-wire.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
@@ -800,7 +801,7 @@ describe('the webhook API (E6)', () => {
         method: 'POST',
         url: '/api/reports/failure',
         token: apiToken,
-        body: fixture('failure', projectId),
+        body: loadFixture('failure', projectId),
       });
       expect(response.statusCode, response.body).toBe(201);
       const data = expectDue(await deliveryRows(id), 'run.failed');
