@@ -1,9 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect } from 'vitest';
 import { appTest } from '../helpers/app-fixture.js';
-import { createProjectsService } from '../../src/projects/projects.service.js';
 import { servicesOn } from '../helpers/test-app.js';
-import { createTeamsService } from '../../src/teams/teams.service.js';
 import { onPostgres } from '../helpers/test-backend.js';
 import { eventCount, requester } from './audit-world.js';
 
