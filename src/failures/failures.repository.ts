@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
-import { countAll } from '../db/dialect.js';
+import { countRows } from '../db/dialect.js';
 import type { RunFailuresTable } from '../db/schema.js';
 
 export type RunFailureRow = Selectable<RunFailuresTable>;
@@ -13,12 +13,7 @@ export function createFailuresRepository(db: Db) {
     },
 
     async countForProject(projectId: string): Promise<number> {
-      const row = await db
-        .selectFrom('run_failures')
-        .select(countAll.as('count'))
-        .where('project_id', '=', projectId)
-        .executeTakeFirstOrThrow();
-      return Number(row.count);
+      return countRows(db.selectFrom('run_failures').where('project_id', '=', projectId));
     },
 
     /** Newest first by the time the run failed, ties highest id. */

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../db/database.js';
-import { countAll } from '../db/dialect.js';
+import { countRows } from '../db/dialect.js';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
 
 export type WebhookRow = Selectable<WebhooksTable>;
@@ -41,12 +41,7 @@ export function createWebhooksRepository(db: Db) {
     },
 
     async countForProject(projectId: string): Promise<number> {
-      const row = await db
-        .selectFrom('webhooks')
-        .select(countAll.as('count'))
-        .where('project_id', '=', projectId)
-        .executeTakeFirstOrThrow();
-      return Number(row.count);
+      return countRows(db.selectFrom('webhooks').where('project_id', '=', projectId));
     },
 
     /** Newest first. */
@@ -89,12 +84,7 @@ export function createWebhooksRepository(db: Db) {
     },
 
     async countDeliveries(webhookId: string): Promise<number> {
-      const row = await db
-        .selectFrom('webhook_deliveries')
-        .select(countAll.as('count'))
-        .where('webhook_id', '=', webhookId)
-        .executeTakeFirstOrThrow();
-      return Number(row.count);
+      return countRows(db.selectFrom('webhook_deliveries').where('webhook_id', '=', webhookId));
     },
 
     /** Newest first. */
