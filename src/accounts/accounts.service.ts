@@ -55,6 +55,21 @@ export function createAccountsService(deps: AccountsServiceDeps) {
     if (!(await deps.teamsOn(trx).lock(teamId))) throw refused(`No team with id ${teamId}.`);
   }
 
+  /** A team with `ownerId` as its owner, made their current team, and its `team.created` event (E5). */
+  async function insertOwnedTeam(
+    trx: Db,
+    team: { name: string; personal_team: boolean },
+    ownerId: number,
+    details: AuditEntry['details'],
+  ): Promise<number> {
+    const teams = deps.teamsOn(trx);
+    const teamId = await teams.insert({ name: team.name, created_at: now(), personal_team: team.personal_team });
+    await teams.putMember({ team_id: teamId, user_id: ownerId, role: 'owner', created_at: now() });
+    await teams.setCurrentTeam(ownerId, teamId);
+    await audit(trx, { action: 'team.created', target: { type: 'team', id: teamId }, teamId, userId: ownerId, details });
+    return teamId;
+  }
+
   function requireEmail(input: string): string {
     const email = normalizeEmail(input);
     if (!EMAIL.test(email) || email.length > 255) throw refused(`"${input}" is not an email address.`);
@@ -88,17 +103,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
         let teamId: number | null = null;
         if (input.withTeam) {
           const name = `${input.name ?? email}'s team`;
-          const teams = deps.teamsOn(trx);
-          teamId = await teams.insert({ name, created_at: now(), personal_team: true });
-          await teams.putMember({ team_id: teamId, user_id: user.id, role: 'owner', created_at: now() });
-          await teams.setCurrentTeam(user.id, teamId);
-          await audit(trx, {
-            action: 'team.created',
-            target: { type: 'team', id: teamId },
-            teamId,
-            userId: user.id,
-            details: { name, personal_team: true },
-          });
+          teamId = await insertOwnedTeam(trx, { name, personal_team: true }, user.id, { name, personal_team: true });
         }
         if (input.plan) await accounts.putSubscription(user.id, input.plan, now());
         const { plainText } = await deps
@@ -238,18 +243,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
     async createTeam(ownerEmail: string, name: string): Promise<{ id: number }> {
       const id = await inTransaction(db, async (trx) => {
         const owner = await requireUser(ownerEmail, trx);
-        const teams = deps.teamsOn(trx);
-        const teamId = await teams.insert({ name, created_at: now(), personal_team: false });
-        await teams.putMember({ team_id: teamId, user_id: owner.id, role: 'owner', created_at: now() });
-        await teams.setCurrentTeam(owner.id, teamId);
-        await audit(trx, {
-          action: 'team.created',
-          target: { type: 'team', id: teamId },
-          teamId,
-          userId: owner.id,
-          details: { name, owner: owner.email },
-        });
-        return teamId;
+        return insertOwnedTeam(trx, { name, personal_team: false }, owner.id, { name, owner: owner.email });
       });
       return { id };
     },

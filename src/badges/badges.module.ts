@@ -1,19 +1,11 @@
-import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
-import type { Db } from '../db/database.js';
-import type { ProjectsService } from '../projects/projects.service.js';
+import type { ProjectContentsDeps } from '../projects/projects.service.js';
 import { createBadgeRateLimiter } from './badge-rate-limit.js';
 import { badgesRoutes } from './badges.routes.js';
 import { createBadgesService } from './badges.service.js';
 import { publicBadgeRoutes } from './public-badges.routes.js';
 
 /** E2.3: a project's badge URLs (REST API) and the badges themselves (`/badges`, no token). */
-export function badgesModule(deps: {
-  db: Db;
-  clock: Clock;
-  config: Config;
-  projects: Pick<ProjectsService, 'resolveProject' | 'lockForWrite'>;
-}) {
+export function badgesModule(deps: ProjectContentsDeps) {
   const service = createBadgesService({ ...deps, projectForWrite: deps.projects.lockForWrite });
   return {
     service,

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import type { App } from '../http/app-types.js';
+import { SUBSCRIBED } from '../http/route-kind.js';
 import { publicUrl } from '../http/public-url.js';
 import { projectOf, resolveProjectParam } from '../projects/project-param.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
@@ -9,11 +10,10 @@ import type { ProjectsService } from '../projects/projects.service.js';
 import { BadgeUrlsResponse, type BadgeUrls } from './badges.schemas.js';
 import type { BadgesService } from './badges.service.js';
 
-/** Badge routes are project routes: an active subscription (D7), and the project's permissions (D15). */
-const read = { ability: 'read', subscription: true } as const;
-const write = { ability: 'write', subscription: true } as const;
-
-/** E2.2 under /api/v1: a project's badge URLs, and a new badge key. */
+/**
+ * E2.2 under /api/v1: a project's badge URLs, and a new badge key.
+ * Badge routes are project routes: an active subscription (D7), and the project's permissions (D15).
+ */
 export async function badgesRoutes(
   app: App,
   deps: { badgesService: BadgesService; projectsService: Pick<ProjectsService, 'resolveProject'>; config: Config },
@@ -29,7 +29,7 @@ export async function badgesRoutes(
   });
 
   app.get('/projects/:project/badges', {
-    config: read,
+    config: SUBSCRIBED.read,
     schema: { tags, summary: "The project's public badge URLs", params: ProjectParams, response: { 200: BadgeUrlsResponse } },
     preValidation: resolveProjectParam(projects, 'view'),
     handler: async (request) => ({ data: urlsOf(request, await badges.keyOf(projectOf(request).id)) }),
@@ -37,7 +37,7 @@ export async function badgesRoutes(
 
   // Like regenerate-token: D15's update permission.
   app.post('/projects/:project/badges/regenerate', {
-    config: write,
+    config: SUBSCRIBED.write,
     schema: {
       tags,
       summary: 'Issue a new badge key; the old badge URLs answer 404 at once',

@@ -1,5 +1,5 @@
 /** A cell as shown: null as `-`, booleans as yes/no. */
-type Cell = string | number | boolean | null;
+export type Cell = string | number | boolean | null;
 
 /**
  * Plain-text tables and field lists for the read commands' output without `--json`. Names and

@@ -1,4 +1,4 @@
-import { type Kysely, PostgresAdapter, sql, type ColumnDefinitionBuilder, type CreateTableBuilder } from 'kysely';
+import { type Kysely, PostgresAdapter, type SelectQueryBuilder, sql, type ColumnDefinitionBuilder, type CreateTableBuilder } from 'kysely';
 
 /**
  * The small adapter for where SQLite and PostgreSQL differ: auto-incrementing keys in the DDL
@@ -31,6 +31,13 @@ export function addIdColumn<T extends string, C extends string>(
 
 /** `count(*)` is a bigint (a string through `pg`) on PostgreSQL and a number on SQLite. */
 export const countAll = sql<string | number>`count(*)`;
+
+/** How many rows `query` selects, as a number on both databases (`select count(*) as "count" ...`). */
+export async function countRows<DB, TB extends keyof DB>(query: SelectQueryBuilder<DB, TB, object>): Promise<number> {
+  // The row's type is lost to the generic table; it is the one column selected here.
+  const row = await query.select(countAll.as('count')).$castTo<{ count: string | number }>().executeTakeFirstOrThrow();
+  return Number(row.count);
+}
 
 /**
  * Serialises the writers that read-then-write what hangs off one row (a user's 10-token limit, a

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ObjectOrEmptyArray, OptionalEnum, OptionalString, OptionalTimestamp } from '../wire/lenient-schemas.js';
+import { clientVersionFields, ObjectOrEmptyArray, OptionalEnum, OptionalString, OptionalTimestamp } from '../wire/lenient-schemas.js';
 
 /** Why a run aborted, as the client package says it (CLIENT-WIRE.md). */
 export const FAILURE_REASONS = ['invalid_options', 'all_categories_disabled', 'no_analyzers_ran', 'uncaught_exception'] as const;
@@ -7,10 +7,7 @@ export const FAILURE_REASONS = ['invalid_options', 'all_categories_disabled', 'n
 /** `POST /api/reports/failure`: a run that aborted before completion. */
 export const FailureUpload = Type.Object(
   {
-    project_id: OptionalString({ maxLength: 255 }),
-    laravel_version: OptionalString({ maxLength: 100 }),
-    framework_version: OptionalString({ maxLength: 100 }),
-    package_version: OptionalString({ maxLength: 100 }),
+    ...clientVersionFields(),
     status: OptionalString({ maxLength: 50 }),
     failure_reason: OptionalEnum(FAILURE_REASONS),
     failure_label: OptionalString({ maxLength: 255 }),

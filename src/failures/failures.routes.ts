@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { App } from '../http/app-types.js';
+import { SUBSCRIBED } from '../http/route-kind.js';
 import { publicUrl } from '../http/public-url.js';
 import { PageQuery, Paginated } from '../wire/pagination.js';
 import { projectOf, resolveProjectParam } from '../projects/project-param.js';
@@ -15,7 +16,7 @@ export async function failuresRoutes(
   const { failuresService: failures, projectsService: projects, config } = deps;
 
   app.get('/projects/:project/failures', {
-    config: { ability: 'read', subscription: true },
+    config: SUBSCRIBED.read,
     schema: {
       tags: ['reports'],
       summary: "List a project's failed analysis runs, newest first",

@@ -54,6 +54,16 @@ declare module 'fastify' {
  * - `badge`: a public badge (E2.3, counted per badge key);
  * - `document`: the OpenAPI document; `page`: anything else (the dashboard, health, metrics).
  */
+/**
+ * D7: the configs of the REST API routes that need an active subscription (projects, what they
+ * hold, teams), by the ability each needs (D6).
+ */
+export const SUBSCRIBED = {
+  read: { ability: 'read', subscription: true },
+  write: { ability: 'write', subscription: true },
+  admin: { ability: 'admin', subscription: true },
+} as const;
+
 export type RouteKind = 'v1' | 'sign-in' | 'session' | 'client' | 'badge' | 'document' | 'page';
 
 /** A route's kind, from its declaration. */

@@ -1,4 +1,5 @@
 import type { TeamRole } from '../db/schema.js';
+import { notFound } from '../wire/api-error.js';
 
 export type ProjectAction = 'view' | 'update' | 'delete';
 
@@ -14,6 +15,16 @@ const ROLES_FOR: Record<ProjectAction, readonly TeamRole[]> = {
 
 export function mayPerform(role: TeamRole, action: ProjectAction): boolean {
   return ROLES_FOR[action].includes(role);
+}
+
+/**
+ * D4 step 7 / D15: what the caller's membership found (a project, or something a project holds),
+ * without the role, if that role may perform `action` on it; else 404.
+ */
+export function permittedOr404<T extends { role: TeamRole }>(found: T | undefined, action: ProjectAction): Omit<T, 'role'> {
+  if (!found || !mayPerform(found.role, action)) throw notFound();
+  const { role: _role, ...rest } = found;
+  return rest;
 }
 
 /** D15 as amended in E4: creating a project in a team takes the same roles as updating one. */

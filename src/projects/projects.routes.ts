@@ -1,6 +1,7 @@
 import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import type { App } from '../http/app-types.js';
+import { SUBSCRIBED } from '../http/route-kind.js';
 import { callerOf } from '../auth/caller.js';
 import { publicUrl } from '../http/public-url.js';
 import { MessageResponse } from '../wire/schemas.js';
@@ -25,9 +26,6 @@ const DELETED = 'Project deleted successfully.';
 const REGENERATED = 'API token regenerated. Save the new token — it will only be shown once.';
 
 /** Every project route needs an active subscription (D7). */
-const read = { ability: 'read', subscription: true } as const;
-const write = { ability: 'write', subscription: true } as const;
-
 export async function projectsRoutes(app: App, deps: { projectsService: ProjectsService; config: Config }) {
   const { projectsService: projects, config } = deps;
   const resolve = (action: ProjectAction) => resolveProjectParam(projects, action);
@@ -35,7 +33,7 @@ export async function projectsRoutes(app: App, deps: { projectsService: Projects
   const tags = ['projects'];
 
   app.get('/projects', {
-    config: read,
+    config: SUBSCRIBED.read,
     schema: { tags, summary: "List the current team's projects", querystring: ProjectListQuery, response: { 200: ProjectListResponse } },
     handler: async (request, reply) => {
       // D16: links are absolute, built from PUBLIC_URL or else from the request's scheme and host.
@@ -50,7 +48,7 @@ export async function projectsRoutes(app: App, deps: { projectsService: Projects
   });
 
   app.post('/projects', {
-    config: { ...write, forbiddenWhen: ['the user belongs to no team, or is a readonly member of their current team'] },
+    config: { ...SUBSCRIBED.write, forbiddenWhen: ['the user belongs to no team, or is a readonly member of their current team'] },
     schema: { tags, summary: 'Create a project in the current team', body: CreateProjectBody, response: { 201: CreateProjectResponse } },
     preValidation: async (request) => {
       await projects.requireCreatorInCurrentTeam(callerOf(request));
@@ -62,21 +60,21 @@ export async function projectsRoutes(app: App, deps: { projectsService: Projects
   });
 
   app.get('/projects/:project', {
-    config: read,
+    config: SUBSCRIBED.read,
     schema: { tags, summary: 'Read a project', params: ProjectParams, response: { 200: ProjectResponse } },
     preValidation: resolve('view'),
     handler: async (request) => ({ data: toProject(projectOf(request)) }),
   });
 
   app.put('/projects/:project', {
-    config: write,
+    config: SUBSCRIBED.write,
     schema: { tags, summary: 'Update a project', params: ProjectParams, body: UpdateProjectBody, response: { 200: ProjectResponse } },
     preValidation: resolve('update'),
     handler: async (request) => ({ data: await projects.updateProject(credentialOf(request), projectOf(request).id, request.body) }),
   });
 
   app.delete('/projects/:project', {
-    config: write,
+    config: SUBSCRIBED.write,
     schema: { tags, summary: 'Delete a project and all its reports', params: ProjectParams, response: { 200: MessageResponse } },
     preValidation: resolve('delete'),
     handler: async (request) => {
@@ -86,7 +84,7 @@ export async function projectsRoutes(app: App, deps: { projectsService: Projects
   });
 
   app.post('/projects/:project/regenerate-token', {
-    config: write,
+    config: SUBSCRIBED.write,
     schema: { tags, summary: 'Issue a new project API token', params: ProjectParams, response: { 200: RegenerateTokenResponse } },
     preValidation: resolve('update'),
     handler: async (request) => ({
@@ -101,7 +99,7 @@ export async function projectsRoutes(app: App, deps: { projectsService: Projects
     ['unarchive', false],
   ] as const) {
     app.post(`/projects/:project/${action}`, {
-      config: write,
+      config: SUBSCRIBED.write,
       schema: {
         tags,
         summary: `${archived ? 'Archive' : 'Unarchive'} a project`,

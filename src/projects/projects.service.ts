@@ -5,11 +5,12 @@ import { changedFields, recordAudit, type AuditEntry } from '../audit/audit-log.
 import { recheckActor } from '../audit/audit-actor.js';
 import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
 import { inTransaction, type Db } from '../db/database.js';
 import type { TeamRole } from '../db/schema.js';
 import { noTeam, notFound, roleCannotCreateProjects } from '../wire/api-error.js';
 import { paginationEnvelope, pageOffset, PAGE_SIZE } from '../wire/pagination.js';
-import { mayCreateProjects, mayPerform, UUID_PATTERN, type ProjectAction } from './permissions.js';
+import { mayCreateProjects, permittedOr404, UUID_PATTERN, type ProjectAction } from './permissions.js';
 import { type ProjectForWrite, projectForWrite } from './project-write-access.js';
 import { generateProjectApiToken } from './project-api-token.js';
 import type { ProjectWithLatestReport } from './projects.repository.js';
@@ -103,10 +104,7 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
     /** D4 step 7 / D11 / D15: the project, if the caller may perform `action` on it; else 404. */
     async resolveProject(caller: Caller, projectParam: string, action: ProjectAction): Promise<ResolvedProject> {
       if (!UUID_PATTERN.test(projectParam)) throw notFound();
-      const found = await projects.findForMember(projectParam.toLowerCase(), caller.userId);
-      if (!found || !mayPerform(found.role, action)) throw notFound();
-      const { role: _role, ...project } = found;
-      return project;
+      return permittedOr404(await projects.findForMember(projectParam.toLowerCase(), caller.userId), action);
     },
 
     /** D15: GET /projects lists the caller's current team only, each project as the JSON text of its answer (projects.repository.ts). */
@@ -227,4 +225,12 @@ export function toProject(row: ProjectWithLatestReport): Project {
     latest_report: row.latest_report,
     settings: parseStoredSettings(row.settings),
   };
+}
+
+/** What a feature holding a project's contents (badges, reports, webhooks) is built from. */
+export interface ProjectContentsDeps {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  projects: Pick<ProjectsService, 'resolveProject' | 'lockForWrite'>;
 }

@@ -1,9 +1,7 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../db/database.js';
 import { lockForUpdate } from '../db/dialect.js';
-import { startPeriodicJob } from '../jobs/periodic-job.js';
-import { daysAgo } from '../jobs/retention.js';
+import { daysAgo, type RetentionJobDeps, startRetentionJob } from '../jobs/retention.js';
 import type { RetentionRule } from './store/report-rows.js';
 import { createReportStore } from './store/report-store.js';
 
@@ -12,7 +10,6 @@ import { createReportStore } from './store/report-store.js';
  * batches stay small: the project stays locked, and other writers wait, only that long.
  */
 const BATCH = 50;
-export const REPORT_RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
 export interface ReportRetention {
   /** Reports stored (created_at, the service's clock) more than this many days ago are deleted. */
@@ -70,24 +67,15 @@ async function pruneBatch(db: Db, projectId: string, rule: RetentionRule): Promi
 }
 
 /**
- * Runs `pruneReports` shortly after start, then every hour (jobs/periodic-job.ts), until the
+ * Runs `pruneReports` shortly after start, then every hour (jobs/retention.ts), until the
  * returned function is called; nothing when no retention is configured.
  */
-export function startReportRetention(deps: {
-  db: Db;
-  clock: Clock;
-  retention: ReportRetention;
-  logger: FastifyBaseLogger;
-  intervalMs?: number;
-}): () => void {
+export function startReportRetention(deps: RetentionJobDeps & { retention: ReportRetention }): () => void {
   if (deps.retention.days === undefined && deps.retention.keep === undefined) return () => {};
-  return startPeriodicJob({
+  return startRetentionJob(deps, {
     name: 'report retention run',
-    intervalMs: deps.intervalMs ?? REPORT_RETENTION_INTERVAL_MS,
-    logger: deps.logger,
-    work: async () => {
-      const deleted = await pruneReports(deps);
-      if (deleted > 0) deps.logger.info({ deleted, retention: deps.retention }, 'deleted reports past their retention');
-    },
+    prune: () => pruneReports(deps),
+    message: 'deleted reports past their retention',
+    fields: { retention: deps.retention },
   });
 }

@@ -10,6 +10,10 @@ import { SEVERITIES, type Severity } from './vocabulary.js';
  * all go through here.
  */
 
+/** The per-severity issue counts' columns, in SEVERITIES' order. */
+export const SEVERITY_COLUMNS = SEVERITIES.map((severity) => `issues_${severity}` as const);
+type SeverityColumn = `issues_${Severity}`;
+
 /** The summary columns, for `latest_report` and report lists; never the full results. */
 export const SUMMARY_COLUMNS = [
   'id',
@@ -22,11 +26,7 @@ export const SUMMARY_COLUMNS = [
   'skipped',
   'errors',
   'total_issues',
-  'issues_critical',
-  'issues_high',
-  'issues_medium',
-  'issues_low',
-  'issues_info',
+  ...SEVERITY_COLUMNS,
   'framework_version',
   'package_version',
   'total_execution_time',
@@ -59,10 +59,6 @@ export function toReportSummary(row: ReportSummaryRow): ReportSummary {
     created_at: row.created_at,
   };
 }
-
-/** The per-severity issue counts' columns, in SEVERITIES' order. */
-export const SEVERITY_COLUMNS = SEVERITIES.map((severity) => `issues_${severity}` as const);
-type SeverityColumn = `issues_${Severity}`;
 
 /** The summary's `issues_by_severity`, from the per-severity columns. */
 export function issuesBySeverityOf(row: Pick<Selectable<ReportsTable>, SeverityColumn>): ReportSummary['issues_by_severity'] {

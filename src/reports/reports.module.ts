@@ -1,20 +1,11 @@
-import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
-import type { Db } from '../db/database.js';
-import type { ProjectsService } from '../projects/projects.service.js';
+import type { ProjectContentsDeps } from '../projects/projects.service.js';
 import { createReportExportService } from './export/report-export.service.js';
 import { reportsRoutes } from './reports.routes.js';
 import { createReportsService } from './reports.service.js';
 import type { HeavyWork } from './threads/heavy-work.js';
 
 /** E1-E3: reports, what changed between runs, trends and exports; uploads arrive through client-api/. */
-export function reportsModule(deps: {
-  db: Db;
-  clock: Clock;
-  config: Config;
-  heavyWork: HeavyWork;
-  projects: Pick<ProjectsService, 'resolveProject' | 'lockForWrite'>;
-}) {
+export function reportsModule(deps: ProjectContentsDeps & { heavyWork: HeavyWork }) {
   const service = createReportsService({ ...deps, projectForWrite: deps.projects.lockForWrite });
   const exportService = createReportExportService(deps);
   return {

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import type { App } from '../http/app-types.js';
+import { SUBSCRIBED } from '../http/route-kind.js';
 import { callerOf } from '../auth/caller.js';
 import { gunzipSync } from 'node:zlib';
 import { acceptsGzip, inflated } from '../http/content-coding.js';
@@ -43,9 +44,6 @@ declare module 'fastify' {
 }
 
 /** Every report route needs an active subscription (D7); permissions follow the parent project (D15). */
-const read = { ability: 'read', subscription: true } as const;
-const write = { ability: 'write', subscription: true } as const;
-
 export async function reportsRoutes(
   app: App,
   deps: {
@@ -65,7 +63,7 @@ export async function reportsRoutes(
   const reportOf = (request: FastifyRequest): ReportRow => request.report!;
 
   app.get('/projects/:project/reports', {
-    config: read,
+    config: SUBSCRIBED.read,
     schema: {
       tags,
       summary: "List a project's reports, newest analysis first",
@@ -83,7 +81,7 @@ export async function reportsRoutes(
   });
 
   app.get('/projects/:project/branches', {
-    config: read,
+    config: SUBSCRIBED.read,
     schema: {
       tags,
       summary: "The latest report of each of a project's branches, newest first",
@@ -95,7 +93,7 @@ export async function reportsRoutes(
   });
 
   app.get('/projects/:project/trend', {
-    config: read,
+    config: SUBSCRIBED.read,
     schema: {
       tags,
       summary: "A project's last reports, oldest first: score, issues, changes and gate of each",
@@ -111,7 +109,7 @@ export async function reportsRoutes(
   });
 
   app.get('/reports/:report/changes', {
-    config: read,
+    config: SUBSCRIBED.read,
     schema: {
       tags,
       summary: "A report's issues against its baseline: new, then fixed, then unchanged",
@@ -130,7 +128,7 @@ export async function reportsRoutes(
 
   // E3: a download, not a JSON answer (D2 does not apply to its 200); errors are still D3's envelope.
   app.get('/reports/:report/export', {
-    config: read,
+    config: SUBSCRIBED.read,
     schema: {
       tags,
       summary: "Download a report's issues as SARIF 2.1.0 or CSV",
@@ -159,7 +157,7 @@ export async function reportsRoutes(
   });
 
   app.get('/reports/:report', {
-    config: read,
+    config: SUBSCRIBED.read,
     schema: { tags, summary: 'Read a report with all its results', params: ReportParams, response: { 200: ReportDetailResponse } },
     preValidation: resolveReport('view'),
     handler: async (request, reply) => {
@@ -178,7 +176,7 @@ export async function reportsRoutes(
 
   // Deleting a report is destructive like deleting its project: the same roles (D15, owner or admin).
   app.delete('/reports/:report', {
-    config: write,
+    config: SUBSCRIBED.write,
     schema: { tags, summary: 'Delete a report', params: ReportParams, response: { 200: MessageResponse } },
     preValidation: resolveReport('delete'),
     handler: async (request) => {

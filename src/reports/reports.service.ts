@@ -9,7 +9,7 @@ import { inTransaction, type Db } from '../db/database.js';
 import { lockForUpdate } from '../db/dialect.js';
 import { notFound } from '../wire/api-error.js';
 import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../wire/pagination.js';
-import { mayPerform, UUID_PATTERN, type ProjectAction } from '../projects/permissions.js';
+import { permittedOr404, UUID_PATTERN, type ProjectAction } from '../projects/permissions.js';
 import type { ProjectForWrite } from '../projects/project-write-access.js';
 import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import { parseStoredSettings } from '../projects/settings.js';
@@ -189,10 +189,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
     /** D15 through the parent project: the report, if the caller may perform `action` on its project; else 404. */
     async resolveReport(caller: Caller, reportParam: string, action: ProjectAction): Promise<ReportRow> {
       if (!UUID_PATTERN.test(reportParam)) throw notFound();
-      const found = await reports.findForMember(reportParam.toLowerCase(), caller.userId);
-      if (!found || !mayPerform(found.role, action)) throw notFound();
-      const { role: _role, ...report } = found;
-      return report;
+      return permittedOr404(await reports.findForMember(reportParam.toLowerCase(), caller.userId), action);
     },
 
     /**

@@ -1,14 +1,9 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
-import { startPeriodicJob } from '../jobs/periodic-job.js';
-import { deleteInBatches } from '../jobs/retention.js';
+import { DELETE_BATCH, deleteInBatches, type RetentionJobDeps, startRetentionJob } from '../jobs/retention.js';
 import { SESSION_IDLE_MS } from './identify-session.js';
 import { createSessionsRepository } from './sessions.repository.js';
 import { FAILURE_WINDOW_MS } from './sign-in-lockout.js';
-
-const BATCH = 1000;
-export const SESSION_RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
  * E7: an ended session (absolute or idle) is refused as soon as it ends; this removes its row, and
@@ -18,24 +13,20 @@ export const SESSION_RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 export async function pruneSessions(deps: { db: Db; clock: Clock }): Promise<{ sessions: number; failures: number }> {
   const now = deps.clock.now().getTime();
   const repository = createSessionsRepository(deps.db);
-  const sessions = await deleteInBatches(BATCH, (size) =>
+  const sessions = await deleteInBatches(DELETE_BATCH, (size) =>
     repository.deleteEnded(new Date(now).toISOString(), new Date(now - SESSION_IDLE_MS).toISOString(), size),
   );
-  const failures = await deleteInBatches(BATCH, (size) =>
+  const failures = await deleteInBatches(DELETE_BATCH, (size) =>
     repository.deleteStaleFailures(new Date(now - FAILURE_WINDOW_MS).toISOString(), size),
   );
   return { sessions, failures };
 }
 
-/** Runs `pruneSessions` shortly after start, then every hour, until the returned function is called. */
-export function startSessionRetention(deps: { db: Db; clock: Clock; logger: FastifyBaseLogger; intervalMs?: number }): () => void {
-  return startPeriodicJob({
+/** Runs `pruneSessions` shortly after start, then every hour (jobs/retention.ts), until the returned function is called. */
+export function startSessionRetention(deps: RetentionJobDeps): () => void {
+  return startRetentionJob(deps, {
     name: 'session clean-up run',
-    intervalMs: deps.intervalMs ?? SESSION_RETENTION_INTERVAL_MS,
-    logger: deps.logger,
-    work: async () => {
-      const deleted = await pruneSessions(deps);
-      if (deleted.sessions + deleted.failures > 0) deps.logger.info(deleted, 'deleted ended sessions and old failed sign-ins');
-    },
+    prune: () => pruneSessions(deps),
+    message: 'deleted ended sessions and old failed sign-ins',
   });
 }

@@ -15,7 +15,7 @@ export function teamsModule(deps: { db: Db; clock: Clock; config: Config }) {
     /** The caller's role in a team, none when not a member (D15 as amended in E4). */
     roleOf: (db: Db, teamId: number, userId: number) => createTeamsRepository(db).findRole(teamId, userId),
     /** The same inside a write's transaction, the membership share-locked (D22). */
-    roleInTransaction: (trx: Db, teamId: number, userId: number) => createTeamsRepository(trx).findRoleInTransaction(teamId, userId),
+    roleInTransaction: (trx: Db, teamId: number, userId: number) => createTeamsRepository(trx).findRole(teamId, userId, { forShare: true }),
     /** The `{team}` of a URL, and the caller's owner or admin role there (E4, E5's team audit list). */
     managerCheck: {
       teamIdOf: pathId,

@@ -282,26 +282,18 @@ export function createTeamsRepository(db: Db) {
     async teamExists(teamId: number): Promise<boolean> {
       return (await db.selectFrom('teams').select('id').where('id', '=', teamId).executeTakeFirst()) !== undefined;
     },
-    async findRole(teamId: number, userId: number): Promise<TeamRole | undefined> {
-      const row = await db
-        .selectFrom('team_members')
-        .select('role')
-        .where('team_id', '=', teamId)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      return row?.role;
-    },
     /**
-     * D22: `findRole` inside a write's transaction; on PostgreSQL the membership is share-locked, so
-     * a removal or role change either commits before this read or waits for the write.
+     * The user's role in the team, if a member. `forShare` (D22, inside a write's transaction): on
+     * PostgreSQL the membership is share-locked, so a removal or role change either commits before
+     * this read or waits for the write.
      */
-    async findRoleInTransaction(teamId: number, userId: number): Promise<TeamRole | undefined> {
+    async findRole(teamId: number, userId: number, { forShare = false } = {}): Promise<TeamRole | undefined> {
       const row = await db
         .selectFrom('team_members')
         .select('role')
         .where('team_id', '=', teamId)
         .where('user_id', '=', userId)
-        .$if(isPostgres(db), (query) => query.forShare())
+        .$if(forShare && isPostgres(db), (query) => query.forShare())
         .executeTakeFirst();
       return row?.role;
     },

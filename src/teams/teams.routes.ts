@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import type { App } from '../http/app-types.js';
+import { SUBSCRIBED } from '../http/route-kind.js';
 import { callerOf } from '../auth/caller.js';
 import { MessageResponse } from '../wire/schemas.js';
 import { OWNER_ONLY, OWNER_OR_ADMIN, pathId, requireDeletable, requireRole } from './team-rules.js';
@@ -47,9 +48,7 @@ const MESSAGES = {
 
 // E4 / D7: /teams* needs an active subscription; /user* and /invitations* do not, so a lapsed user
 // can still see who they are and accept an invitation.
-const teamRead = { ability: 'read', subscription: true } as const;
-const teamWrite = { ability: 'write', subscription: true } as const;
-const teamAdmin = { ability: 'admin', subscription: true } as const;
+const { read: teamRead, write: teamWrite, admin: teamAdmin } = SUBSCRIBED;
 
 const ROLE_403 = 'the caller is a member without the role this needs (the message names it)';
 

@@ -71,6 +71,13 @@ export function createTeamsService(deps: { db: Db; clock: Clock }) {
     return user;
   }
 
+  /** E5: `user.updated` for the caller's change to their own profile, when it changed a field. */
+  async function auditProfileChange(trx: Db, actor: AuditActor, userId: number, before: Profile, after: Partial<Profile>) {
+    const details = changedFields(before, after);
+    if (Object.keys(details).length === 0) return;
+    await audit(trx, actor, { action: 'user.updated', target: { type: 'user', id: userId }, teamId: null, userId, details });
+  }
+
   /** A pending invitation addressed to `email`, or 404: expired ones and other people's do not exist for the caller. */
   function requireOwnInvitation(invitation: InvitationView | undefined, email: string): InvitationView {
     if (!invitation || invitation.email !== normalizeEmail(email) || invitation.expires_at <= now()) throw notFound();
@@ -90,16 +97,7 @@ export function createTeamsService(deps: { db: Db; clock: Clock }) {
         const repository = createTeamsRepository(trx);
         const before = await profileOf(repository, caller.userId);
         await repository.updateUser(caller.userId, { name });
-        const details = changedFields(before, { name });
-        if (Object.keys(details).length > 0) {
-          await audit(trx, actor, {
-            action: 'user.updated',
-            target: { type: 'user', id: caller.userId },
-            teamId: null,
-            userId: caller.userId,
-            details,
-          });
-        }
+        await auditProfileChange(trx, actor, caller.userId, before, { name });
         return { ...before, name };
       });
     },
@@ -114,16 +112,7 @@ export function createTeamsService(deps: { db: Db; clock: Clock }) {
         await memberTeam(repository, teamId, caller.userId);
         const before = await profileOf(repository, caller.userId);
         await repository.setCurrentTeam(caller.userId, teamId);
-        const details = changedFields(before, { current_team_id: teamId });
-        if (Object.keys(details).length > 0) {
-          await audit(trx, actor, {
-            action: 'user.updated',
-            target: { type: 'user', id: caller.userId },
-            teamId: null,
-            userId: caller.userId,
-            details,
-          });
-        }
+        await auditProfileChange(trx, actor, caller.userId, before, { current_team_id: teamId });
         return { ...before, current_team_id: teamId };
       });
     },

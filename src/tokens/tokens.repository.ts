@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { countAll, isPostgres } from '../db/dialect.js';
+import { countRows, isPostgres } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { TokenAuthRow } from '../auth/identify-caller.js';
 
@@ -83,12 +83,7 @@ export function createTokensRepository(db: Db) {
 
     /** D9: every token that was not revoked counts, expired ones included. */
     async countForUser(userId: number): Promise<number> {
-      const row = await db
-        .selectFrom('personal_access_tokens')
-        .select(countAll.as('count'))
-        .where('user_id', '=', userId)
-        .executeTakeFirstOrThrow();
-      return Number(row.count);
+      return countRows(db.selectFrom('personal_access_tokens').where('user_id', '=', userId));
     },
 
     async insert(token: {

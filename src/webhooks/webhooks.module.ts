@@ -1,17 +1,9 @@
-import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
-import type { Db } from '../db/database.js';
-import type { ProjectsService } from '../projects/projects.service.js';
+import type { ProjectContentsDeps } from '../projects/projects.service.js';
 import { webhooksRoutes } from './webhooks.routes.js';
 import { createWebhooksService } from './webhooks.service.js';
 
 /** E6: a project's webhooks and their deliveries (the worker runs in `serve`, main.ts). */
-export function webhooksModule(deps: {
-  db: Db;
-  clock: Clock;
-  config: Config;
-  projects: Pick<ProjectsService, 'resolveProject' | 'lockForWrite'>;
-}) {
+export function webhooksModule(deps: ProjectContentsDeps) {
   const service = createWebhooksService({ ...deps, projectForWrite: deps.projects.lockForWrite });
   return {
     service,

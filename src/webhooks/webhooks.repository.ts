@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../db/database.js';
-import { countAll } from '../db/dialect.js';
+import { countRows } from '../db/dialect.js';
+import { pageDescending } from '../db/page-query.js';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
 
 export type WebhookRow = Selectable<WebhooksTable>;
@@ -15,6 +16,7 @@ export type WebhookWithLastDelivery = WebhookRow & {
 
 /** E6: webhooks and their deliveries as the API reads and changes them (the worker's queue is delivery-queue.ts). */
 export function createWebhooksRepository(db: Db) {
+  const deliveriesOf = (webhookId: string) => db.selectFrom('webhook_deliveries').where('webhook_id', '=', webhookId);
   /** The newest delivery of each webhook, joined as its `last_delivery`. */
   const withLastDelivery = () =>
     db
@@ -41,12 +43,7 @@ export function createWebhooksRepository(db: Db) {
     },
 
     async countForProject(projectId: string): Promise<number> {
-      const row = await db
-        .selectFrom('webhooks')
-        .select(countAll.as('count'))
-        .where('project_id', '=', projectId)
-        .executeTakeFirstOrThrow();
-      return Number(row.count);
+      return countRows(db.selectFrom('webhooks').where('project_id', '=', projectId));
     },
 
     /** Newest first. */
@@ -89,25 +86,12 @@ export function createWebhooksRepository(db: Db) {
     },
 
     async countDeliveries(webhookId: string): Promise<number> {
-      const row = await db
-        .selectFrom('webhook_deliveries')
-        .select(countAll.as('count'))
-        .where('webhook_id', '=', webhookId)
-        .executeTakeFirstOrThrow();
-      return Number(row.count);
+      return countRows(deliveriesOf(webhookId));
     },
 
     /** Newest first. */
     async listDeliveries(webhookId: string, page: { limit: number; offset: number }): Promise<DeliveryRow[]> {
-      return db
-        .selectFrom('webhook_deliveries')
-        .selectAll()
-        .where('webhook_id', '=', webhookId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.limit)
-        .offset(page.offset)
-        .execute();
+      return pageDescending(deliveriesOf(webhookId).selectAll(), ['created_at', 'id'], page).execute();
     },
 
     async findDelivery(webhookId: string, id: string): Promise<DeliveryRow | undefined> {

@@ -1,6 +1,7 @@
 import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import type { App } from '../http/app-types.js';
+import { SUBSCRIBED } from '../http/route-kind.js';
 import { PageQuery, Paginated } from '../wire/pagination.js';
 import { publicUrl } from '../http/public-url.js';
 import { MessageResponse } from '../wire/schemas.js';
@@ -25,11 +26,10 @@ const CREATED = 'Webhook created successfully. Save the secret — it will only 
 const DELETED = 'Webhook deleted successfully.';
 const ROTATED = 'Secret rotated successfully. Save the new secret — it will only be shown once; the old one also signs for 24 hours.';
 
-/** Project routes: an active subscription (D7); owner or admin of the project's team, else 404 (D15's delete roles). */
-const read = { ability: 'read', subscription: true } as const;
-const write = { ability: 'write', subscription: true } as const;
-
-/** E6 under /api/v1/projects/{project}/webhooks. */
+/**
+ * E6 under /api/v1/projects/{project}/webhooks.
+ * Project routes: an active subscription (D7); owner or admin of the project's team, else 404 (D15's delete roles).
+ */
 export async function webhooksRoutes(
   app: App,
   deps: { webhooksService: WebhooksService; projectsService: Pick<ProjectsService, 'resolveProject'>; config: Config },
@@ -39,7 +39,7 @@ export async function webhooksRoutes(
   const manage = resolveProjectParam(projects, 'delete');
 
   app.post('/projects/:project/webhooks', {
-    config: write,
+    config: SUBSCRIBED.write,
     schema: {
       tags,
       summary: 'Create a webhook; its signing secret is shown once',
@@ -56,21 +56,21 @@ export async function webhooksRoutes(
   });
 
   app.get('/projects/:project/webhooks', {
-    config: read,
+    config: SUBSCRIBED.read,
     schema: { tags, summary: "List the project's webhooks, newest first", params: ProjectParams, response: { 200: WebhookListResponse } },
     preValidation: manage,
     handler: async (request) => ({ data: await webhooks.list(projectOf(request).id) }),
   });
 
   app.get('/projects/:project/webhooks/:webhook', {
-    config: read,
+    config: SUBSCRIBED.read,
     schema: { tags, summary: 'Show a webhook', params: WebhookParams, response: { 200: WebhookResponse } },
     preValidation: manage,
     handler: async (request) => ({ data: await webhooks.show(projectOf(request).id, request.params.webhook) }),
   });
 
   app.put('/projects/:project/webhooks/:webhook', {
-    config: write,
+    config: SUBSCRIBED.write,
     schema: {
       tags,
       summary: 'Change a webhook: its URL, events, description, or whether it is active',
@@ -85,7 +85,7 @@ export async function webhooksRoutes(
   });
 
   app.delete('/projects/:project/webhooks/:webhook', {
-    config: write,
+    config: SUBSCRIBED.write,
     schema: {
       tags,
       summary: 'Delete a webhook; its pending deliveries are dropped',
@@ -100,7 +100,7 @@ export async function webhooksRoutes(
   });
 
   app.post('/projects/:project/webhooks/:webhook/rotate-secret', {
-    config: write,
+    config: SUBSCRIBED.write,
     schema: { tags, summary: 'Issue a new signing secret', params: WebhookParams, response: { 200: SecretResponse } },
     preValidation: manage,
     handler: async (request) => ({
@@ -110,7 +110,7 @@ export async function webhooksRoutes(
   });
 
   app.post('/projects/:project/webhooks/:webhook/ping', {
-    config: write,
+    config: SUBSCRIBED.write,
     schema: { tags, summary: 'Send a `ping` event to the webhook', params: WebhookParams, response: { 202: DeliveryResponse } },
     preValidation: manage,
     handler: async (request, reply) =>
@@ -118,7 +118,7 @@ export async function webhooksRoutes(
   });
 
   app.get('/projects/:project/webhooks/:webhook/deliveries', {
-    config: read,
+    config: SUBSCRIBED.read,
     schema: {
       tags,
       summary: "List the webhook's deliveries, newest first",
@@ -135,7 +135,7 @@ export async function webhooksRoutes(
   });
 
   app.post('/projects/:project/webhooks/:webhook/deliveries/:delivery/redeliver', {
-    config: write,
+    config: SUBSCRIBED.write,
     schema: {
       tags,
       summary: 'Send a delivery again, as a new delivery of the same event and body',

@@ -43,3 +43,11 @@ export const OptionalEnum = <T extends string>(values: readonly T[]) =>
 
 /** ISO 8601 with an offset, as PHP's DATE_ATOM writes it. */
 export const OptionalTimestamp = () => OptionalString({ format: 'date-time' });
+
+/** What every upload of the client package says first (CLIENT-WIRE.md): its project and the versions it ran with. */
+export const clientVersionFields = () => ({
+  project_id: OptionalString({ maxLength: 255 }),
+  laravel_version: OptionalString({ maxLength: 100 }),
+  framework_version: OptionalString({ maxLength: 100 }),
+  package_version: OptionalString({ maxLength: 100 }),
+});

@@ -1,17 +1,8 @@
+import { ISSUE_FINDING_COLUMNS } from '../store/report-rows.js';
 import type { ExportIssue } from './export-rows.js';
 
 /** E3: the header, in this order. */
-export const CSV_COLUMNS = [
-  'analyzer_id',
-  'analyzer_name',
-  'category',
-  'severity',
-  'message',
-  'file',
-  'line',
-  'fingerprint',
-  'change',
-] as const;
+export const CSV_COLUMNS = [...ISSUE_FINDING_COLUMNS, 'fingerprint', 'change'] as const;
 
 /**
  * Characters a spreadsheet reads as the start of a formula (or, tab and carriage return, that
@@ -47,20 +38,6 @@ export function csvRecord(values: readonly (string | number | null)[]): string {
 export async function* csvDocument(batches: AsyncIterable<readonly ExportIssue[]>): AsyncGenerator<string> {
   yield csvRecord(CSV_COLUMNS);
   for await (const batch of batches) {
-    yield batch
-      .map((issue) =>
-        csvRecord([
-          issue.analyzer_id,
-          issue.analyzer_name,
-          issue.category,
-          issue.severity,
-          issue.message,
-          issue.file,
-          issue.line,
-          issue.fingerprint,
-          issue.change,
-        ]),
-      )
-      .join('');
+    yield batch.map((issue) => csvRecord(CSV_COLUMNS.map((column) => issue[column]))).join('');
   }
 }

@@ -1,17 +1,22 @@
-import type { Severity } from '../vocabulary.js';
+import type { ReportsTable } from '../../db/schema.js';
+import type { ResultStatus, Severity } from '../vocabulary.js';
 import type { StoredResult } from './stored-result.js';
 
-export interface ReportCounts {
-  score: number;
-  total: number;
-  passed: number;
-  failed: number;
-  warnings: number;
-  skipped: number;
-  errors: number;
-  total_issues: number;
+type StatusCount = 'passed' | 'failed' | 'warnings' | 'skipped' | 'errors';
+
+/** A report's counts, as its columns of `reports` hold them but for the issues per severity. */
+export type ReportCounts = Pick<ReportsTable, 'score' | 'total' | StatusCount | 'total_issues'> & {
   issues_by_severity: Record<Severity, number>;
-}
+};
+
+/** The count a result of each status adds one to. */
+const COUNT_OF_STATUS: Readonly<Record<ResultStatus, StatusCount>> = {
+  passed: 'passed',
+  failed: 'failed',
+  warning: 'warnings',
+  skipped: 'skipped',
+  error: 'errors',
+};
 
 /**
  * The summary of a report, recomputed from its results: the results are the truth, the client's
@@ -30,23 +35,8 @@ export function summarizeResults(results: readonly StoredResult[]): ReportCounts
     issues_by_severity: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
   };
   for (const result of results) {
-    switch (result.status) {
-      case 'passed':
-        counts.passed += 1;
-        break;
-      case 'failed':
-        counts.failed += 1;
-        break;
-      case 'warning':
-        counts.warnings += 1;
-        break;
-      case 'skipped':
-        counts.skipped += 1;
-        break;
-      case 'error':
-        counts.errors += 1;
-        break;
-    }
+    // A status outside the vocabulary (the upload's schema lets none through) adds to no count.
+    if (Object.hasOwn(COUNT_OF_STATUS, result.status)) counts[COUNT_OF_STATUS[result.status]] += 1;
     for (const issue of result.issues) counts.issues_by_severity[issue.severity] += 1;
     counts.total_issues += result.issues.length;
   }

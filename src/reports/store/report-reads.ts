@@ -1,6 +1,6 @@
 import { sql, type Compilable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { countAll, isPostgres } from '../../db/dialect.js';
+import { countAll, countRows, isPostgres } from '../../db/dialect.js';
 import { preparedQuery } from '../../db/prepared-query.js';
 import type { TeamRole } from '../../db/schema.js';
 import { changeRank, type IssueMark, type IssueRecord } from '../changes/issue-changes.js';
@@ -258,8 +258,7 @@ export function createReportReads(db: Db) {
 
     /** E1.6: how many rows the changes list has, with these filters. */
     async countChanges(reportId: number, filter: ChangesFilter): Promise<number> {
-      const row = await filteredChanges(db, reportId, filter).select(countAll.as('count')).executeTakeFirstOrThrow();
-      return Number(row.count);
+      return countRows(filteredChanges(db, reportId, filter));
     },
 
     /** E1.6: new, then fixed, then unchanged; each by severity (critical first), analyzer id, file, line. */

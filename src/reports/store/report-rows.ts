@@ -2,7 +2,7 @@ import type { Insertable, Selectable } from 'kysely';
 import type { ReportIssuesTable, ReportsTable } from '../../db/schema.js';
 import type { ChangeKind } from '../changes/issue-changes.js';
 import type { ResultsColumns } from '../results/results-encoding.js';
-import { issuesBySeverityOf, SUMMARY_COLUMNS, toReportSummary } from '../report-summary.js';
+import { issuesBySeverityOf, SEVERITY_COLUMNS, SUMMARY_COLUMNS, toReportSummary } from '../report-summary.js';
 import type { ChangeItem, ReportListItem, StoredGate, TrendPoint } from '../reports.schemas.js';
 import type { Severity } from '../vocabulary.js';
 
@@ -129,11 +129,7 @@ export const trendColumns = [
   'git_branch',
   'score',
   'total_issues',
-  'issues_critical',
-  'issues_high',
-  'issues_medium',
-  'issues_low',
-  'issues_info',
+  ...SEVERITY_COLUMNS,
   'changes_new',
   'changes_fixed',
   'gate',
@@ -165,36 +161,21 @@ export interface BaselineCandidate {
   git_commit: string | null;
 }
 
+/** What an issue says and where, in this order: its record below and the CSV export (E3) hold these. */
+export const ISSUE_FINDING_COLUMNS = ['analyzer_id', 'analyzer_name', 'category', 'severity', 'message', 'file', 'line'] as const;
+
+/** An issue's columns (`IssueRecord`): what the next report's comparison (E1.4), the changes list and the exports read. */
+export const ISSUE_RECORD_COLUMNS = ['fingerprint', ...ISSUE_FINDING_COLUMNS, 'column_number'] as const;
+
 /** The columns of `report_issues` an upload writes, in the order of insertIssues' parameters. */
 export const ISSUE_COLUMNS = [
   'report_id',
   'change',
   'change_rank',
   'severity_rank',
-  'fingerprint',
-  'analyzer_id',
-  'analyzer_name',
-  'category',
-  'severity',
-  'message',
-  'file',
-  'line',
-  'column_number',
+  ...ISSUE_RECORD_COLUMNS,
   'position',
 ] as const satisfies readonly (keyof Insertable<ReportIssuesTable>)[];
-
-/** An issue's columns (`IssueRecord`): what the next report's comparison (E1.4), the changes list and the exports read. */
-export const ISSUE_RECORD_COLUMNS = [
-  'fingerprint',
-  'analyzer_id',
-  'analyzer_name',
-  'category',
-  'severity',
-  'message',
-  'file',
-  'line',
-  'column_number',
-] as const;
 
 /** What the changes list (E1.6) may be narrowed to. */
 export interface ChangesFilter {

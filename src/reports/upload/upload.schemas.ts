@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import {
+  clientVersionFields,
   ListOrKeyedObject,
   NullableObject,
   ObjectOrEmptyArray,
@@ -62,10 +63,7 @@ export type ResultInput = Static<typeof Result>;
 /** `POST /api/reports` (and the older clients' `POST /api/v1/reports`). Only `results` is required. */
 export const ReportUpload = Type.Object(
   {
-    project_id: OptionalString({ maxLength: 255 }),
-    laravel_version: OptionalString({ maxLength: 100 }),
-    framework_version: OptionalString({ maxLength: 100 }),
-    package_version: OptionalString({ maxLength: 100 }),
+    ...clientVersionFields(),
     pro_package_version: OptionalString({ maxLength: 100 }),
     triggered_by: OptionalString({ maxLength: 100 }),
     analyzed_at: OptionalTimestamp(),
