@@ -34,7 +34,7 @@ export interface ClientApiDeps {
 
 /**
  * A report upload's body once read: parsed, checked and prepared off the event loop (D28,
- * upload-processing.ts). The routes answer its outcome at the step of D4's order it belongs to.
+ * upload/process-upload.ts). The routes answer its outcome at the step of D4's order it belongs to.
  */
 class UploadBody {
   constructor(readonly outcome: UploadOutcome) {}
@@ -104,7 +104,7 @@ export async function clientApiRoutes(app: App, deps: ClientApiDeps) {
     app.post(url, {
       config: clientApi('reports'),
       bodyLimit: UPLOAD_BODY_LIMIT,
-      // The schema documents the body; upload-processing.ts validates it against the same schema.
+      // The schema documents the body; upload/process-upload.ts validates it against the same schema.
       schema: { tags, summary, body: ReportUpload, response: { 201: UploadResponse } },
       validatorCompiler: () => () => true,
       preParsing: decompressGzipBody,

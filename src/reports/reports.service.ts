@@ -40,7 +40,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
   /**
    * Stores a report with what E1 records about it (git context, baseline, changes) and moves the
    * project's latest-report pointer; the caller holds the project's lock. `gateOf` decides the
-   * stored gate from the changes (E1.7, E1.8). The issues arrive prepared (upload-processing.ts).
+   * stored gate from the changes (E1.7, E1.8). The issues arrive prepared (upload/process-upload.ts).
    */
   async function insertReport(
     trx: Db,
@@ -111,7 +111,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
 
     /**
      * CLIENT-WIRE.md "What the service does with a report": `upload` was parsed, normalised and
-     * summarised off the event loop (upload-processing.ts); store it and apply the project's
+     * summarised off the event loop (upload/process-upload.ts); store it and apply the project's
      * quality gate to what was stored.
      */
     async receiveUpload(
@@ -264,7 +264,7 @@ type RecordedColumns =
 /** A report to store: its columns, but for what E1 records and its results (given apart, parsed). */
 export type ReportToStore = Omit<NewReport, RecordedColumns | keyof ResultsColumns>;
 
-/** What storing a report needs besides its columns, prepared from its results (upload-processing.ts). */
+/** What storing a report needs besides its columns, prepared from its results (upload/process-upload.ts). */
 type PreparedReport = Pick<ProcessedUpload, 'git' | 'failedAnalyzers' | 'resultsBr' | 'issues' | 'detail'>;
 
 /** A report just stored, as a read finds it (its columns but the results, and its baseline's). */

@@ -67,7 +67,7 @@ describe('D28: heavy reports do not stall light requests', () => {
 
   it('refuses a body of millions of tiny values as too costly (413), and the process goes on', async () => {
     // Parsed, 3.4 million empty objects would take an upload thread near its heap's cap, which may
-    // end the whole process; the byte scan before parsing refuses them (upload-processing.ts).
+    // end the whole process; the byte scan before parsing refuses them (upload/process-upload.ts).
     const answer = await http(server, 'POST', '/api/reports', {
       token: heavy.apiToken,
       body: `{"results":[],"metadata":{"x":[${'{},'.repeat(3_400_000)}{}]}}`,

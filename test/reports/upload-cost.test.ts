@@ -3,7 +3,7 @@ import { exceedsJsonValues, processUploadBytes, UPLOAD_MAX_ISSUES, UPLOAD_MAX_VA
 import { heavyReport } from '../../bench/heavy-reports.js';
 
 /**
- * D28: what an upload may cost (upload-processing.ts). Its JSON values are counted in its bytes
+ * D28: what an upload may cost (upload/process-upload.ts). Its JSON values are counted in its bytes
  * before it is parsed, its issues once it is valid; beyond either limit it is refused as too costly.
  */
 describe('the cost of an upload (D28)', () => {

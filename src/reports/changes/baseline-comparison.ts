@@ -78,7 +78,7 @@ export async function chooseBaseline(
   return found ?? null;
 }
 
-/** What E1.4 finds for an upload's prepared issues (upload-processing.ts) against its baseline. */
+/** What E1.4 finds for an upload's prepared issues (upload/process-upload.ts) against its baseline. */
 export interface UploadComparison {
   /** The change of each issue in upload order, as CHANGE_CODES indexes. */
   changes: Uint8Array;

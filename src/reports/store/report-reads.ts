@@ -236,7 +236,7 @@ export function createReportReads(db: Db) {
       return found.sort((a, b) => a.id - b.id);
     },
 
-    /** The report's results as stored (stored-results.ts); undefined once the report is gone. */
+    /** The report's results as stored (results/results-encoding.ts); undefined once the report is gone. */
     async resultsOf(reportId: number): Promise<ResultsColumns | undefined> {
       return db.selectFrom('reports').select(['results', 'results_br']).where('id', '=', reportId).executeTakeFirst();
     },

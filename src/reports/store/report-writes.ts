@@ -68,7 +68,7 @@ export function createReportWrites(db: Db) {
     },
 
     /**
-     * An upload's issues (prepared off the event loop, upload-processing.ts), each with its change
+     * An upload's issues (prepared off the event loop, upload/process-upload.ts), each with its change
      * (CHANGE_CODES of `changes`). A 75,000-issue report is 150 statements: the event loop is given
      * back between them (time-slices.ts), so that other requests are answered while it is stored.
      */
@@ -82,7 +82,7 @@ export function createReportWrites(db: Db) {
         const parameters: unknown[] = [];
         for (const row of rows) {
           const change = CHANGE_CODES[changes[position]!]!;
-          // ISSUE_COLUMNS' order; `row` is upload-processing.ts's, from severity_rank to column_number.
+          // ISSUE_COLUMNS' order; `row` is upload/process-upload.ts's, from severity_rank to column_number.
           parameters.push(reportId, change, changeRank(change), ...row, position++);
         }
         await db.executeQuery(CompiledQuery.raw(issueInsertText(postgres, rows.length), parameters));

@@ -38,14 +38,14 @@ export const WORKER_YOUNG_HEAP_MIB = 32;
  * The old generation of a heavy-work thread, in MiB (D28's memory bound). Without a cap V8 lets a
  * thread's heap grow to four times what its last collection kept (measured: 350 MiB for a 9 MiB
  * upload that keeps under 100); under a cap of this size it collects at about 1.3 times. The
- * heaviest upload admitted (upload-processing.ts's UPLOAD_MAX_VALUES and UPLOAD_MAX_ISSUES) needs
+ * heaviest upload admitted (upload/process-upload.ts's UPLOAD_MAX_VALUES and UPLOAD_MAX_ISSUES) needs
  * some 270 MiB, about half of it. A thread must never reach the cap: one that does may end the
  * whole process (a fatal "heap limit" error as the thread is torn down, seen on Node 20 and 24)
  * rather than only itself (ERR_WORKER_OUT_OF_MEMORY, answered 413 below).
  */
 export const WORKER_OLD_HEAP_MIB = 512;
 
-/** 413, with the limit's reason: a body within the size limit that costs more than a report may (upload-processing.ts). */
+/** 413, with the limit's reason: a body within the size limit that costs more than a report may (upload/process-upload.ts). */
 export const tooCostly = () =>
   new ApiError(413, 'Payload Too Large', 'The request body takes more memory to process than a report may use.');
 
@@ -138,7 +138,7 @@ const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffs
 
 /**
  * How much text a report's stored results hold: what reading them costs grows with it. Brotli at
- * quality 1 keeps them in 5 to 15 times fewer bytes (stored-results.ts): estimated on the safe side.
+ * quality 1 keeps them in 5 to 15 times fewer bytes (results/results-encoding.ts): estimated on the safe side.
  */
 function estimatedTextBytes(text: string, compressed: Uint8Array | null): number {
   return compressed === null ? text.length : compressed.byteLength * 20;

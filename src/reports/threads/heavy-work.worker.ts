@@ -9,7 +9,7 @@ import { ownedBuffers } from './heavy-work.js';
 export { assembleDetailBody, buildDetailBody } from '../answer/detail-body.js';
 
 /**
- * upload-processing.ts's outcome, its large byte arrays moved to the event loop's thread rather
+ * upload/process-upload.ts's outcome, its large byte arrays moved to the event loop's thread rather
  * than copied (piscina's Transferable).
  */
 export function processUploadBytes(bytes: Uint8Array) {

@@ -50,7 +50,7 @@ export interface ProcessedUpload {
   counts: ReportCounts;
   /** The failed analyzers, in upload order, with their issues by severity: what `fail_on` reads (D14). */
   failedAnalyzers: FailedAnalyzer[];
-  /** The results' JSON, Brotli-compressed (stored-results.ts). */
+  /** The results' JSON, Brotli-compressed (results/results-encoding.ts). */
   resultsBr: Uint8Array;
   issues: PreparedIssues;
   /** The bulk of the report's answer, serialised while the results are at hand (detail-body.ts). */
