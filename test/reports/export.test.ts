@@ -445,6 +445,17 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       expect(records.slice(1).map((record) => record[5])).toEqual(messages.map(() => 'dir, with "quotes"/x.php'));
       expect(response.body).toContain('"say ""hi"""');
     });
+
+    it('quotes a cell holding ; or a tab (D35), so that a spreadsheet splitting on them sees no cell starting with =', async () => {
+      const messages = ["a;=cmd|' /C calc'!A0", 'x\t=1+1', 'semicolon; only'];
+      const uuid = await uploadIssues(messages.map((message) => ({ message })));
+      const response = await exportOf(uuid, '?format=csv');
+      const lines = response.body.split('\r\n');
+      expect(lines[1]).toContain(`,"a;=cmd|' /C calc'!A0",`);
+      expect(lines[2]).toContain(',"x\t=1+1",');
+      expect(lines[3]).toContain(',"semicolon; only",');
+      expect(parseCsv(response.body).slice(1).map((record) => record[4])).toEqual(messages);
+    });
   });
 
   describe('headers', () => {

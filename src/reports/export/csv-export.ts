@@ -10,8 +10,11 @@ export const CSV_COLUMNS = [...ISSUE_FINDING_COLUMNS, 'fingerprint', 'change'] a
  */
 const FORMULA_START = /^[=+\-@\t\r]/;
 
-/** RFC 4180 2.6: fields holding these are quoted. */
-const NEEDS_QUOTES = /[",\r\n]/;
+/**
+ * RFC 4180 2.6: fields holding these are quoted; and (D35) a field holding `;` or a tab, so that a
+ * spreadsheet that splits on those sees the whole field, never a cell starting with `=`.
+ */
+const NEEDS_QUOTES = /[",\r\n;\t]/;
 
 /**
  * One field. Text starting like a formula gets a `'` in front (E3), so that a spreadsheet shows it
