@@ -454,7 +454,11 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       expect(lines[1]).toContain(`,"a;=cmd|' /C calc'!A0",`);
       expect(lines[2]).toContain(',"x\t=1+1",');
       expect(lines[3]).toContain(',"semicolon; only",');
-      expect(parseCsv(response.body).slice(1).map((record) => record[4])).toEqual(messages);
+      expect(
+        parseCsv(response.body)
+          .slice(1)
+          .map((record) => record[4]),
+      ).toEqual(messages);
     });
   });
 
