@@ -26,7 +26,7 @@ import type { App, RouteTableEntry } from './http/app-types.js';
 import { registerErrorHandler, sendApiError } from './http/error-handler.js';
 import { rejectInvalidHost } from './http/host-header.js';
 import { registerJsonBodyParser } from './http/json-body.js';
-import { apiAccess } from './http/api-access.js';
+import { apiAccess, NO_STORE } from './http/api-access.js';
 import { trackRouteMethods } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
 import { isRateLimited, routeKindOf } from './http/route-kind.js';
@@ -208,6 +208,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   };
   async function answerUndecodableUrl(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) {
     reply.headers(API_SECURITY_HEADERS);
+    if (request.url.startsWith('/api/v1/')) reply.header('cache-control', NO_STORE);
     try {
       if (request.url.startsWith('/api/v1/')) await access.count(request, reply);
     } catch (limitError) {

@@ -7,6 +7,9 @@ import type { App } from './app-types.js';
 import { rejectInvalidHost } from './host-header.js';
 import { carriesBody, normalizeJsonBody } from './json-body.js';
 
+/** D36: what every /api/v1 answer says about caching. */
+export const NO_STORE = 'no-store';
+
 /**
  * The REST API's checks of who is calling and what they may do, in D4's order. Read top to bottom:
  *
@@ -44,6 +47,8 @@ export function apiAccess(deps: {
   /** The hooks of the scope that holds the REST API's routes, and its unknown paths. */
   function guard(scope: App): void {
     scope.addHook('onRequest', async (request, reply) => {
+      // D36: no answer of the REST API is kept by a shared cache or the browser's (errors included).
+      reply.header('cache-control', NO_STORE);
       await count(request, reply);
       rejectInvalidHost(request);
       enforceRouteAccess(request);

@@ -334,7 +334,11 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     },
   });
 
-  app.get(OPENAPI_PATH, { schema: { hide: true }, config: { publicDocument: true } }, async () => app.swagger());
+  // D36: under /api/v1, so not kept by caches either (it changes with every release and PUBLIC_URL).
+  app.get(OPENAPI_PATH, { schema: { hide: true }, config: { publicDocument: true } }, async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return app.swagger();
+  });
 
   await app.register(swaggerUi, {
     routePrefix: '/docs',
@@ -343,6 +347,14 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
     // Load the same document as OPENAPI_PATH; every asset is served from the installed package.
     uiConfig: { urls: [{ url: OPENAPI_PATH, name: 'Scoreboard API v1' }], deepLinking: true, persistAuthorization: false },
     theme: { title: 'Scoreboard API' },
+    uiHooks: {
+      // D36: the package redirects its old index path by rewriting the URL, which a query defeats
+      // (`/docs/static/index.html?x=1` redirected to itself); the page is at /docs/, and nothing
+      // of the query is carried over.
+      onRequest: async (request, reply) => {
+        if (request.url.split(/[?#]/, 1)[0] === '/docs/static/index.html') await reply.redirect('/docs/');
+      },
+    },
   });
 }
 

@@ -276,6 +276,16 @@ describe('the reference page refuses paths outside its files in the envelope', (
   ])('answers GET %s with the 404 envelope', async (url) => {
     expectError(await ctx.request({ method: 'GET', url }), 404, NOT_FOUND);
   });
+
+  it.each(['', '?x=1', '?url=https://evil.example/'])(
+    'redirects GET /docs/static/index.html%s to the page, never to the same URL (D36), and drops the query',
+    async (query) => {
+      const response = await ctx.request({ method: 'GET', url: `/docs/static/index.html${query}` });
+      expect(response.statusCode).toBe(302);
+      expect(response.headers.location).toBe('/docs/');
+      expect((await ctx.request({ method: 'GET', url: response.headers.location as string })).statusCode).toBe(200);
+    },
+  );
 });
 
 describe('D3: no internals in any answer', () => {

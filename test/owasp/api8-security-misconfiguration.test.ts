@@ -133,6 +133,16 @@ describe('API8 security headers on every kind of answer', () => {
     }
   });
 
+  it('marks every /api/v1 answer Cache-Control: no-store (D36), errors, the document and sign-in included', async () => {
+    const all = await answers();
+    const onApiV1 = all.filter(([name]) => /v1|malformed JSON|undecodable URL|openapi\.json/.test(name));
+    expect(onApiV1.length).toBeGreaterThanOrEqual(15);
+    const signIn = await ctx.request({ method: 'POST', url: '/api/v1/session', body: { email: user.email, password: 'not the password' } });
+    for (const [name, , response] of [...onApiV1, ['401 sign-in', 401, signIn] as const]) {
+      expect(response.headers['cache-control'], name).toBe('no-store');
+    }
+  });
+
   it('gives /docs and its assets a same-origin policy: no wildcard, no remote host, no framing', async () => {
     const pages = ['/docs', '/docs/', '/docs/static/index.html', '/docs/static/swagger-initializer.js', '/docs/static/swagger-ui.css'];
     for (const url of pages) {
