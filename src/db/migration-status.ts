@@ -10,7 +10,7 @@ export interface MigrationState {
 export interface MigrationStatus {
   migrations: MigrationState[];
   /**
-   * The back-fill data step (migrations/index.ts runDataSteps): reports still without fingerprints.
+   * The back-fill data step (src/migrate.ts, reports/changes/changes-backfill.ts): reports still without fingerprints.
    * Null while migrations are pending, because the step runs only after all of them (and the
    * column it reads may not exist yet).
    */
