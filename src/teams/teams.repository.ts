@@ -218,7 +218,7 @@ export function createTeamsRepository(db: Db) {
               selectFrom('team_members as e')
                 .select('e.user_id')
                 .whereRef('e.team_id', '=', 't.id')
-                .where(sql<boolean>`(e.created_at < m.created_at or (e.created_at = m.created_at and e.user_id < m.user_id))`),
+                .where('e.created_at', '<', (eb) => eb.ref('m.created_at')),
             ),
           ),
         )

@@ -106,6 +106,8 @@ describe('migration 0013 on a database written by the releases before D34', () =
 
     // (f) Teams that were fine.
     const fine = await user('Fine');
+    // An older user joining in the very instant the personal team was made is no transfer.
+    await ctx.given.member(fine.teamId!, reader, 'member', { makeCurrent: false });
     const fineShared = await ctx.given.team(fine, 'Fine and shared');
     await ctx.given.member(fineShared, cy, 'admin', { makeCurrent: false });
     const untouched = async () => ({

@@ -41,6 +41,7 @@ async function ownerlessTeams(ctx: TestContext, teamIds: number[]): Promise<numb
 async function personalTeamWithColleague(ctx: TestContext, role: 'admin' | 'member' | 'readonly' = 'member') {
   const owner = await ctx.given.user({ plan: 'enterprise' });
   const colleague = await ctx.given.user({ plan: 'enterprise' });
+  ctx.clock.advance(1000);
   await ctx.given.member(owner.teamId!, colleague, role);
   const { project, apiToken } = await ctx.given.project(owner);
   return { owner, colleague, teamId: owner.teamId!, project, apiToken };
@@ -125,6 +126,18 @@ describe('D34: deleting a user never leaves a team without an owner', () => {
     expect(await membershipsOf(ctx, teamId)).toEqual({ [owner.id]: 'admin', [colleague.id]: 'owner' });
     expect(await ctx.db.selectFrom('teams').select('id').where('id', 'in', [teamId, colleague.teamId!]).execute()).toHaveLength(2);
     expect(await ownerlessTeams(ctx, [teamId, colleague.teamId!])).toEqual([]);
+  });
+
+  it('takes a personal team for its user even when a member joined in the same instant it was made (a tie is not a transfer)', async ({
+    ctx,
+  }) => {
+    // The colleague is the older user (lower id) and joins at the very time the team is made.
+    const colleague = await ctx.given.user({ plan: 'enterprise' });
+    const owner = await ctx.given.user({ plan: 'enterprise' });
+    await ctx.given.member(owner.teamId!, colleague, 'admin');
+    const deleted = await operatorFeatures(ctx.db, ctx.clock).accounts.deleteUser(owner.email);
+    expect(deleted.personal_team_id).toBe(owner.teamId);
+    expect(await ctx.db.selectFrom('teams').select('id').where('id', '=', owner.teamId!).execute()).toEqual([]);
   });
 
   it('deletes a user with their personal team (the members they had go on without it) and leaves every shared team they belonged to owned', async ({

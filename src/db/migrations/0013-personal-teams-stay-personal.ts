@@ -99,15 +99,19 @@ export async function up(db: Kysely<any>): Promise<void> {
   const lostTheirs: number[] = [];
   for (const team of personalTeams) {
     const members = (membersOf.get(team.id) ?? []).sort(byJoining);
-    const first = members[0];
-    const user = first && Math.abs(Date.parse(first.created_at) - Date.parse(team.created_at)) <= SAME_MOMENT_MS ? first : undefined;
-    if (user?.role === 'owner' && !keptFor.has(user.user_id)) {
-      keptFor.add(user.user_id);
+    const atCreation = (member: Membership | undefined) =>
+      member !== undefined && Math.abs(Date.parse(member.created_at) - Date.parse(team.created_at)) <= SAME_MOMENT_MS;
+    // Its user joined first: nobody strictly before them (a tie is not a transfer).
+    const first = members.filter((member) => member.created_at === members[0]?.created_at);
+    const owner = first.find((member) => member.role === 'owner');
+    if (atCreation(owner) && !keptFor.has(owner!.user_id)) {
+      keptFor.add(owner!.user_id);
       continue;
     }
     await db.updateTable('teams').set({ personal_team: 0 }).where('id', '=', team.id).execute();
     await audit('team.updated', team.id, { personal_team: { old: true, new: false } });
-    if (user && user.role !== 'owner') lostTheirs.push(user.user_id);
+    const user = owner ? undefined : first[0];
+    if (atCreation(user)) lostTheirs.push(user!.user_id);
   }
 
   for (const userId of lostTheirs) {
