@@ -393,7 +393,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hand the team to another member (owner); the previous owner becomes admin */
+        /** Hand a shared team to another member (owner); the previous owner becomes admin */
         post: operations["transferTeam"];
         delete?: never;
         options?: never;
@@ -8562,7 +8562,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Hand the team to another member (owner); the previous owner becomes admin */
+            /** @description Hand a shared team to another member (owner); the previous owner becomes admin */
             200: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -8623,7 +8623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the caller is a member without the role this needs (the message names it). */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the caller is a member without the role this needs (the message names it); `Forbidden`: a personal team cannot be transferred (D34). */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
