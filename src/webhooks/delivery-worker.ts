@@ -93,7 +93,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const at = options.clock.now();
     const succeeded = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
     const error = succeeded ? null : outcome.status === null ? outcome.error : `the receiver answered ${outcome.status}`;
-    const retryAt = succeeded ? null : nextAttemptAt(delivery, at);
+    // D32: an address the policy refuses is refused again at every retry; the delivery fails now.
+    const refused = outcome.status === null && outcome.refused !== undefined;
+    const retryAt = succeeded || refused ? null : nextAttemptAt(delivery, at);
     const status = succeeded ? 'succeeded' : retryAt === null ? 'failed' : 'pending';
     const recorded = await queue
       .settle(delivery, {
@@ -112,7 +114,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     options.onAttempt?.(delivery.event, succeeded ? 'succeeded' : status === 'failed' ? 'failed' : 'retrying');
     if (!succeeded)
       options.logger.info(
-        { delivery: delivery.id, webhook: delivery.webhook_id, attempt: delivery.attempts, error, status },
+        {
+          delivery: delivery.id,
+          webhook: delivery.webhook_id,
+          attempt: delivery.attempts,
+          error,
+          status,
+          // The address refused, for the operator only: the delivery's error never names it (D32).
+          ...(outcome.status === null && outcome.refused && { refused: outcome.refused.detail }),
+        },
         'webhook attempt failed',
       );
   }

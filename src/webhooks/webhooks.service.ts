@@ -11,7 +11,7 @@ import type { ProjectForWrite } from '../projects/project-write-access.js';
 import { generateWebhookSecret } from './signature.js';
 import type { WebhookEvent } from './webhook-event-names.js';
 import { pendingDelivery, recordPing } from './webhook-events.js';
-import { webhookUrlProblem } from './webhook-url.js';
+import { webhookHostProblem, webhookUrlProblem } from './webhook-url.js';
 import type { DeliveryRow, WebhookWithLastDelivery } from './webhooks.repository.js';
 import type { CreateWebhookBody, UpdateWebhookBody, Webhook, WebhookDelivery } from './webhooks.schemas.js';
 import { createWebhooksRepository } from './webhooks.repository.js';
@@ -28,8 +28,20 @@ const webhookLimitReached = () => new ApiError(403, 'Forbidden', `A project can 
  * gets a 404) and their deliveries. Every change checks the caller's credential and role again in
  * its transaction (D22) and writes its audit event there (E5), never with the secret.
  */
-export function createWebhooksService(deps: { db: Db; clock: Clock; projectForWrite: ProjectForWrite }) {
+export function createWebhooksService(deps: {
+  db: Db;
+  clock: Clock;
+  projectForWrite: ProjectForWrite;
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: when false, URLs that can only lead to refused addresses are a 422 (D32). */
+  allowPrivateNetworks: boolean;
+}) {
   const { db, clock } = deps;
+  /** E6's URL rule, and D32's for hosts known to be refused, as a 422 on `url`. */
+  const checkedUrl = (url: string): string => {
+    const problem = webhookUrlProblem(url) ?? (deps.allowPrivateNetworks ? null : webhookHostProblem(url));
+    if (problem !== null) throw invalidField('url', problem);
+    return new URL(url).href;
+  };
   const webhooks = createWebhooksRepository(db);
   const now = () => clock.now().toISOString();
 
@@ -199,13 +211,6 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; projectForWr
 }
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
-
-/** E6's URL rule, as a 422 on `url`. */
-function checkedUrl(url: string): string {
-  const problem = webhookUrlProblem(url);
-  if (problem !== null) throw invalidField('url', problem);
-  return new URL(url).href;
-}
 
 /**
  * A webhook URL as the audit log keeps it: its origin only. Receivers often carry their own secret
