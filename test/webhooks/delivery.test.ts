@@ -3,7 +3,9 @@
  * milliseconds) and receivers on 127.0.0.1 started by the tests. Run on both backends.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { inTransaction } from '../../src/db/database.js';
 import { createDeliveryQueue } from '../../src/webhooks/delivery-queue.js';
+import { recordPing } from '../../src/webhooks/webhook-events.js';
 import { createDeliveryWorker, RETRY_SCHEDULE_MS, type DeliveryWorker } from '../../src/webhooks/delivery-worker.js';
 import { createWebhookSender, type ResolveHost, type WebhookSender } from '../../src/webhooks/outbound-http.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
@@ -306,20 +308,23 @@ describe('webhook deliveries (E6)', () => {
     try {
       const hooks = { slow: (await createWebhook(slow.url)).webhook.id, fast: (await createWebhook(receiver.url)).webhook.id };
       // The slow one's backlog is older than everything the fast one has: it must not hold it up.
-      for (let i = 0; i < 30; i++) await ping(hooks.slow);
+      // Written to the outbox directly, as the changes that cause events do: more than D31's ten pings a minute.
+      await inTransaction(ctx.db, async (trx) => {
+        for (let i = 0; i < 30; i++) await recordPing(trx, ctx.clock, projectId, hooks.slow);
+      });
       for (let i = 0; i < 5; i++) await ping(hooks.fast);
       const worker = workerWith({ concurrency: 3, timeoutMs: 10_000 });
       worker.start();
       await receiver.waitFor(5);
-      // At most two attempts to one webhook at a time on an instance.
-      expect(slow.received.length).toBeLessThanOrEqual(2);
+      // One attempt to one webhook at a time on an instance of three slots (D31's share).
+      expect(slow.received.length).toBe(1);
       const ready = await ctx.request({ method: 'GET', url: '/readyz' });
       expect(ready.statusCode).toBe(200);
       expect(ready.json().status).toBe('ok');
       // The pings were all made at the fake clock's one instant: seven seconds on, they are that old.
       ctx.clock.advance(7_000);
       const metrics = (await ctx.request({ method: 'GET', url: '/metrics' })).body;
-      // The slow webhook's thirty are still pending (two of them in flight).
+      // The slow webhook's thirty are still pending (one of them in flight), and perhaps the fast one's last, received but not yet recorded.
       expect(metrics).toMatch(/scoreboard_webhook_queue_depth 3[01]\n/);
       expect(metrics).toMatch(/scoreboard_webhook_oldest_pending_age_seconds 7\n/);
     } finally {
