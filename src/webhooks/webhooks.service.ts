@@ -22,6 +22,8 @@ export const MAX_WEBHOOKS_PER_PROJECT = 10;
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 const webhookLimitReached = () => new ApiError(403, 'Forbidden', `A project can have a maximum of ${MAX_WEBHOOKS_PER_PROJECT} webhooks.`);
+/** D31: an inactive webhook is sent nothing, a ping or a redelivery included. */
+export const webhookInactive = () => new ApiError(409, 'Conflict', 'The webhook is inactive.');
 
 /**
  * E6 over the API: a project's webhooks (owner or admin of its team, as D15's delete: anyone else
@@ -171,11 +173,27 @@ export function createWebhooksService(deps: {
       return secret;
     },
 
-    /** E6's `ping`, sent to this webhook whatever it subscribes to, active or not. */
+    /**
+     * D4 steps 7 and 8 for `ping` and `redeliver`, before their rate limit is counted: the webhook
+     * (and the delivery to send again) must exist, 404, and the webhook be active, 409 (D31). Checked
+     * again in the write's transaction.
+     */
+    async assertSendable(projectId: string, webhookId: string, deliveryId?: string): Promise<void> {
+      const webhook = await found(db, projectId, webhookId);
+      if (
+        deliveryId !== undefined &&
+        !(UUID_PATTERN.test(deliveryId) && (await webhooks.findDelivery(webhook.id, deliveryId.toLowerCase())))
+      )
+        throw notFound();
+      if (webhook.active !== 1) throw webhookInactive();
+    },
+
+    /** E6's `ping`, sent to this webhook whatever it subscribes to; not to an inactive one (D31). */
     async ping(credential: WriteCredential, projectId: string, webhookId: string): Promise<WebhookDelivery> {
       return inTransaction(db, async (trx) => {
         const { project } = await manageable(trx, credential, projectId);
         const webhook = await found(trx, project.id, webhookId);
+        if (webhook.active !== 1) throw webhookInactive();
         const id = await recordPing(trx, clock, project.id, webhook.id);
         return toDelivery((await createWebhooksRepository(trx).findDelivery(webhook.id, id))!);
       });
@@ -202,6 +220,7 @@ export function createWebhooksService(deps: {
         const repository = createWebhooksRepository(trx);
         const original = await repository.findDelivery(webhook.id, deliveryId.toLowerCase());
         if (!original) throw notFound();
+        if (webhook.active !== 1) throw webhookInactive();
         const row = pendingDelivery(webhook.id, original.event, original.payload, clock.now());
         await repository.insertDelivery(row);
         return toDelivery(row);
