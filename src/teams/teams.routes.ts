@@ -147,7 +147,7 @@ export async function teamsRoutes(app: App, { teamsService: teams }: { teamsServ
   });
 
   app.post('/teams/:team/transfer', {
-    config: { ...teamAdmin, forbiddenWhen: [ROLE_403, 'a personal team cannot be transferred (D34)'] },
+    config: { ...teamAdmin, forbiddenWhen: [ROLE_403, 'a personal team cannot be transferred'] },
     schema: {
       tags,
       summary: 'Hand a shared team to another member (owner); the previous owner becomes admin',

@@ -207,6 +207,17 @@ function factories(db: Db, clock: FakeClock) {
       if (options.makeCurrent ?? true) await accounts.switchTeam(user.email, teamId);
     },
 
+    /**
+     * A user with `role` in `owner`'s personal team, that team current: the owner themself for
+     * `owner` (a personal team is never handed over, D34), else a new user added with that role.
+     */
+    async inRole(owner: TestUser, role: TeamRole): Promise<TestUser> {
+      if (role === 'owner') return owner;
+      const user = await this.user();
+      await this.member(owner.teamId!, user, role);
+      return user;
+    },
+
     async plan(user: TestUser, plan: Plan | null) {
       await accounts.setPlan(user.email, plan);
     },

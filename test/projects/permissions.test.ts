@@ -45,8 +45,7 @@ describe('project endpoints: teams, roles and 404s (D11, D15)', () => {
   describe.each(ROLES)('a team %s', (role) => {
     let user: TestUser;
     beforeEach(async () => {
-      user = await ctx.given.user();
-      await ctx.given.member(owner.teamId!, user, role);
+      user = await ctx.given.inRole(owner, role);
     });
 
     it.each(endpoints.map((e) => [e.name, e] as const))('%s: allowed only for the roles of D15', async (name, endpoint) => {

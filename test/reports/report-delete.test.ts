@@ -178,8 +178,7 @@ describe('DELETE /api/v1/reports/{uuid}', () => {
       'a team %s may delete: %s (otherwise 404 and the report survives)',
       async ([role, allowed], { ctx, user: owner, remove, read, latestOnShow, uploadAt, reportCount }) => {
         const report = await uploadAt('2026-11-21T09:00:00+00:00');
-        const user = await ctx.given.user();
-        await ctx.given.member(owner.teamId!, user, role);
+        const user = await ctx.given.inRole(owner, role);
         const response = await remove(report.uuid, user.token);
         if (allowed) {
           expect(response.statusCode, response.body).toBe(200);
@@ -199,8 +198,7 @@ describe('DELETE /api/v1/reports/{uuid}', () => {
       'a team %s may read the report and the list',
       async (role, { ctx, user: owner, read, listed, uploadAt }) => {
         const report = await uploadAt('2026-11-21T09:00:00+00:00');
-        const user = await ctx.given.user();
-        await ctx.given.member(owner.teamId!, user, role);
+        const user = await ctx.given.inRole(owner, role);
         const response = await read(report.uuid, user.token);
         expect(response.statusCode, response.body).toBe(200);
         expect(response.json().data.uuid).toBe(report.uuid);

@@ -99,8 +99,7 @@ describe('report endpoints across teams (D3, D7, D15)', () => {
 
   describe('members of the team', () => {
     it.each<TeamRole>(['owner', 'admin', 'member', 'readonly'])('a %s sees the reports, the failures and the report', async (role) => {
-      const user = await ctx.given.user();
-      await ctx.given.member(owner.teamId!, user, role);
+      const user = await ctx.given.inRole(owner, role);
 
       const reports = await call('GET /projects/{p}/reports', user.token);
       expect(reports.statusCode).toBe(200);
