@@ -21,7 +21,7 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   sessions: SessionsTable;
-  sign_in_failures: SignInFailuresTable;
+  sign_in_attempts: SignInAttemptsTable;
   /** SQLite only (migration 0012): one row, counting the changes of what a token lookup reads (auth/token-cache.ts). */
   auth_changes: AuthChangesTable;
 }
@@ -55,10 +55,11 @@ export interface SessionsTable {
 }
 
 /** E7: failed sign-ins of one email address within the current 15-minute window. */
-export interface SignInFailuresTable {
+export interface SignInAttemptsTable {
   email: string;
-  failures: number;
-  window_started_at: string;
+  /** JSON, sessions/sign-in-lockout.ts's `Attempt[]`. */
+  attempts: string;
+  updated_at: string;
   locked_until: string | null;
 }
 

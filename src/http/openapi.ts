@@ -203,7 +203,8 @@ function errorResponses(route: {
       route.kind === 'badge'
         ? "Over the badge key's budget (per key, not per IP)."
         : route.kind === 'sign-in'
-          ? 'Over the per-IP rate limit, or five failed sign-ins for this email within 15 minutes locked it for 15 minutes.'
+          ? 'Over the per-IP rate limit (whatever token or cookie the request carries), or the email is locked: five attempts are ' +
+            'already judged or being judged within 15 minutes, or five failures locked it for 15 minutes (D29).'
           : 'Over the rate limit (uploads: per project).',
       {
         retry_after: Type.Integer({ minimum: 1, description: 'Seconds until the window resets.' }),

@@ -11,6 +11,7 @@ import * as reportRetention from './0009-report-retention.js';
 import * as webhooks from './0010-webhooks.js';
 import * as sessions from './0011-sessions.js';
 import * as authChanges from './0012-auth-changes.js';
+import * as signInAttempts from './0013-sign-in-attempts.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -30,6 +31,7 @@ export const migrations: Record<string, Migration> = {
   '0010-webhooks': webhooks,
   '0011-sessions': sessions,
   '0012-auth-changes': authChanges,
+  '0013-sign-in-attempts': signInAttempts,
 };
 
 /**

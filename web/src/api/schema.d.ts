@@ -13950,7 +13950,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Over the per-IP rate limit, or five failed sign-ins for this email within 15 minutes locked it for 15 minutes. */
+            /** @description Over the per-IP rate limit (whatever token or cookie the request carries), or the email is locked: five attempts are already judged or being judged within 15 minutes, or five failures locked it for 15 minutes (D29). */
             429: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
