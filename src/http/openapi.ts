@@ -213,13 +213,13 @@ function errorResponses(route: {
     { ...RATE_LIMIT_HEADERS, ...RETRY_AFTER_HEADER },
   );
   add(500, e(serverError(), 'An unexpected error; never details.'), RATE_LIMIT_HEADERS_IF_COUNTED);
-  if (upload) {
+  if (upload || config?.hashesPassword) {
     add(
       503,
       e(
         serviceUnavailable(),
-        'A dependency (the database) is down; or the service is busy with other large reports, and then ' +
-          '`Retry-After` and `retry_after` say when to try again.',
+        `A dependency (the database) is down; or the service is busy with ${upload ? 'other large reports' : 'checking other passwords (D30)'}, ` +
+          'and then `Retry-After` and `retry_after` say when to try again.',
         { retry_after: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds to wait before trying again.' })) },
       ),
       {

@@ -10,7 +10,7 @@ import { invalidCredentials, invalidField, refused, unauthenticated } from '../w
 import { storableText } from '../wire/storable-text.js';
 import { normalizeEmail } from '../wire/email.js';
 import { SESSION_LIFETIME_MS, sessionEndsAt } from './identify-session.js';
-import { hashPassword, passwordProblem, verifyPassword } from './password-hash.js';
+import { deriveOnLibuv, type PasswordHasher, passwordHasher, passwordProblem } from './password-hash.js';
 import { csrfTokenFor, newSessionSecret } from './session-secret.js';
 import { createSignInLockout } from './sign-in-lockout.js';
 import { createSessionsRepository } from './sessions.repository.js';
@@ -23,9 +23,13 @@ export interface SessionView {
   idle_expires_at: string;
 }
 
-/** E7: sign-in, sign-out and passwords. */
-export function createSessionsService(deps: { db: Db; clock: Clock }) {
+/**
+ * E7: sign-in, sign-out and passwords. `passwords` is where hashes are computed: the app's own
+ * lane (hashing-lane.ts, D30); the operator's commands, one at a time, use libuv's pool.
+ */
+export function createSessionsService(deps: { db: Db; clock: Clock; passwords?: PasswordHasher }) {
   const { db, clock } = deps;
+  const passwords = deps.passwords ?? passwordHasher(deriveOnLibuv);
   const lockout = createSignInLockout(db, clock);
 
   /**
@@ -82,7 +86,7 @@ export function createSessionsService(deps: { db: Db; clock: Clock }) {
       const email = normalizeEmail(input.email);
       const user = await judgePassword(email, async () => {
         const found = await createSessionsRepository(db).findUserForSignIn(email);
-        return (await verifyPassword(input.password, found?.password_hash ?? null)) ? found : undefined;
+        return (await passwords.verify(input.password, found?.password_hash ?? null)) ? found : undefined;
       });
       if (!user) throw invalidCredentials();
 
@@ -134,10 +138,10 @@ export function createSessionsService(deps: { db: Db; clock: Clock }) {
       // D29: a wrong current password is a failed sign-in of the user's email (else a stolen session
       // could guess the password without limit), refused before hashing once five are judged.
       const matches = await judgePassword(user.email, async () =>
-        (await verifyPassword(input.current_password, user.password_hash)) ? true : undefined,
+        (await passwords.verify(input.current_password, user.password_hash)) ? true : undefined,
       );
       if (!matches) throw invalidField('current_password', 'The current password is incorrect.');
-      const hash = await hashPassword(input.password);
+      const hash = await passwords.hash(input.password);
       await inTransaction(db, async (trx) => {
         const { caller: current, actor } = await recheckActor(credential, trx);
         await replacePassword(trx, actor, current.userId, hash, current.session?.id ?? null);
@@ -148,7 +152,7 @@ export function createSessionsService(deps: { db: Db; clock: Clock }) {
     async setPassword(email: string, password: string): Promise<{ id: number; email: string; sessions_ended: number }> {
       const problem = passwordProblem(password);
       if (problem !== null) throw refused(problem);
-      const hash = await hashPassword(password);
+      const hash = await passwords.hash(password);
       return inTransaction(db, async (trx) => {
         const user = await createSessionsRepository(trx).findUserForSignIn(normalizeEmail(email));
         if (!user) throw refused(`No user with email ${email}.`);

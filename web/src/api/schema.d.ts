@@ -14000,13 +14000,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down; or the service is busy with checking other passwords (D30), and then `Retry-After` and `retry_after` say when to try again. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait when the service is busy. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14020,6 +14022,8 @@ export interface operations {
                         /** @enum {string} */
                         error: "Service Unavailable";
                         message: string;
+                        /** @description Seconds to wait before trying again. */
+                        retry_after?: number;
                     };
                 };
             };
@@ -14498,13 +14502,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down; or the service is busy with checking other passwords (D30), and then `Retry-After` and `retry_after` say when to try again. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait when the service is busy. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14518,6 +14524,8 @@ export interface operations {
                         /** @enum {string} */
                         error: "Service Unavailable";
                         message: string;
+                        /** @description Seconds to wait before trying again. */
+                        retry_after?: number;
                     };
                 };
             };
