@@ -11,7 +11,9 @@ import * as reportRetention from './0009-report-retention.js';
 import * as webhooks from './0010-webhooks.js';
 import * as sessions from './0011-sessions.js';
 import * as authChanges from './0012-auth-changes.js';
-import * as signInAttempts from './0013-sign-in-attempts.js';
+import * as personalTeamsStayPersonal from './0013-personal-teams-stay-personal.js';
+import * as uploadReceipts from './0014-upload-receipts.js';
+import * as signInAttempts from './0015-sign-in-attempts.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -31,7 +33,9 @@ export const migrations: Record<string, Migration> = {
   '0010-webhooks': webhooks,
   '0011-sessions': sessions,
   '0012-auth-changes': authChanges,
-  '0013-sign-in-attempts': signInAttempts,
+  '0013-personal-teams-stay-personal': personalTeamsStayPersonal,
+  '0014-upload-receipts': uploadReceipts,
+  '0015-sign-in-attempts': signInAttempts,
 };
 
 /**
