@@ -207,7 +207,7 @@ function errorResponses(route: {
         ? "Over the badge key's budget (per key, not per IP)."
         : route.kind === 'sign-in'
           ? 'Over the per-IP rate limit (whatever token or cookie the request carries), or the email is locked: five attempts are ' +
-            'already judged or being judged within 15 minutes, or five failures locked it for 15 minutes (D29).'
+            'already judged or being judged within 15 minutes, or five failures locked it for 15 minutes.'
           : `Over the rate limit (uploads: per project)${config?.tooManyWhen ? `, or ${config.tooManyWhen}` : ''}.`,
       {
         retry_after: Type.Integer({ minimum: 1, description: 'Seconds until the window resets.' }),
@@ -221,7 +221,7 @@ function errorResponses(route: {
       503,
       e(
         serviceUnavailable(),
-        `A dependency (the database) is down; or the service is busy with ${upload ? 'other large reports' : 'checking other passwords (D30)'}, ` +
+        `A dependency (the database) is down; or the service is busy with ${upload ? 'other large reports' : 'checking other passwords'}, ` +
           'and then `Retry-After` and `retry_after` say when to try again.',
         { retry_after: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds to wait before trying again.' })) },
       ),
