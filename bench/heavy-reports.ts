@@ -137,14 +137,14 @@ export async function runHeavyReports(options: HeavyReportsOptions): Promise<Hea
 }
 
 /** What the other user saw: each answered request's wait (from when it was due), and the failures. */
-interface Probed {
+export interface Probed {
   latencies: number[];
   timeline: { atMs: number; ms: number }[];
   failed: number;
 }
 
 /** `GET /api/v1/tokens` every `everyMs` for `durationMs`, from a worker thread (plain JavaScript, evaluated). */
-function probeTokens(workerData: { url: string; token: string; everyMs: number; durationMs: number }): Promise<Probed> {
+export function probeTokens(workerData: { url: string; token: string; everyMs: number; durationMs: number }): Promise<Probed> {
   const source = `
     const { parentPort, workerData } = require('node:worker_threads');
     const { url, token, everyMs, durationMs } = workerData;

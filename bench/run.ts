@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { heavyReport, runHeavyReports } from './heavy-reports.js';
+import { runSignInStorm } from './sign-in-storm.js';
 import { machine, SERVICE_NODE_FLAGS, serviceEnv, startServer, type ServerProcess } from './processes.js';
 import { distinctRuns } from './distinct-runs.js';
 import { seed, type Seeded } from './seed.js';
@@ -171,13 +172,20 @@ async function main(): Promise<void> {
   const withSqlite = databases.includes('sqlite');
   const heavy =
     withSqlite && (!args.only || 'd28 heavy reports'.includes(args.only.toLowerCase())) ? await heavyReportsBench(dataDir) : null;
+  const signInStorm =
+    withSqlite && (!args.only || 'd30 sign-in storm'.includes(args.only.toLowerCase())) ? await signInStormBench(dataDir) : null;
   const storage = withSqlite && !args.only ? await storageBench(dataDir) : null;
 
   // Issue 15 item 5 (about 30 minutes more); a smoke run has a tiny one on SQLite.
   const scale = !args.only && !args['skip-scale'] ? await scaleBench(dataDir) : '';
 
   const report =
-    renderHeader() + tables.map(render).join('') + (heavy ? renderHeavy(heavy) : '') + (storage ? renderStorage(storage) : '') + scale;
+    renderHeader() +
+    tables.map(render).join('') +
+    (heavy ? renderHeavy(heavy) : '') +
+    (signInStorm ? renderSignInStorm(signInStorm) : '') +
+    (storage ? renderStorage(storage) : '') +
+    scale;
   process.stdout.write(`\n${report}\n`);
   const resultsDir = join(ROOT, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
@@ -187,7 +195,17 @@ async function main(): Promise<void> {
     join(resultsDir, smoke ? 'smoke.json' : 'latest.json'),
     JSON.stringify(
       // `rows` and `memory` stay SQLite's, as before issue 15 item 4; `tables` has every backend's.
-      { machine: machine(), settings, ceiling, rows: sqlite?.rows ?? null, memory: sqlite?.memory ?? null, tables, heavy, storage },
+      {
+        machine: machine(),
+        settings,
+        ceiling,
+        rows: sqlite?.rows ?? null,
+        memory: sqlite?.memory ?? null,
+        tables,
+        heavy,
+        signInStorm,
+        storage,
+      },
       null,
       2,
     ),
@@ -195,6 +213,7 @@ async function main(): Promise<void> {
   if (!smoke) rmSync(dataDir, { recursive: true, force: true });
   const failed = tables.flatMap((table) => table.rows.filter((row) => row.errors > 0).map((row) => `${row.name} (${table.backend})`));
   if (heavy && heavy.result.errors.length > 0) failed.push('D28');
+  if (signInStorm && signInStorm.result.errors.length > 0) failed.push('D30');
   if (failed.length > 0) {
     process.stderr.write(`errors in: ${failed.join(', ')}\n`);
     process.exitCode = 1;
@@ -823,6 +842,43 @@ function renderHeavy(heavy: NonNullable<Awaited<ReturnType<typeof heavyReportsBe
     `| reads (MiB read; answered 429) | ${result.reads} (${result.readMiB.toFixed(0)}; ${result.rateLimited}) | |`,
     `| other user's GET /api/v1/tokens: answers, p50 / p99 / max ms | ${result.tokens.count}: ${result.tokens.p50} / ${result.tokens.p99} / ${result.tokens.max} | p99 < 100 ms: ${verdict(result.tokens.p99 < 100)} |`,
     `| server RSS: before / peak MiB | ${result.rssStartMiB.toFixed(0)} / ${result.rssPeakMiB.toFixed(0)} | < 600 MiB: ${verdict(result.rssPeakMiB < 600)} |`,
+    `| errors | ${result.errors.length === 0 ? 'none' : result.errors.join(', ')} | none |`,
+    '',
+  ].join('\n');
+}
+
+/** D30: 40 wrong sign-ins at once, without pause, while another user reads their tokens every 100 ms. */
+async function signInStormBench(dataDir: string) {
+  const settingsOf = { signIns: 40, durationMs: smoke ? 3_000 : 15_000 };
+  // Each sign-in comes from an address of its own (X-Forwarded-For), so D8 never refuses one first.
+  const env = serviceEnv(`sqlite:${join(dataDir, 'sign-in-storm.db')}`, { TRUST_PROXY: 'true' });
+  const cli = (...cliArgs: string[]) =>
+    execFileSync(process.execPath, [join(ROOT, 'bin/scoreboard.js'), ...cliArgs], { env, encoding: 'utf8' });
+  cli('migrate');
+  const other = JSON.parse(cli('users:create', '--email', 'light@example.com', '--plan', 'enterprise', '--json')) as { token: string };
+  const service = await startServer([...SERVICE_NODE_FLAGS, join(ROOT, 'bin/scoreboard.js'), 'serve'], env, '/healthz');
+  try {
+    const result = await runSignInStorm({ url: service.url, otherToken: other.token, tokensEveryMs: 100, ...settingsOf });
+    log(`D30: tokens p99 ${result.tokens.p99} ms while ${result.judged} sign-ins were judged`);
+    return { ...settingsOf, result };
+  } finally {
+    await service.stop();
+  }
+}
+
+function renderSignInStorm(storm: NonNullable<Awaited<ReturnType<typeof signInStormBench>>>): string {
+  const { result } = storm;
+  return [
+    '',
+    '## D30: password hashing does not stall light requests',
+    '',
+    `${storm.signIns} clients send wrong sign-ins without pause for ${storm.durationMs / 1000} s, each with an email and an address of ` +
+      'its own (so every one reaches the hashing lane). Another user asks for `GET /api/v1/tokens` every 100 ms.',
+    '',
+    '| figure | value | target |',
+    '|---|---:|---|',
+    `| sign-ins judged (401) / refused by the lane (503) / refused 429 | ${result.judged} / ${result.refusedBusy} / ${result.refusedLimit} | |`,
+    `| other user's GET /api/v1/tokens: answers, p50 / p99 / max ms | ${result.tokens.count}: ${result.tokens.p50} / ${result.tokens.p99} / ${result.tokens.max} | p99 < 100 ms: ${result.tokens.p99 < 100 ? 'met' : '**not met**'} |`,
     `| errors | ${result.errors.length === 0 ? 'none' : result.errors.join(', ')} | none |`,
     '',
   ].join('\n');

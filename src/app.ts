@@ -47,6 +47,7 @@ import { memoryStoreOn } from './rate-limit/memory-store.js';
 import { closeRedis, connectRedis, untilConnected } from './rate-limit/redis-client.js';
 import { redisStoreOn, type RateLimitBackendState } from './rate-limit/redis-store.js';
 import { createHeavyWork } from './reports/threads/heavy-work.js';
+import { createHashingLane, type HashingLane } from './sessions/hashing-lane.js';
 import { createFeatures } from './features.js';
 import { createProjectsRepository } from './projects/projects.repository.js';
 import { createSessionsRepository } from './sessions/sessions.repository.js';
@@ -72,6 +73,8 @@ export interface AppDependencies {
   statementCounter?: StatementCounter;
   /** Where the built dashboard is (`index.html`, `assets/`); defaults to dist/web of this package. */
   dashboardRoot?: string;
+  /** Where passwords are hashed (D30); defaults to a lane of the app's own, closed with it. The caller closes one it gives. */
+  hashingLane?: HashingLane;
 }
 
 /** Stdout, in the format the configuration and the terminal call for (config.ts, LOG_FORMAT). */
@@ -227,7 +230,9 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   // D28: large uploads and report answers are prepared on worker threads, started when first needed.
   const heavyWork = createHeavyWork(config);
   app.addHook('onClose', async () => heavyWork.close());
-  const features = createFeatures({ db, clock, config, heavyWork });
+  const hashingLane = deps.hashingLane ?? createHashingLane();
+  if (!deps.hashingLane) app.addHook('onClose', async () => hashingLane.close());
+  const features = createFeatures({ db, clock, config, heavyWork, passwords: hashingLane });
   await app.register(
     async (v1: App) => {
       v1.decorateRequest('project', null);

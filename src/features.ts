@@ -8,6 +8,7 @@ import { failuresModule } from './failures/failures.module.js';
 import { projectsModule } from './projects/projects.module.js';
 import { reportsModule } from './reports/reports.module.js';
 import type { HeavyWork } from './reports/threads/heavy-work.js';
+import { deriveOnLibuv, type PasswordHasher, passwordHasher } from './sessions/password-hash.js';
 import { sessionsModule } from './sessions/sessions.module.js';
 import { teamsModule } from './teams/teams.module.js';
 import { tokensModule } from './tokens/tokens.module.js';
@@ -19,7 +20,7 @@ import { webhooksModule } from './webhooks/webhooks.module.js';
  * feature's service is handed to another (docs/architecture.md, "Where a new feature goes").
  * app.ts mounts their routes; the operator command builds its own subset (operator-features.ts).
  */
-export function createFeatures(deps: { db: Db; clock: Clock; config: Config; heavyWork: HeavyWork }) {
+export function createFeatures(deps: { db: Db; clock: Clock; config: Config; heavyWork: HeavyWork; passwords?: PasswordHasher }) {
   const { db, clock, config } = deps;
   const tokens = tokensModule({ db, clock });
   const teams = teamsModule({ db, clock, config });
@@ -37,7 +38,7 @@ export function createFeatures(deps: { db: Db; clock: Clock; config: Config; hea
   const badges = badgesModule({ db, clock, config, projects: projects.service });
   const audit = auditModule({ db, clock, config, teams: teams.managerCheck });
   const webhooks = webhooksModule({ db, clock, config, projects: projects.service });
-  const sessions = sessionsModule({ db, clock, config });
+  const sessions = sessionsModule({ db, clock, config, passwords: deps.passwords ?? passwordHasher(deriveOnLibuv) });
   return {
     tokens,
     teams,

@@ -21,7 +21,7 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   sessions: SessionsTable;
-  sign_in_failures: SignInFailuresTable;
+  sign_in_attempts: SignInAttemptsTable;
   upload_receipts: UploadReceiptsTable;
   /** SQLite only (migration 0012): one row, counting the changes of what a token lookup reads (auth/token-cache.ts). */
   auth_changes: AuthChangesTable;
@@ -65,11 +65,12 @@ export interface SessionsTable {
   user_agent: string | null;
 }
 
-/** E7: failed sign-ins of one email address within the current 15-minute window. */
-export interface SignInFailuresTable {
+/** E7, D29: the sign-in attempts of one email address within the last 15 minutes (judged or being judged), and its lock. */
+export interface SignInAttemptsTable {
   email: string;
-  failures: number;
-  window_started_at: string;
+  /** JSON, sessions/sign-in-lockout.ts's `Attempt[]`. */
+  attempts: string;
+  updated_at: string;
   locked_until: string | null;
 }
 

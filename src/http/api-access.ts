@@ -6,6 +6,7 @@ import type { ApplyRateLimit } from '../rate-limit/api-rate-limit.js';
 import type { App } from './app-types.js';
 import { rejectInvalidHost } from './host-header.js';
 import { carriesBody, normalizeJsonBody } from './json-body.js';
+import { kindOf } from './route-kind.js';
 
 /** D36: what every /api/v1 answer says about caching. */
 export const NO_STORE = 'no-store';
@@ -14,7 +15,7 @@ export const NO_STORE = 'no-store';
  * The REST API's checks of who is calling and what they may do, in D4's order. Read top to bottom:
  *
  *   onRequest      1   identify the caller (never rejects): a bearer token, else the dashboard's
- *                      session cookie (E7)                            `identifyCaller`
+ *                      session cookie (E7); never on sign-in (D29)    `identifyCaller`
  *                  2   count the request against its budget (429)    `applyRateLimit` (D8)
  *                      then a malformed Host header (400, D24)        host-header.ts
  *                  3-5 401, a session's write without its CSRF token (403, E7), 403 subscription,
@@ -33,7 +34,9 @@ export function apiAccess(deps: {
   applyRateLimit: ApplyRateLimit;
 }) {
   async function identify(request: FastifyRequest): Promise<void> {
-    const caller = await deps.identifyCaller(request);
+    // D29: a sign-in acts for no one, so it never counts against a user whose token or cookie it
+    // carries (1,200 guesses a minute on an Enterprise plan): only the address's budget applies.
+    const caller = kindOf(request) === 'sign-in' ? null : await deps.identifyCaller(request);
     request.caller = caller;
     request.credential = caller && callerCredential(caller, requirementOf(request), deps.credentialStores, originOf(request));
   }

@@ -206,7 +206,8 @@ function errorResponses(route: {
       route.kind === 'badge'
         ? "Over the badge key's budget (per key, not per IP)."
         : route.kind === 'sign-in'
-          ? 'Over the per-IP rate limit, or five failed sign-ins for this email within 15 minutes locked it for 15 minutes.'
+          ? 'Over the per-IP rate limit (whatever token or cookie the request carries), or the email is locked: five attempts are ' +
+            'already judged or being judged within 15 minutes, or five failures locked it for 15 minutes.'
           : `Over the rate limit (uploads: per project)${config?.tooManyWhen ? `, or ${config.tooManyWhen}` : ''}.`,
       {
         retry_after: Type.Integer({ minimum: 1, description: 'Seconds until the window resets.' }),
@@ -215,13 +216,13 @@ function errorResponses(route: {
     { ...RATE_LIMIT_HEADERS, ...RETRY_AFTER_HEADER },
   );
   add(500, e(serverError(), 'An unexpected error; never details.'), RATE_LIMIT_HEADERS_IF_COUNTED);
-  if (upload) {
+  if (upload || config?.hashesPassword) {
     add(
       503,
       e(
         serviceUnavailable(),
-        'A dependency (the database) is down; or the service is busy with other large reports, and then ' +
-          '`Retry-After` and `retry_after` say when to try again.',
+        `A dependency (the database) is down; or the service is busy with ${upload ? 'other large reports' : 'checking other passwords'}, ` +
+          'and then `Retry-After` and `retry_after` say when to try again.',
         { retry_after: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds to wait before trying again.' })) },
       ),
       {

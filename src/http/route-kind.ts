@@ -28,10 +28,13 @@ declare module 'fastify' {
       unauthenticatedBody?: Record<string, unknown>;
     };
     /**
-     * E7's own routes: `sign-in` needs no credential (counted against the client IP like any
-     * anonymous request, D8); `signed-in` needs a dashboard session, not a token (auth/route-guard.ts).
+     * E7's own routes: `sign-in` needs no credential and identifies none (counted against the client
+     * IP like any anonymous request, D8, whatever token or cookie it carries, D29); `signed-in`
+     * needs a dashboard session, not a token (auth/route-guard.ts).
      */
     sessionRoute?: 'sign-in' | 'signed-in';
+    /** The route hashes a password (E7): when D30's hashing lane is full, its 503 carries Retry-After. */
+    hashesPassword?: true;
     /** A public badge (E2.3): no token; the badge key in the URL is all it needs, and it is rate limited per key. */
     publicBadge?: true;
     /** A document anyone may read: no token, not rate limited (the OpenAPI document). */

@@ -4,7 +4,8 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
  * E7: dashboard passwords are stored as scrypt hashes (memory-hard): `scrypt$<log2 N>$<r>$<p>$<salt>$<hash>`,
  * salt and hash in base64url. The parameters are stored with each hash, so they can be raised later
  * without breaking the passwords set before. N = 2^15, r = 8 takes 32 MiB and tens of milliseconds a
- * hash; scrypt runs on libuv's thread pool, never on the event loop.
+ * hash. Where the derivation runs is the caller's choice (`DeriveKey`): the service's own lane of
+ * threads (hashing-lane.ts, D30), or libuv's pool for the operator's commands.
  */
 const LOG_N = 15;
 const R = 8;
@@ -16,20 +17,50 @@ export const PASSWORD_MIN_LENGTH = 12;
 /** A bound on what is hashed; any real passphrase fits. */
 export const PASSWORD_MAX_LENGTH = 1024;
 
-function derive(password: string, salt: Buffer, logN: number, r: number, p: number): Promise<Buffer> {
-  const N = 2 ** logN;
-  // Node refuses a derivation that needs more than `maxmem` (32 MiB by default): 128 * N * r bytes, with room.
-  const options: ScryptOptions = { N, r, p, maxmem: 256 * N * r };
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key))),
-  );
+/** One scrypt derivation, as plain data that may cross to another thread. */
+export interface DeriveRequest {
+  /** NFC-normalised. */
+  password: string;
+  salt: Uint8Array;
+  keyLength: number;
+  options: ScryptOptions;
 }
 
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(SALT_LENGTH);
-  const key = await derive(password, salt, LOG_N, R, P);
-  return ['scrypt', LOG_N, R, P, salt.toString('base64url'), key.toString('base64url')].join('$');
+/** Runs one derivation somewhere; the key it answers. */
+export type DeriveKey = (request: DeriveRequest) => Promise<Uint8Array>;
+
+/** Hashing and checking passwords, with the derivation running where `DeriveKey` puts it. */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  /** Whether `password` matches `stored`; see `verifyWith`. */
+  verify(password: string, stored: string | null): Promise<boolean>;
 }
+
+function deriveRequest(password: string, salt: Uint8Array, logN: number, r: number, p: number): DeriveRequest {
+  const N = 2 ** logN;
+  // Node refuses a derivation that needs more than `maxmem` (32 MiB by default): 128 * N * r bytes, with room.
+  return { password: password.normalize('NFC'), salt, keyLength: KEY_LENGTH, options: { N, r, p, maxmem: 256 * N * r } };
+}
+
+/** A derivation on libuv's thread pool (the same pool as file, DNS and zlib work): for the operator's commands, one at a time. */
+export const deriveOnLibuv: DeriveKey = ({ password, salt, keyLength, options }) =>
+  new Promise((resolve, reject) => scrypt(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))));
+
+export function passwordHasher(derive: DeriveKey): PasswordHasher {
+  return {
+    hash: (password) => hashWith(derive, password),
+    verify: (password, stored) => verifyWith(derive, password, stored),
+  };
+}
+
+async function hashWith(derive: DeriveKey, password: string): Promise<string> {
+  const salt = randomBytes(SALT_LENGTH);
+  const key = await derive(deriveRequest(password, salt, LOG_N, R, P));
+  return ['scrypt', LOG_N, R, P, salt.toString('base64url'), Buffer.from(key).toString('base64url')].join('$');
+}
+
+/** `scoreboard users:password` and `users:create --password-stdin`: on libuv's pool, in the operator's own process. */
+export const hashPassword = (password: string) => hashWith(deriveOnLibuv, password);
 
 /**
  * The hash of a random password nobody kept, with the same parameters as every new hash: checked
@@ -43,10 +74,10 @@ const STAND_IN_HASH = 'scrypt$15$8$1$8Nh_8w_ijjsvicWg3Pn9Vw$RqJBgaFkFmPnKOIIIgIF
  * password) it still derives a key, from the stand-in, and answers false: the answer takes the same
  * time whichever it was (E7).
  */
-export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+async function verifyWith(derive: DeriveKey, password: string, stored: string | null): Promise<boolean> {
   const own = stored === null ? null : parseHash(stored);
   const parsed = own ?? parseHash(STAND_IN_HASH)!;
-  const key = await derive(password, parsed.salt, parsed.logN, parsed.r, parsed.p);
+  const key = Buffer.from(await derive(deriveRequest(password, parsed.salt, parsed.logN, parsed.r, parsed.p)));
   return own !== null && key.length === own.key.length && timingSafeEqual(key, own.key);
 }
 

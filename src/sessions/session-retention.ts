@@ -7,7 +7,7 @@ import { FAILURE_WINDOW_MS } from './sign-in-lockout.js';
 
 /**
  * E7: an ended session (absolute or idle) is refused as soon as it ends; this removes its row, and
- * the failed sign-ins whose window and lock are over, so neither table grows with every sign-in.
+ * the sign-in attempts whose 15 minutes and lock are over, so neither table grows with every sign-in.
  * Safe with several instances at once (jobs/retention.ts). Returns how many rows of each went.
  */
 export async function pruneSessions(deps: { db: Db; clock: Clock }): Promise<{ sessions: number; failures: number }> {
@@ -17,7 +17,7 @@ export async function pruneSessions(deps: { db: Db; clock: Clock }): Promise<{ s
     repository.deleteEnded(new Date(now).toISOString(), new Date(now - SESSION_IDLE_MS).toISOString(), size),
   );
   const failures = await deleteInBatches(DELETE_BATCH, (size) =>
-    repository.deleteStaleFailures(new Date(now - FAILURE_WINDOW_MS).toISOString(), size),
+    repository.deleteStaleAttempts(new Date(now - FAILURE_WINDOW_MS).toISOString(), size),
   );
   return { sessions, failures };
 }

@@ -35,7 +35,7 @@ const selectAuthRow = (db: Db) =>
 // Every request of the dashboard runs this lookup: compiled once (db/prepared-query.ts).
 const findForAuth = preparedQuery((db: Db, tokenHash: string) => selectAuthRow(db).where('x.token_hash', '=', tokenHash));
 
-/** E7: dashboard sessions, users' password hashes and the failed sign-ins that lock an email out. */
+/** E7: dashboard sessions, users' password hashes and the sign-in attempts that lock an email out. */
 export function createSessionsRepository(db: Db) {
   return {
     async findForAuth(tokenHash: string): Promise<SessionAuthRow | undefined> {
@@ -108,44 +108,43 @@ export function createSessionsRepository(db: Db) {
       await db.updateTable('users').set({ password_hash: hash }).where('id', '=', userId).execute();
     },
 
-    // --- failed sign-ins (sign-in-lockout.ts) ----------------------------------------------------
+    // --- sign-in attempts (sign-in-lockout.ts) ---------------------------------------------------
 
-    async findFailures(email: string) {
-      return db.selectFrom('sign_in_failures').selectAll().where('email', '=', email).executeTakeFirst();
-    },
-
-    /** The email's row, created when missing and locked on PostgreSQL for the rest of the transaction. */
-    async lockFailures(email: string, now: string) {
+    /**
+     * The email's row, created when missing, and locked for the rest of the transaction: FOR UPDATE
+     * on PostgreSQL; on SQLite every transaction is already the only writer (BEGIN IMMEDIATE).
+     */
+    async lockAttempts(email: string, now: string) {
       await db
-        .insertInto('sign_in_failures')
-        .values({ email, failures: 0, window_started_at: now, locked_until: null })
+        .insertInto('sign_in_attempts')
+        .values({ email, attempts: '[]', updated_at: now, locked_until: null })
         .onConflict((oc) => oc.column('email').doNothing())
         .execute();
       return db
-        .selectFrom('sign_in_failures')
+        .selectFrom('sign_in_attempts')
         .selectAll()
         .where('email', '=', email)
         .$if(isPostgres(db), (query) => query.forUpdate())
         .executeTakeFirstOrThrow();
     },
 
-    async putFailures(row: { email: string; failures: number; window_started_at: string; locked_until: string | null }): Promise<void> {
-      await db.updateTable('sign_in_failures').set(row).where('email', '=', row.email).execute();
+    async putAttempts(row: { email: string; attempts: string; updated_at: string; locked_until: string | null }): Promise<void> {
+      await db.updateTable('sign_in_attempts').set(row).where('email', '=', row.email).execute();
     },
 
-    async clearFailures(email: string): Promise<void> {
-      await db.deleteFrom('sign_in_failures').where('email', '=', email).execute();
+    async deleteAttempts(email: string): Promise<void> {
+      await db.deleteFrom('sign_in_attempts').where('email', '=', email).execute();
     },
 
-    /** Up to `limit` rows whose window and lock are both over before `before`; how many went. */
-    async deleteStaleFailures(before: string, limit: number): Promise<number> {
+    /** Up to `limit` rows unchanged and unlocked before `before`; how many went. */
+    async deleteStaleAttempts(before: string, limit: number): Promise<number> {
       const stale = db
-        .selectFrom('sign_in_failures')
+        .selectFrom('sign_in_attempts')
         .select('email')
-        .where('window_started_at', '<=', before)
+        .where('updated_at', '<=', before)
         .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', before)]))
         .limit(limit);
-      const result = await db.deleteFrom('sign_in_failures').where('email', 'in', stale).executeTakeFirst();
+      const result = await db.deleteFrom('sign_in_attempts').where('email', 'in', stale).executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };

@@ -13,7 +13,7 @@ const PASSWORD_CHANGED = 'Password changed. Your other sessions have been signed
 /** E7: dashboard sign-in, the session, sign-out, and a user's own password. */
 export async function sessionsRoutes(app: App, { sessionsService, config }: { sessionsService: SessionsService; config: Config }) {
   app.post('/session', {
-    config: { sessionRoute: 'sign-in' },
+    config: { sessionRoute: 'sign-in', hashesPassword: true },
     schema: {
       tags: ['sessions'],
       summary: 'Sign in to the dashboard with email and password; sets the session cookie',
@@ -54,7 +54,7 @@ export async function sessionsRoutes(app: App, { sessionsService, config }: { se
   });
 
   app.put('/user/password', {
-    config: { ability: 'admin' },
+    config: { ability: 'admin', hashesPassword: true },
     schema: {
       tags: ['user'],
       summary: "Change the caller's dashboard password; ends their other sessions",

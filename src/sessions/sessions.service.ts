@@ -6,11 +6,11 @@ import { recheckActor } from '../audit/audit-actor.js';
 import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../db/database.js';
-import { invalidCredentials, invalidField, refused, signInLocked, unauthenticated } from '../wire/api-error.js';
+import { invalidCredentials, invalidField, refused, unauthenticated } from '../wire/api-error.js';
 import { storableText } from '../wire/storable-text.js';
 import { normalizeEmail } from '../wire/email.js';
 import { SESSION_LIFETIME_MS, sessionEndsAt } from './identify-session.js';
-import { hashPassword, passwordProblem, verifyPassword } from './password-hash.js';
+import { deriveOnLibuv, type PasswordHasher, passwordHasher, passwordProblem } from './password-hash.js';
 import { csrfTokenFor, newSessionSecret } from './session-secret.js';
 import { createSignInLockout } from './sign-in-lockout.js';
 import { createSessionsRepository } from './sessions.repository.js';
@@ -23,10 +23,14 @@ export interface SessionView {
   idle_expires_at: string;
 }
 
-/** E7: sign-in, sign-out and passwords. */
-export function createSessionsService(deps: { db: Db; clock: Clock }) {
+/**
+ * E7: sign-in, sign-out and passwords. `passwords` is where hashes are computed: the app's own
+ * lane (hashing-lane.ts, D30); the operator's commands, one at a time, use libuv's pool.
+ */
+export function createSessionsService(deps: { db: Db; clock: Clock; passwords?: PasswordHasher }) {
   const { db, clock } = deps;
-  const lockout = createSignInLockout(db);
+  const passwords = deps.passwords ?? passwordHasher(deriveOnLibuv);
+  const lockout = createSignInLockout(db, clock);
 
   /**
    * The new hash, the end of the user's sessions but `keepSessionId` (the one that made the change),
@@ -46,6 +50,24 @@ export function createSessionsService(deps: { db: Db; clock: Clock }) {
     return ended;
   }
 
+  /**
+   * D29: `judge` (which hashes the password) runs only for an attempt the lockout admits for `email`;
+   * its verdict, what it found or undefined for a wrong password, is recorded against the email.
+   */
+  async function judgePassword<T>(email: string, judge: () => Promise<T | undefined>): Promise<T | undefined> {
+    const attempt = await lockout.reserve(email);
+    let found: T | undefined;
+    try {
+      found = await judge();
+    } catch (error) {
+      // Not judged: it does not count. Should the release fail too, it counts for 15 minutes, no more.
+      await attempt.release().catch(() => {});
+      throw error;
+    }
+    await (found === undefined ? attempt.failed() : attempt.succeeded());
+    return found;
+  }
+
   async function userOf(userId: number) {
     const user = await createSessionsRepository(db).findUser(userId);
     if (!user) throw unauthenticated();
@@ -55,28 +77,24 @@ export function createSessionsService(deps: { db: Db; clock: Clock }) {
   return {
     /**
      * Checks the email and password and opens a session: its secret (the cookie's value) and what
-     * the page may know of it. A locked email is refused before its password is looked at; a wrong
-     * email or password counts a failure and gets the same answer, after the same work (one scrypt
-     * derivation either way, password-hash.ts).
+     * the page may know of it. The attempt is counted against the email before its password is
+     * looked at, and refused (429) when five are already judged or the email is locked (D29); a
+     * wrong email or password gets the same answer, after the same work (one scrypt derivation
+     * either way, password-hash.ts).
      */
     async signIn(input: { email: string; password: string }, origin: RequestOrigin): Promise<{ secret: string; session: SessionView }> {
       const email = normalizeEmail(input.email);
-      const now = clock.now();
-      const locked = await lockout.lockedFor(email, now);
-      if (locked !== null) throw signInLocked(locked);
-
-      const user = await createSessionsRepository(db).findUserForSignIn(email);
-      if (!(await verifyPassword(input.password, user?.password_hash ?? null)) || !user) {
-        await lockout.recordFailure(email, clock.now());
-        throw invalidCredentials();
-      }
+      const user = await judgePassword(email, async () => {
+        const found = await createSessionsRepository(db).findUserForSignIn(email);
+        return (await passwords.verify(input.password, found?.password_hash ?? null)) ? found : undefined;
+      });
+      if (!user) throw invalidCredentials();
 
       const secret = newSessionSecret();
       const createdAt = clock.now();
       const expiresAt = new Date(createdAt.getTime() + SESSION_LIFETIME_MS);
       await inTransaction(db, async (trx) => {
         const sessions = createSessionsRepository(trx);
-        await sessions.clearFailures(email);
         const sessionId = await sessions.insert({
           user_id: user.id,
           token_hash: hashToken(secret),
@@ -117,10 +135,13 @@ export function createSessionsService(deps: { db: Db; clock: Clock }) {
      */
     async changePassword(credential: WriteCredential, caller: Caller, input: { current_password: string; password: string }) {
       const user = await userOf(caller.userId);
-      if (!(await verifyPassword(input.current_password, user.password_hash))) {
-        throw invalidField('current_password', 'The current password is incorrect.');
-      }
-      const hash = await hashPassword(input.password);
+      // D29: a wrong current password is a failed sign-in of the user's email (else a stolen session
+      // could guess the password without limit), refused before hashing once five are judged.
+      const matches = await judgePassword(user.email, async () =>
+        (await passwords.verify(input.current_password, user.password_hash)) ? true : undefined,
+      );
+      if (!matches) throw invalidField('current_password', 'The current password is incorrect.');
+      const hash = await passwords.hash(input.password);
       await inTransaction(db, async (trx) => {
         const { caller: current, actor } = await recheckActor(credential, trx);
         await replacePassword(trx, actor, current.userId, hash, current.session?.id ?? null);
@@ -131,7 +152,7 @@ export function createSessionsService(deps: { db: Db; clock: Clock }) {
     async setPassword(email: string, password: string): Promise<{ id: number; email: string; sessions_ended: number }> {
       const problem = passwordProblem(password);
       if (problem !== null) throw refused(problem);
-      const hash = await hashPassword(password);
+      const hash = await passwords.hash(password);
       return inTransaction(db, async (trx) => {
         const user = await createSessionsRepository(trx).findUserForSignIn(normalizeEmail(email));
         if (!user) throw refused(`No user with email ${email}.`);

@@ -98,6 +98,19 @@ export function workBusy(withRetryAfter: boolean): ApiError {
   );
 }
 
+/** Seconds a client is asked to wait when the password-hashing lane is full (D30): its queue drains in one or two. */
+export const HASHING_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * D30: every place in the password-hashing lane is taken. `Retry-After` as D30 asks, on the two
+ * routes that hash a password (sign-in, password change).
+ */
+export const hashingBusy = () =>
+  new ApiError(503, 'Service Unavailable', 'The service is busy checking other passwords. Please try again in a few seconds.', {
+    retryAfter: HASHING_RETRY_AFTER_SECONDS,
+    headers: { 'retry-after': String(HASHING_RETRY_AFTER_SECONDS) },
+  });
+
 /** 422: `message` repeats the first field message (D3). */
 export function validationFailed(fieldErrors: FieldErrors): ApiError {
   const first = Object.values(fieldErrors)[0]?.[0] ?? 'The given data was invalid.';

@@ -9,6 +9,9 @@
  *   (D9, D10), so how long a lookup takes cannot depend on how many leading characters of a guess
  *   match a real token. Proved structurally: the statements run for a near miss, a random guess and
  *   a one-character miss are the same SQL text, and their only parameter is the 64-hex hash.
+ * - Guessing passwords (E7, D29): at most five attempts per email are judged in 15 minutes, however
+ *   many are sent at once or from how many addresses, and a wrong current password counts as one;
+ *   a sign-in counts against its address's 10 a minute whatever token or cookie it carries.
  * - Credentials come only from `Authorization: Bearer`, never from the query string, a cookie or
  *   another header (they would land in access logs and browser history).
  *
@@ -34,6 +37,7 @@ import {
 } from '../helpers/contract.js';
 import { clientCall, expectClientUnauthenticated, minimalReport, storedRows, upload } from '../helpers/client-wire.js';
 import { send } from '../helpers/test-app.js';
+import { INVALID_CREDENTIALS, PASSWORD, asSession, expectRefusedByLock, judged, postSignIn, signIn } from '../sessions/session-world.js';
 
 const it = appTest
   .extend(
@@ -129,6 +133,84 @@ describe('API2 brute force over tokens hits the per-IP limit (D8)', () => {
 
     ctx.clock.advance(60_000);
     expectClientUnauthenticated(await guess());
+  });
+});
+
+/*
+ * D29: the attacks found on E7's sign-in, replayed. Each failed before D29: all 31 concurrent
+ * guesses were judged and the right one signed in; a guess carrying the guesser's own token counted
+ * against that user's budget (120 to 1,200 a minute) instead of the address's 10; wrong current
+ * passwords were answered 422 without end.
+ */
+describe('API2 password guesses cannot be raced or outsourced (D29)', () => {
+  it('judges five of 31 wrong-then-right passwords sent at once from four addresses; the right one, sent last, is refused', async ({
+    ctx,
+  }) => {
+    const victim = await ctx.given.user();
+    await ctx.given.password(victim, PASSWORD);
+    // Four addresses, each within D8's 10 a minute.
+    const addresses = Array.from({ length: 4 }, () => freshAddress());
+    const attempts = Array.from({ length: 31 }, (_, i) => (i === 30 ? PASSWORD : `wrong password ${i}`));
+    const answers = await Promise.all(
+      attempts.map((password, i) => postSignIn(ctx, victim.email, password, { remoteAddress: addresses[i % 4] })),
+    );
+
+    expect(judged(answers)).toHaveLength(5);
+    expectRefusedByLock(answers.filter((r) => !judged([r]).length));
+    expect(answers[30]!.statusCode).toBe(429);
+    expect(await ctx.db.selectFrom('sessions').selectAll().execute()).toEqual([]);
+    // Five failures lock the email for 15 minutes, the right password too.
+    expectRefusedByLock([await postSignIn(ctx, victim.email, PASSWORD)]);
+    ctx.clock.advance(15 * 60_000);
+    expect((await postSignIn(ctx, victim.email, PASSWORD)).statusCode).toBe(201);
+  });
+
+  it("counts a sign-in carrying the guesser's valid personal access token against the address: the 11th in a minute is 429", async ({
+    ctx,
+    user,
+  }) => {
+    const remoteAddress = freshAddress();
+    const answers: LightMyRequestResponse[] = [];
+    for (let i = 0; i < 11; i++) {
+      answers.push(await postSignIn(ctx, `victim${i}@example.com`, 'guessed password', { remoteAddress, token: user.token }));
+    }
+    for (const response of answers.slice(0, 10)) {
+      expectError(response, 401, INVALID_CREDENTIALS);
+      expect(response.headers['x-ratelimit-limit']).toBe('10');
+    }
+    expectTooManyRequests(answers[10]!);
+    // The token's own budget was not touched.
+    const own = await ctx.request({ method: 'GET', url: '/api/v1/tokens', token: user.token, remoteAddress });
+    expect(own.statusCode).toBe(200);
+    expect(own.headers['x-ratelimit-remaining']).toBe('119');
+  });
+
+  it("counts a sign-in carrying the guesser's session cookie against the address too", async ({ ctx, user }) => {
+    const session = await signIn(ctx, user);
+    const remoteAddress = freshAddress();
+    const answers: LightMyRequestResponse[] = [];
+    for (let i = 0; i < 11; i++) {
+      const body = { email: `victim${i}@example.com`, password: 'guessed password' };
+      answers.push(await asSession(ctx, session, { method: 'POST', url: '/api/v1/session', body, remoteAddress }));
+    }
+    expect(answers.slice(0, 10).map((r) => r.statusCode)).toEqual(Array(10).fill(401));
+    expect(answers[0]!.headers['x-ratelimit-limit']).toBe('10');
+    expectTooManyRequests(answers[10]!);
+  });
+
+  it('judges five of 20 wrong current passwords sent at once to PUT /api/v1/user/password; the rest are 429', async ({ ctx, user }) => {
+    const session = await signIn(ctx, user);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        asSession(ctx, session, {
+          method: 'PUT',
+          url: '/api/v1/user/password',
+          body: { current_password: `not it ${i} at all`, password: 'a brand new passphrase' },
+        }),
+      ),
+    );
+    expect(answers.filter((r) => r.statusCode === 422)).toHaveLength(5);
+    expectRefusedByLock(answers.filter((r) => r.statusCode !== 422));
   });
 });
 

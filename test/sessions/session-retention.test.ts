@@ -53,6 +53,6 @@ describe('pruneSessions (E7)', () => {
     expect((await pruneSessions({ db: ctx.db, clock: ctx.clock })).failures).toBe(1);
     ctx.clock.advance(15 * 60 * 1000);
     expect((await pruneSessions({ db: ctx.db, clock: ctx.clock })).failures).toBe(1);
-    expect(await ctx.db.selectFrom('sign_in_failures').selectAll().execute()).toEqual([]);
+    expect(await ctx.db.selectFrom('sign_in_attempts').selectAll().execute()).toEqual([]);
   });
 });

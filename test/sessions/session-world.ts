@@ -37,3 +37,17 @@ export function asSession(ctx: TestContext, session: SignedIn, options: RequestO
     headers: { cookie: session.cookie, ...(csrf === null ? {} : { 'x-csrf-token': csrf }), ...headers },
   });
 }
+
+/** The answers whose password was judged (D29): a session or the wrong-credentials 401. */
+export const judged = (answers: LightMyRequestResponse[]) => answers.filter((r) => r.statusCode === 201 || r.statusCode === 401);
+
+/** Every refused attempt is D3's 429 with Retry-After equal to the body's retry_after, within 15 minutes. */
+export function expectRefusedByLock(answers: LightMyRequestResponse[]) {
+  for (const response of answers) {
+    expect(response.statusCode, response.body).toBe(429);
+    const retryAfter = Number(response.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(900);
+    expect(response.json()).toMatchObject({ error: 'Too Many Requests', retry_after: retryAfter });
+  }
+}

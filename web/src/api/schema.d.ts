@@ -13996,7 +13996,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Over the per-IP rate limit, or five failed sign-ins for this email within 15 minutes locked it for 15 minutes. */
+            /** @description Over the per-IP rate limit (whatever token or cookie the request carries), or the email is locked: five attempts are already judged or being judged within 15 minutes, or five failures locked it for 15 minutes (D29). */
             429: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -14046,13 +14046,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down; or the service is busy with checking other passwords (D30), and then `Retry-After` and `retry_after` say when to try again. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait when the service is busy. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14066,6 +14068,8 @@ export interface operations {
                         /** @enum {string} */
                         error: "Service Unavailable";
                         message: string;
+                        /** @description Seconds to wait before trying again. */
+                        retry_after?: number;
                     };
                 };
             };
@@ -14544,13 +14548,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down; or the service is busy with checking other passwords (D30), and then `Retry-After` and `retry_after` say when to try again. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait when the service is busy. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14564,6 +14570,8 @@ export interface operations {
                         /** @enum {string} */
                         error: "Service Unavailable";
                         message: string;
+                        /** @description Seconds to wait before trying again. */
+                        retry_after?: number;
                     };
                 };
             };
