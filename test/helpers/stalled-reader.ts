@@ -8,28 +8,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gunzipSync } from 'node:zlib';
 
-/**
- * The attack's report: `count` issues with 60,000-character messages (150 are 8.6 MiB), which a
- * batch or a piece counted in issues rather than bytes holds whole. Its messages need CSV quoting,
- * and compress a thousandfold.
- */
-export function longMessageReport(count: number) {
-  return {
-    analyzed_at: '2026-11-21T09:00:00+00:00',
-    results: [
-      {
-        analyzer_id: 'long-messages',
-        status: 'failed',
-        message: `${count} issues`,
-        issues: Array.from({ length: count }, (_, i) => ({
-          message: `Issue ${i}, "quoted"; ${'x'.repeat(60_000)}`,
-          location: { file: `app/Long/F${i}.php`, line: i + 1 },
-          severity: 'high',
-        })),
-      },
-    ],
-  };
-}
+/** The attack's report (bench/heavy-reports.ts). */
+export { longMessageReport } from '../../bench/heavy-reports.js';
 
 export interface StalledReader {
   socket: Socket;
