@@ -28,6 +28,11 @@ export default defineConfig({
     // helpers' per-process caches are keyed so that sharing them is exact.
     isolate: false,
     testTimeout: 20_000,
+    // CI runs the suite on a 2-core machine, twice per Node version, with the heavy files (9 MiB
+    // uploads, Chromium, real processes) side by side: a test there can miss its timeout for want of
+    // CPU alone, and one such miss failed a whole run. A test is tried once more on CI; one that
+    // fails for a reason fails twice, and Vitest's report names every test that needed the retry.
+    retry: process.env.CI ? 1 : 0,
     hookTimeout: 20_000,
     projects: [
       { extends: true, test: { name: 'sqlite', env: { TEST_BACKEND: 'sqlite' } } },

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { heavyReport, longMessageReport, runHeavyReports, runStalledReaders } from './heavy-reports.js';
 import { machine, SERVICE_NODE_FLAGS, serviceEnv, startServer, type ServerProcess } from './processes.js';
+import { distinctRuns } from './distinct-runs.js';
 import { seed, type Seeded } from './seed.js';
 import { deleteRedisKeys, inSchema, pingRedis, redactUrl, withPostgres } from './stores.js';
 import { renderExplained, renderScale, runScaleBench } from './scale.js';
@@ -431,7 +432,9 @@ function buildScenarios(seeded: Seeded): Scenario[] {
     '0190c8a0-0000-7000-8000-000000000001',
     'unknown',
   );
-  const large = Buffer.from(largeText);
+  // Each upload another run of it (an identical body would be a retry, not stored again: D40).
+  const largeRun = distinctRuns(largeText, 'large');
+  const fullRun = distinctRuns(upload, 'full');
   // The same run as a branch's first (no baseline, E1.3): a branch name of its own in every request.
   const marker = '\u0000branch\u0000';
   const parsed = JSON.parse(largeText);
@@ -494,14 +497,28 @@ function buildScenarios(seeded: Seeded): Scenario[] {
     }),
     {
       name: 'POST /api/reports (report-full.json)',
-      requests: [{ method: 'POST', path: '/api/reports', headers: { ...json, 'x-token': 'project' }, body: upload }],
-      steps: [{ method: 'POST', path: () => '/api/reports', body: upload, token: 'project' }],
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/reports',
+          headers: { ...json, 'x-token': 'project' },
+          setupRequest: (request) => ({ ...request, body: fullRun() }),
+        },
+      ],
+      steps: [{ method: 'POST', path: () => '/api/reports', body: () => fullRun().toString(), token: 'project' }],
     },
     {
       // Issue 13's budget: every upload has a 3,972-issue baseline (the previous run on the null branch).
       name: `POST /api/reports (report-large.json, with baseline; ${settings.heavyConnections} connections)`,
-      requests: [{ method: 'POST', path: '/api/reports', headers: { ...json, 'x-token': 'large' }, body: large }],
-      steps: [{ method: 'POST', path: () => '/api/reports', body: largeText, token: 'large' }],
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/reports',
+          headers: { ...json, 'x-token': 'large' },
+          setupRequest: (request) => ({ ...request, body: largeRun() }),
+        },
+      ],
+      steps: [{ method: 'POST', path: () => '/api/reports', body: () => largeRun().toString(), token: 'large' }],
       heavy: true,
     },
     {

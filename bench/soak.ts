@@ -1,3 +1,4 @@
+import { distinctRuns } from './distinct-runs.js';
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -106,9 +107,14 @@ function buildFlows(seeded: Seeded, recorder: Recorder): Flow[] {
   };
   const fixture = (name: string) => readFileSync(join(ROOT, 'test/fixtures/client-wire/reports', `${name}.json`), 'utf8');
   const [small, full] = [fixture('report-small'), fixture('report-full')];
+  // Each upload another run (an identical body would be a retry, not stored again: D40).
   const uploaders = seeded.apiTokens.map((token, i) => {
     const id = seeded.projectIds[i]!;
-    return { token, small: small.split(FIXTURE_PROJECT_ID).join(id), full: full.split(FIXTURE_PROJECT_ID).join(id) };
+    return {
+      token,
+      small: distinctRuns(small.split(FIXTURE_PROJECT_ID).join(id), 'small'),
+      full: distinctRuns(full.split(FIXTURE_PROJECT_ID).join(id), 'full'),
+    };
   });
   const step = recorder.step.bind(recorder);
   const idOf = (context: object) => (context as { id?: string }).id;
@@ -173,7 +179,7 @@ function buildFlows(seeded: Seeded, recorder: Recorder): Flow[] {
             return {
               ...request,
               headers: { ...client, ...json, ...bearer(uploader.token) },
-              body: Math.random() < 0.1 ? uploader.full : uploader.small,
+              body: Math.random() < 0.1 ? uploader.full() : uploader.small(),
             };
           },
         }),

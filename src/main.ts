@@ -3,6 +3,7 @@ import { createApp } from './app.js';
 import { startAuditRetention } from './audit/audit-retention.js';
 import { systemClock } from './clock.js';
 import { startReportRetention } from './reports/report-retention.js';
+import { startReceiptRetention } from './reports/receipt-retention.js';
 import { startDeliveryRetention } from './webhooks/delivery-retention.js';
 import { startSessionRetention } from './sessions/session-retention.js';
 import { createDeliveryWorker } from './webhooks/delivery-worker.js';
@@ -33,6 +34,8 @@ export async function serve(config: Config): Promise<void> {
     retentionDays: config.webhookDeliveryRetentionDays,
     logger: app.log,
   });
+  // D40: the receipts that answer a retried upload are kept a day.
+  const stopReceiptRetention = startReceiptRetention({ db, clock: systemClock, retentionDays: 1, logger: app.log });
   // E7: ended sessions and old failed sign-ins.
   const stopSessionRetention = startSessionRetention({ db, clock: systemClock, logger: app.log });
   // E6: every instance delivers webhooks; claims keep each attempt to one instance (delivery-queue.ts).
@@ -54,6 +57,7 @@ export async function serve(config: Config): Promise<void> {
     stopReportRetention();
     stopDeliveryRetention();
     stopSessionRetention();
+    stopReceiptRetention();
     await deliveries.stop();
   });
   app.addHook('onClose', async () => {

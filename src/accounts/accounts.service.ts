@@ -178,22 +178,23 @@ export function createAccountsService(deps: AccountsServiceDeps) {
 
     /**
      * `users:delete`: the user, their tokens and memberships (cascades), and their personal team with
-     * its projects and reports. Refused while they own a shared team: its members would be left
-     * without an owner (transfer it first: `teams:add-member --role owner`).
+     * its projects and reports. Refused while they own any other team: it would be left without an
+     * owner (D34; transfer it first: `teams:add-member --role owner`), even one with no other member,
+     * whose projects the confirmation did not promise to delete.
      */
     async deleteUser(email: string): Promise<DeletedUser> {
       return inTransaction(db, async (trx) => {
         const user = await requireUser(email, trx);
         const teams = deps.teamsOn(trx);
-        const shared = await teams.sharedTeamsOwnedBy(user.id);
-        if (shared.length > 0) {
-          const named = shared.map((team) => `${team.id} "${team.name}"`).join(', ');
+        const personalTeamId = await teams.personalTeamOf(user.id);
+        const owned = (await teams.teamsOwnedBy(user.id)).filter((team) => team.id !== personalTeamId);
+        if (owned.length > 0) {
+          const named = owned.map((team) => `${team.id} "${team.name}"`).join(', ');
           throw refused(
-            `${user.email} owns the shared team${shared.length > 1 ? 's' : ''} ${named}: transfer ${shared.length > 1 ? 'them' : 'it'} first (scoreboard teams:add-member --team ID --email NEW_OWNER --role owner).`,
+            `${user.email} owns the team${owned.length > 1 ? 's' : ''} ${named}: transfer ${owned.length > 1 ? 'them' : 'it'} first (scoreboard teams:add-member --team ID --email NEW_OWNER --role owner).`,
           );
         }
         const [overview] = await createAccountsRepository(trx).listUsersWithCounts(user.id);
-        const personalTeamId = await teams.personalTeamOf(user.id);
         let projectsDeleted = 0;
         if (personalTeamId !== null) {
           await requireLockedTeam(trx, personalTeamId);
@@ -250,7 +251,8 @@ export function createAccountsService(deps: AccountsServiceDeps) {
 
     /**
      * Adds the user to the team with `role`, or changes their role. `owner` transfers the team (E4:
-     * one owner; the previous owner stays on as admin); the owner's own role changes only that way.
+     * one owner; the previous owner stays on as admin); the owner's own role changes only that way,
+     * and never on a personal team (D34).
      */
     async addMember(teamId: number, email: string, role: TeamRole): Promise<void> {
       await inTransaction(db, async (trx) => {
@@ -264,6 +266,8 @@ export function createAccountsService(deps: AccountsServiceDeps) {
         if (current?.role === 'owner') {
           throw refused(`${user.email} is the owner of team ${teamId}: make another member owner first (--role owner).`);
         }
+        if (role === 'owner' && (await teams.isPersonal(teamId)))
+          throw refused(`Team ${teamId} is a personal team: it cannot be transferred.`);
         await teams.putMember({ team_id: teamId, user_id: user.id, role, created_at: now() });
         if (current) {
           await audit(trx, {

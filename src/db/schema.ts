@@ -22,8 +22,19 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   sessions: SessionsTable;
   sign_in_failures: SignInFailuresTable;
+  upload_receipts: UploadReceiptsTable;
   /** SQLite only (migration 0012): one row, counting the changes of what a token lookup reads (auth/token-cache.ts). */
   auth_changes: AuthChangesTable;
+}
+
+/** D40 (migration 0014): the uploads each project received in the last 24 hours, by body digest. */
+export interface UploadReceiptsTable {
+  project_id: string;
+  body_digest: string;
+  report_id: number | null;
+  /** The gate as the upload's answer gave it (JSON), settings included. */
+  gate: string | null;
+  received_at: string;
 }
 
 export interface AuthChangesTable {

@@ -17,7 +17,7 @@ import {
   unauthenticated,
   unsupportedMediaType,
   validationFailed,
-  type ApiError,
+  ApiError,
 } from '../wire/api-error.js';
 import type { App } from './app-types.js';
 import { packageVersion } from '../version.js';
@@ -188,6 +188,9 @@ function errorResponses(route: {
   if (client && route.method === 'POST') {
     add(409, e(projectArchived(), 'The project is archived: it accepts no uploads.'));
   }
+  if (config?.conflictWhen !== undefined) {
+    add(409, e(new ApiError(409, 'Conflict', config.conflictWhen.message), config.conflictWhen.why));
+  }
   if (hasBody || schema.querystring !== undefined) {
     add(
       422,
@@ -204,7 +207,7 @@ function errorResponses(route: {
         ? "Over the badge key's budget (per key, not per IP)."
         : route.kind === 'sign-in'
           ? 'Over the per-IP rate limit, or five failed sign-ins for this email within 15 minutes locked it for 15 minutes.'
-          : 'Over the rate limit (uploads: per project).',
+          : `Over the rate limit (uploads: per project)${config?.tooManyWhen ? `, or ${config.tooManyWhen}` : ''}.`,
       {
         retry_after: Type.Integer({ minimum: 1, description: 'Seconds until the window resets.' }),
       },

@@ -38,6 +38,10 @@ declare module 'fastify' {
     publicDocument?: true;
     /** For the OpenAPI document: the route's own 403s of state (D4 step 8), each as `` `Forbidden`: why ``. */
     forbiddenWhen?: readonly string[];
+    /** For the OpenAPI document: the route's own budget besides D8's, as the end of "over the rate limit, or …". */
+    tooManyWhen?: string;
+    /** For the OpenAPI document: the route's 409 (its fixed message) and when it is answered. */
+    conflictWhen?: { message: string; why: string };
     /** For the OpenAPI document: why a route without a path resource answers 404 (a body naming something). */
     notFoundWhen?: string;
     /** The headers of the route's own `helmet` policy, computed when the route is added (security-headers.ts). */

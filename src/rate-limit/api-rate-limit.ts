@@ -16,15 +16,22 @@ export async function registerRateLimiting(app: FastifyInstance, store: FastifyR
 /**
  * One fixed-window limiter (D8): counts the request under `key`, sets X-RateLimit-Limit and
  * X-RateLimit-Remaining on the reply whatever the outcome, and throws 429 with Retry-After when over.
+ * A limiter that counts within a request already counted by D8's (`headers: 'when-exceeded'`) sets
+ * them only when it refuses: they then describe the budget that is spent, and otherwise the user's.
  */
 export function createLimiter(
   app: FastifyInstance,
-  rule: { key: (request: FastifyRequest) => string; max: (request: FastifyRequest) => number },
+  rule: {
+    key: (request: FastifyRequest) => string;
+    max: (request: FastifyRequest) => number;
+    headers?: 'always' | 'when-exceeded';
+  },
 ): ApplyRateLimit {
   const limit = app.createRateLimit({ timeWindow: RATE_WINDOW_MS, keyGenerator: rule.key, max: rule.max });
   return async function applyRateLimit(request, reply) {
     const result = await limit(request);
     if (result.isAllowed) return;
+    if (!result.isExceeded && rule.headers === 'when-exceeded') return;
     reply.header('x-ratelimit-limit', result.max);
     reply.header('x-ratelimit-remaining', result.remaining);
     if (result.isExceeded) throw tooManyRequests(Math.max(1, result.ttlInSeconds));

@@ -18,6 +18,12 @@ export const ANONYMOUS_IP_LIMIT = 10;
 export const BADGE_KEY_LIMIT = 600;
 
 /**
+ * D31: pings and redeliveries per window for each webhook. Each makes a request to a receiver the
+ * user chose, so a user's D8 budget alone would let them aim hundreds a minute at one address.
+ */
+export const WEBHOOK_SEND_LIMIT = 10;
+
+/**
  * D8: a user with no active subscription gets multiplier 1. `base` is 120 unless the operator
  * raises it (RATE_LIMIT_USER_BASE, for load tests such as the benchmark).
  */

@@ -27,6 +27,7 @@ import type { ResultsColumns } from './results/results-encoding.js';
 import { prepareResults, type ProcessedUpload } from './upload/process-upload.js';
 import type { Severity } from './vocabulary.js';
 import { createReportStore } from './store/report-store.js';
+import { createUploadReceipts, RECEIPT_LIFETIME_MS, type UploadReceipt } from './store/upload-receipts.js';
 
 /**
  * Reports: receiving uploads, reading and deleting them. Every write to `reports` goes through here
@@ -96,6 +97,13 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
     }
   }
 
+  /** D40: the answer an earlier identical upload got; its report as it is now (a delete takes the receipt with it). */
+  async function answerOf(receipt: UploadReceipt): Promise<{ report: ReportSummary; gate: GateOutcome }> {
+    const row = receipt.report_id === null ? undefined : await reports.findListRow(receipt.report_id);
+    if (row === undefined || receipt.gate === null) throw new Error('an upload receipt without its report');
+    return { report: toReportSummary(row), gate: JSON.parse(receipt.gate) as GateOutcome };
+  }
+
   return {
     /** The operator's (and the test factories') way to store a report, all or nothing; no gate is recorded. */
     async storeReport(report: ReportToStore, results: readonly StoredResult[] = []): Promise<number> {
@@ -139,18 +147,27 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
       };
       // D22: stored only if the token still names this project and it is not archived, as of this
       // transaction; the gate applies the settings of that same moment.
-      const stored = await inTransaction(db, async (trx) => {
+      const outcome = await inTransaction(db, async (trx) => {
         const settings = parseStoredSettings((await credential.recheck(trx)).settings);
+        // D40: the same upload again within 24 hours (a client retrying after a lost answer) is
+        // answered with what the first one was; nothing is stored and no event is sent again.
+        const receipts = createUploadReceipts(trx);
+        const freshAfter = new Date(Date.parse(receivedAt) - RECEIPT_LIFETIME_MS).toISOString();
+        const earlier = await receipts.claim(projectId, upload.bodyDigest, receivedAt, freshAfter);
+        if (earlier !== null) return { kind: 'retried' as const, earlier };
         const inserted = await insertReport(trx, report, upload, (newBySeverity) =>
           applyQualityGate(settings, { score: counts.score, failedAnalyzers: upload.failedAnalyzers, newBySeverity }),
         );
+        await receipts.complete(projectId, upload.bodyDigest, inserted.id, JSON.stringify(inserted.gate));
         // E6: the events, in the upload's transaction (the outbox); `report` in the list-item shape.
         const data = { report: toReportListItem(rowOf(inserted)) };
         const events =
           inserted.gate?.passed === false ? (['report.created', 'report.gate_failed'] as const) : (['report.created'] as const);
         await recordEvent(trx, deps.clock, projectId, events, data);
-        return inserted;
+        return { kind: 'stored' as const, inserted };
       });
+      if (outcome.kind === 'retried') return answerOf(outcome.earlier);
+      const stored = outcome.inserted;
       await storeBody(stored, upload);
       return { report: toReportSummary({ ...stored.row, id: stored.id }), gate: stored.gate! };
     },

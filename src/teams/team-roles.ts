@@ -20,9 +20,9 @@ export function managesTeam(role: TeamRole): boolean {
   return TEAM_MANAGERS.includes(role);
 }
 
-/** Only the owner transfers the team, and only to another member. */
-export function canTransfer(role: TeamRole): boolean {
-  return role === 'owner';
+/** Only the owner transfers the team, and only to another member; a personal team stays its user's (D34). */
+export function canTransfer(team: { role: TeamRole; personal_team: boolean }): boolean {
+  return team.role === 'owner' && !team.personal_team;
 }
 
 /** The owner deletes the team, unless it is someone's personal team. */

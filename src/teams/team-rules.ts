@@ -35,6 +35,14 @@ export function requireDeletable(team: TeamView): void {
   if (team.personal_team) throw forbidden('A personal team cannot be deleted.');
 }
 
+/**
+ * D34: a personal team stays its user's. Handing one over let its new owner's deletion leave a team
+ * without an owner, and the user without the team they fall back to (E4).
+ */
+export function requireTransferable(team: TeamView): void {
+  if (team.personal_team) throw forbidden('A personal team cannot be transferred.');
+}
+
 const ADMIN_OVER_ADMIN = 'An admin may not change or remove the owner or another admin.';
 
 /** E4: an admin may not change or remove the owner or another admin; the owner's role moves only by transfer. */

@@ -187,20 +187,23 @@ export function createTeamsRepository(db: Db) {
       return Number(result.numDeletedRows) > 0;
     },
 
-    /** The shared (not personal) teams that `userId` owns, by id. */
-    async sharedTeamsOwnedBy(userId: number): Promise<Array<{ id: number; name: string }>> {
+    /** The teams `userId` owns, by id. */
+    async teamsOwnedBy(userId: number): Promise<Array<{ id: number; name: string }>> {
       return db
         .selectFrom('team_members as m')
         .innerJoin('teams as t', 't.id', 'm.team_id')
         .select(['t.id', 't.name'])
         .where('m.user_id', '=', userId)
         .where('m.role', '=', 'owner')
-        .where('t.personal_team', '=', 0)
         .orderBy('t.id')
         .execute();
     },
 
-    /** The personal team `userId` owns (the first, should there be several), or null. */
+    /**
+     * The user's own personal team, or null: a personal team they own and no other member joined
+     * before them. That leaves out one an earlier release let be handed to them (D34), whose user
+     * joined first; should there still be several, the first.
+     */
     async personalTeamOf(userId: number): Promise<number | null> {
       const row = await db
         .selectFrom('team_members as m')
@@ -209,10 +212,26 @@ export function createTeamsRepository(db: Db) {
         .where('m.user_id', '=', userId)
         .where('m.role', '=', 'owner')
         .where('t.personal_team', '=', 1)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('team_members as e')
+                .select('e.user_id')
+                .whereRef('e.team_id', '=', 't.id')
+                .where('e.created_at', '<', (eb) => eb.ref('m.created_at')),
+            ),
+          ),
+        )
         .orderBy('t.id')
         .limit(1)
         .executeTakeFirst();
       return row?.id ?? null;
+    },
+
+    /** Whether the team is a personal one (E4), false when there is no such team. */
+    async isPersonal(teamId: number): Promise<boolean> {
+      const row = await db.selectFrom('teams').select('personal_team').where('id', '=', teamId).executeTakeFirst();
+      return Boolean(row?.personal_team);
     },
 
     /**

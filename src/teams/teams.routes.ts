@@ -5,7 +5,7 @@ import type { App } from '../http/app-types.js';
 import { SUBSCRIBED } from '../http/route-kind.js';
 import { callerOf } from '../auth/caller.js';
 import { MessageResponse } from '../wire/schemas.js';
-import { OWNER_ONLY, OWNER_OR_ADMIN, pathId, requireDeletable, requireRole } from './team-rules.js';
+import { OWNER_ONLY, OWNER_OR_ADMIN, pathId, requireDeletable, requireRole, requireTransferable } from './team-rules.js';
 import type { TeamView } from './teams.repository.js';
 import {
   CreateTeamResponse,
@@ -147,15 +147,18 @@ export async function teamsRoutes(app: App, { teamsService: teams }: { teamsServ
   });
 
   app.post('/teams/:team/transfer', {
-    config: { ...teamAdmin, forbiddenWhen: [ROLE_403] },
+    config: { ...teamAdmin, forbiddenWhen: [ROLE_403, 'a personal team cannot be transferred (D34)'] },
     schema: {
       tags,
-      summary: 'Hand the team to another member (owner); the previous owner becomes admin',
+      summary: 'Hand a shared team to another member (owner); the previous owner becomes admin',
       params: TeamParams,
       body: TransferBody,
       response: { 200: TeamResponse },
     },
-    preValidation: resolveTeamFor(OWNER_ONLY),
+    preValidation: async (request) => {
+      await resolveTeamFor(OWNER_ONLY)(request);
+      requireTransferable(teamOf(request));
+    },
     handler: async (request) => ({ data: await teams.transferTeam(credentialOf(request), teamOf(request).id, request.body.user_id) }),
   });
 

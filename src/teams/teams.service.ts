@@ -18,6 +18,7 @@ import {
   requireRole,
   requireRoleChangeAllowed,
   requireTeamPlan,
+  requireTransferable,
   requireTransferTarget,
 } from './team-rules.js';
 import type { InvitationView, TeamsRepository, TeamView } from './teams.repository.js';
@@ -181,10 +182,11 @@ export function createTeamsService(deps: { db: Db; clock: Clock }) {
       });
     },
 
-    /** E4: to another member, who becomes owner; the previous owner stays on as admin. */
+    /** E4: to another member, who becomes owner; the previous owner stays on as admin. Never a personal team (D34). */
     async transferTeam(credential: WriteCredential, teamId: number, newOwnerId: number): Promise<TeamView> {
       return inLockedTeam(credential, teamId, async ({ trx, teams: repository, caller, actor, team }) => {
         requireRole(team, OWNER_ONLY);
+        requireTransferable(team);
         const target = requireTransferTarget(
           caller.userId,
           isRowId(newOwnerId) ? await repository.findMember(teamId, newOwnerId) : undefined,

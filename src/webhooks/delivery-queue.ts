@@ -2,14 +2,19 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { countAll, isPostgres } from '../db/dialect.js';
+import { InFlightShares } from '../jobs/fair-share.js';
 
-/** Due deliveries read per free slot: enough to fill the slots when some webhooks are at their bound. */
+/** Due deliveries read per free slot: enough to fill the slots when some teams and webhooks are at their bound. */
 const CANDIDATES_PER_SLOT = 4;
+/** Reads of due deliveries in one claim at most: each leaves out what the one before filled up. */
+const MAX_READS = 4;
 
 /** A delivery taken for one attempt, with what sending it needs from its webhook. */
 export interface ClaimedDelivery {
   id: string;
   webhook_id: string;
+  /** D31: the team the delivery's project belongs to, the unit of fairness (as a string). */
+  owner: string;
   event: string;
   payload: string;
   /** Counting this one. */
@@ -33,17 +38,13 @@ export interface ClaimedDelivery {
 export function createDeliveryQueue(db: Db) {
   return {
     /**
-     * Up to `limit` deliveries due at `now`, claimed until `until`, with at most `perWebhook` of one
-     * webhook counting those `inFlight` already: the due ones are read first (a few times `limit`,
-     * oldest due first) and chosen within the bounds, then claimed, skipping any another instance
-     * is claiming at this moment.
+     * Up to `limit` deliveries due at `now`, claimed until `until`, chosen fairly (D31, jobs/fair-share.ts):
+     * round-robin across teams, oldest due first in each, within the bounds of `shares` (what this
+     * instance has in flight; no bounds when absent). The due ones are read a few times `limit` at a
+     * time, leaving out the teams and webhooks already at their bound, then claimed, skipping any
+     * another instance is claiming at this moment.
      */
-    async claimDue(
-      now: string,
-      until: string,
-      limit: number,
-      bounds: { perWebhook: number; inFlight?: ReadonlyMap<string, number> } = { perWebhook: Number.POSITIVE_INFINITY },
-    ): Promise<ClaimedDelivery[]> {
+    async claimDue(now: string, until: string, limit: number, shares?: InFlightShares): Promise<ClaimedDelivery[]> {
       if (limit <= 0) return [];
       const unclaimed = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
         eb.and([
@@ -51,25 +52,38 @@ export function createDeliveryQueue(db: Db) {
           eb('next_attempt_at', '<=', now),
           eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]),
         ]);
-      // A webhook already at its bound is left out of the read: the backlog of one slow receiver,
-      // oldest first, would otherwise fill the read and starve every other webhook.
-      const full = [...(bounds.inFlight ?? [])].filter(([, count]) => count >= bounds.perWebhook).map(([webhookId]) => webhookId);
-      const due = await db
-        .selectFrom('webhook_deliveries')
-        .select(['id', 'webhook_id'])
-        .where(unclaimed)
-        .$if(full.length > 0, (query) => query.where('webhook_id', 'not in', full))
-        .orderBy('next_attempt_at')
-        .limit(limit * CANDIDATES_PER_SLOT)
-        .execute();
-      const taken = new Map(bounds.inFlight);
+      const planned = shares?.clone() ?? new InFlightShares({ perOwner: Number.POSITIVE_INFINITY, perTarget: Number.POSITIVE_INFINITY });
       const chosen: string[] = [];
-      for (const row of due) {
-        if (chosen.length === limit) break;
-        const count = taken.get(row.webhook_id) ?? 0;
-        if (count >= bounds.perWebhook) continue;
-        taken.set(row.webhook_id, count + 1);
-        chosen.push(row.id);
+      for (let read = 0; read < MAX_READS && chosen.length < limit; read++) {
+        // A team or webhook at its bound is left out of the read: the backlog of one team, oldest
+        // first, would otherwise fill the read and starve every other team.
+        const full = planned.full();
+        const size = (limit - chosen.length) * CANDIDATES_PER_SLOT;
+        const due = await db
+          .selectFrom('webhook_deliveries as d')
+          .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+          .innerJoin('projects as p', 'p.id', 'w.project_id')
+          .select(['d.id', 'd.webhook_id as target', 'p.team_id'])
+          .where('d.status', '=', 'pending')
+          .where('d.next_attempt_at', '<=', now)
+          .where((eb) => eb.or([eb('d.claimed_until', 'is', null), eb('d.claimed_until', '<=', now)]))
+          .$if(full.targets.length > 0, (query) => query.where('d.webhook_id', 'not in', full.targets))
+          .$if(full.owners.length > 0, (query) => query.where('p.team_id', 'not in', full.owners.map(Number)))
+          .$if(chosen.length > 0, (query) => query.where('d.id', 'not in', chosen))
+          .orderBy('d.next_attempt_at')
+          .orderBy('d.id')
+          .limit(size)
+          .execute();
+        const picked = planned.pick(
+          due.map((row) => ({ id: row.id, target: row.target, owner: String(row.team_id) })),
+          limit - chosen.length,
+        );
+        for (const work of picked) {
+          planned.add(work);
+          chosen.push(work.id);
+        }
+        // Fewer than asked for: nothing else is due.
+        if (due.length < size || picked.length === 0) break;
       }
       if (chosen.length === 0) return [];
       // Checked again in the claim itself: a row another claim took since the read is not taken twice.
@@ -82,17 +96,18 @@ export function createDeliveryQueue(db: Db) {
         .execute();
       if (claimed.length === 0) return [];
       const hooks = await db
-        .selectFrom('webhooks')
-        .select(['id', 'url', 'secret', 'previous_secret', 'previous_secret_until'])
-        .where('id', 'in', [...new Set(claimed.map((row) => row.webhook_id))])
+        .selectFrom('webhooks as w')
+        .innerJoin('projects as p', 'p.id', 'w.project_id')
+        .select(['w.id', 'w.url', 'w.secret', 'w.previous_secret', 'w.previous_secret_until', 'p.team_id'])
+        .where('w.id', 'in', [...new Set(claimed.map((row) => row.webhook_id))])
         .execute();
       const byId = new Map(hooks.map((hook) => [hook.id, hook]));
       return claimed.flatMap((row) => {
         const hook = byId.get(row.webhook_id);
         // Deleted since (its deliveries went with it): nothing to send.
         if (!hook) return [];
-        const { id: _id, ...target } = hook;
-        return [{ ...row, claimed_until: row.claimed_until!, ...target }];
+        const { id: _id, team_id: teamId, ...target } = hook;
+        return [{ ...row, claimed_until: row.claimed_until!, owner: String(teamId), ...target }];
       });
     },
 

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
+import { type FairShareBounds, fairShareBounds, InFlightShares } from '../jobs/fair-share.js';
 import { createDeliveryQueue, type ClaimedDelivery } from './delivery-queue.js';
 import type { SendOutcome, WebhookSender } from './outbound-http.js';
 import { webhookSignature } from './signature.js';
@@ -31,8 +32,11 @@ export interface DeliveryWorkerOptions {
   logger: FastifyBaseLogger;
   /** Attempts in flight on this instance at most (WEBHOOK_CONCURRENCY). */
   concurrency: number;
-  /** Attempts in flight to one webhook on this instance at most: a slow receiver holds no more. */
-  perWebhook?: number;
+  /**
+   * D31: attempts in flight of one team (`perOwner`) and to one webhook (`perTarget`) on this
+   * instance at most, so that hanging receivers hold a bounded share; from the concurrency by default.
+   */
+  shares?: FairShareBounds;
   schedule?: readonly number[];
   /** Math.random by default; tests make the jitter predictable. */
   random?: () => number;
@@ -52,24 +56,25 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const queue = createDeliveryQueue(options.db);
   const schedule = options.schedule ?? RETRY_SCHEDULE_MS;
   const random = options.random ?? Math.random;
-  const perWebhook = options.perWebhook ?? 2;
   const inFlight = new Map<string, Promise<void>>();
-  const perHook = new Map<string, number>();
+  const shares = new InFlightShares(options.shares ?? fairShareBounds(options.concurrency));
   let timer: NodeJS.Timeout | undefined;
   let stopped = true;
   let polling = false;
   let again = false;
   let round: Promise<number> | undefined;
 
-  /** Claims what is due within the bounds (WEBHOOK_CONCURRENCY, `perWebhook`) and starts each attempt. */
+  /** Claims what is due within the bounds (WEBHOOK_CONCURRENCY, D31's shares) and starts each attempt. */
   async function claimAndStart(): Promise<ClaimedDelivery[]> {
     const free = options.concurrency - inFlight.size;
     if (free <= 0) return [];
     const now = options.clock.now();
-    const claimed = await queue.claimDue(now.toISOString(), new Date(now.getTime() + (options.claimMs ?? CLAIM_MS)).toISOString(), free, {
-      perWebhook,
-      inFlight: perHook,
-    });
+    const claimed = await queue.claimDue(
+      now.toISOString(),
+      new Date(now.getTime() + (options.claimMs ?? CLAIM_MS)).toISOString(),
+      free,
+      shares,
+    );
     for (const delivery of claimed) track(delivery);
     return claimed;
   }
@@ -93,7 +98,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const at = options.clock.now();
     const succeeded = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
     const error = succeeded ? null : outcome.status === null ? outcome.error : `the receiver answered ${outcome.status}`;
-    const retryAt = succeeded ? null : nextAttemptAt(delivery, at);
+    // D32: an address the policy refuses is refused again at every retry; the delivery fails now.
+    const refused = outcome.status === null && outcome.refused !== undefined;
+    const retryAt = succeeded || refused ? null : nextAttemptAt(delivery, at);
     const status = succeeded ? 'succeeded' : retryAt === null ? 'failed' : 'pending';
     const recorded = await queue
       .settle(delivery, {
@@ -112,7 +119,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     options.onAttempt?.(delivery.event, succeeded ? 'succeeded' : status === 'failed' ? 'failed' : 'retrying');
     if (!succeeded)
       options.logger.info(
-        { delivery: delivery.id, webhook: delivery.webhook_id, attempt: delivery.attempts, error, status },
+        {
+          delivery: delivery.id,
+          webhook: delivery.webhook_id,
+          attempt: delivery.attempts,
+          error,
+          status,
+          // The address refused, for the operator only: the delivery's error never names it (D32).
+          ...(outcome.status === null && outcome.refused && { refused: outcome.refused.detail }),
+        },
         'webhook attempt failed',
       );
   }
@@ -180,15 +195,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
 
   /** Starts an attempt; when it ends its slot is free, and the worker looks for more at once. */
   function track(delivery: ClaimedDelivery): void {
+    const share = { owner: delivery.owner, target: delivery.webhook_id };
     const attempt = attemptOne(delivery).finally(() => {
       inFlight.delete(delivery.id);
-      const left = (perHook.get(delivery.webhook_id) ?? 1) - 1;
-      if (left <= 0) perHook.delete(delivery.webhook_id);
-      else perHook.set(delivery.webhook_id, left);
+      shares.remove(share);
       poll();
     });
     inFlight.set(delivery.id, attempt);
-    perHook.set(delivery.webhook_id, (perHook.get(delivery.webhook_id) ?? 0) + 1);
+    shares.add(share);
   }
 
   return {

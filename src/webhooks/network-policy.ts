@@ -12,7 +12,7 @@ import ipaddr from 'ipaddr.js';
  * one a later ipaddr.js adds) is refused rather than let through.
  */
 
-/** Why each forbidden range is forbidden, as the end of "X is …". Keys are ipaddr.js range names. */
+/** What each forbidden range is, as the end of "X is …" (never naming an address). Keys are ipaddr.js range names. */
 const FORBIDDEN_RANGES: Readonly<Record<string, string>> = {
   loopback: 'a loopback address',
   private: 'a private address',
@@ -42,41 +42,58 @@ const ALLOWED_SPECIAL_RANGES = new Set(['unicast', 'as112', 'as112v6', 'amt']);
 const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
 
 /**
- * Why `address` must not be connected to, e.g. "127.0.0.1 is a loopback address", or null when it
- * may be. `address` is an IPv4 or IPv6 address in any form ipaddr.js parses (brackets and an IPv6
- * zone are accepted); anything else is refused, so a caller can never pass an unchecked name on.
- * IPv6 addresses that carry an IPv4 address (IPv4-mapped, IPv4-compatible, IPv4-translated, NAT64,
+ * Why `address` must not be connected to, in two forms, or null when it may be:
+ * - `kind`, what sort of address it is ("a loopback address"), the only part a user is shown (D32:
+ *   saying where a name resolved to would let any user map the internal network with webhooks);
+ * - `detail`, with the address itself ("127.0.0.1 is a loopback address"), for the operator's log.
+ */
+export interface AddressRefusal {
+  kind: string;
+  detail: string;
+}
+
+/**
+ * `address` is an IPv4 or IPv6 address in any form ipaddr.js parses (brackets and an IPv6 zone are
+ * accepted); anything else is refused, so a caller can never pass an unchecked name on. IPv6
+ * addresses that carry an IPv4 address (IPv4-mapped, IPv4-compatible, IPv4-translated, NAT64,
  * 6to4, Teredo) are judged by that IPv4 address too: connecting to them reaches it.
  */
-export function forbiddenAddressReason(address: string): string | null {
+export function addressRefusal(address: string): AddressRefusal | null {
   const text = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
-  if (!ipaddr.isValid(text)) return `${address} is not an IP address`;
+  if (!ipaddr.isValid(text)) return { kind: 'an invalid address', detail: `${address} is not an IP address` };
   const ip = ipaddr.parse(text);
-  const reason = ip instanceof ipaddr.IPv4 ? ipv4Reason(ip) : ipv6Reason(ip);
-  return reason === null ? null : `${address} ${reason}`;
+  return ip instanceof ipaddr.IPv4 ? ipv4Refusal(address, ip) : ipv6Refusal(address, ip);
 }
 
-/** "is …" for a forbidden IPv4 address, or null. */
-function ipv4Reason(ip: ipaddr.IPv4): string | null {
+/** The operator's form of `addressRefusal`, e.g. "127.0.0.1 is a loopback address", or null. */
+export function forbiddenAddressReason(address: string): string | null {
+  return addressRefusal(address)?.detail ?? null;
+}
+
+function ipv4Kind(ip: ipaddr.IPv4): string | null {
   const range = ip.range();
   if (ALLOWED_SPECIAL_RANGES.has(range)) return null;
-  return `is ${FORBIDDEN_RANGES[range] ?? `a special-purpose (${range}) address`}`;
+  return FORBIDDEN_RANGES[range] ?? `a special-purpose (${range}) address`;
 }
 
-/** "is …" (or "embeds …") for a forbidden IPv6 address, or null. */
-function ipv6Reason(ip: ipaddr.IPv6): string | null {
+function ipv4Refusal(address: string, ip: ipaddr.IPv4): AddressRefusal | null {
+  const kind = ipv4Kind(ip);
+  return kind === null ? null : { kind, detail: `${address} is ${kind}` };
+}
+
+function ipv6Refusal(address: string, ip: ipaddr.IPv6): AddressRefusal | null {
   const embedded = embeddedIpv4(ip);
   if (embedded !== null) {
     for (const ipv4 of embedded.addresses) {
-      const reason = ipv4Reason(ipv4);
-      if (reason !== null) return `embeds ${ipv4.toString()} (${embedded.kind}), which ${reason}`;
+      const kind = ipv4Kind(ipv4);
+      if (kind !== null) return { kind, detail: `${address} embeds ${ipv4.toString()} (${embedded.kind}), which is ${kind}` };
     }
     return null;
   }
   const range = ip.range();
   if (ALLOWED_SPECIAL_RANGES.has(range)) return null;
-  if (range === 'rfc6052') return 'is a local-use NAT64 address';
-  return `is ${FORBIDDEN_RANGES[range] ?? `a special-purpose (${range}) address`}`;
+  const kind = range === 'rfc6052' ? 'a local-use NAT64 address' : (FORBIDDEN_RANGES[range] ?? `a special-purpose (${range}) address`);
+  return { kind, detail: `${address} is ${kind}` };
 }
 
 /**

@@ -2,7 +2,7 @@ import { promises as dns, type LookupAddress } from 'node:dns';
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { forbiddenAddressReason } from './network-policy.js';
+import { addressRefusal, type AddressRefusal } from './network-policy.js';
 import { webhookUrlProblem } from './webhook-url.js';
 
 /**
@@ -24,7 +24,17 @@ import { webhookUrlProblem } from './webhook-url.js';
  * literal, is closed by checking IP-literal hosts before the request is made.
  */
 
-export type SendOutcome = { status: number; body: string } | { status: null; error: string };
+/**
+ * A delivery's result. `refused` marks a request never made because of where it would lead (E6's
+ * address policy): D32 makes that final, and its `error` says what kind of address without saying
+ * which (`detail`, with the address, is for the operator's log only).
+ */
+export type SendOutcome = { status: number; body: string } | { status: null; error: string; refused?: { detail: string } };
+
+/** D32: the delivery error of a refused address, the same for every address of a kind. */
+export function refusedAddressMessage(kind: string): string {
+  return `The host resolves to ${kind}; set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow it.`;
+}
 
 /** A host's addresses, as `dns.promises.lookup(hostname, { all: true })` gives them. */
 export type ResolveHost = (hostname: string) => Promise<readonly LookupAddress[]>;
@@ -62,7 +72,17 @@ export const DEFAULT_MAX_SOCKETS_PER_HOST = 4;
 const IDLE_SOCKET_MS = 4_000;
 
 /** A connection not made because of where it would lead (network-policy.ts). */
-class RefusedAddress extends Error {}
+class RefusedAddress extends Error {
+  constructor(readonly refusal: AddressRefusal) {
+    super(refusal.detail);
+  }
+}
+
+const refusedOutcome = (refusal: AddressRefusal): SendOutcome => ({
+  status: null,
+  error: refusedAddressMessage(refusal.kind),
+  refused: { detail: refusal.detail },
+});
 
 export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -83,8 +103,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       // decimal and compressed IPv6; brackets are URL syntax, not part of the address.
       const host = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
       if (isIP(host) !== 0 && !options.allowPrivateNetworks) {
-        const reason = forbiddenAddressReason(host);
-        if (reason !== null) return { status: null, error: `refused: ${reason}` };
+        const refusal = addressRefusal(host);
+        if (refusal !== null) return refusedOutcome(refusal);
       }
       const https = target.protocol === 'https:';
       const payload = Buffer.from(request.body, 'utf8');
@@ -137,7 +157,7 @@ function exchange(
       request.destroy();
     }, timeoutMs);
     // The listeners stay after the outcome: a late error with no listener would crash the process.
-    request.on('error', (error) => finish({ status: null, error: describeError(error) }));
+    request.on('error', (error) => finish(outcomeOfError(error)));
     request.on('response', (response: IncomingMessage) => {
       const status = response.statusCode ?? 0;
       const chunks: Buffer[] = [];
@@ -173,8 +193,8 @@ function checkedLookup(resolve: ResolveHost, allowPrivateNetworks: boolean): Loo
         for (const { address } of found) {
           // The address is passed on to connect() verbatim, so it must be one Node reads as an address.
           if (isIP(address) === 0) throw new Error(`the lookup of ${hostname} gave "${address}", not an IP address`);
-          const reason = allowPrivateNetworks ? null : forbiddenAddressReason(address);
-          if (reason !== null) throw new RefusedAddress(reason);
+          const refusal = allowPrivateNetworks ? null : addressRefusal(address);
+          if (refusal !== null) throw new RefusedAddress(refusal);
         }
         const addresses = found
           .map(({ address }) => ({ address, family: isIP(address) }))
@@ -189,9 +209,18 @@ function checkedLookup(resolve: ResolveHost, allowPrivateNetworks: boolean): Loo
   };
 }
 
-/** A short, clear reason for a failed exchange, for the delivery's `error`. */
+function outcomeOfError(error: unknown): SendOutcome {
+  const refused = error instanceof AggregateError ? error.errors.find((inner) => inner instanceof RefusedAddress) : error;
+  if (refused instanceof RefusedAddress) return refusedOutcome(refused.refusal);
+  return { status: null, error: describeError(error) };
+}
+
+/**
+ * A short, clear reason for a failed exchange, for the delivery's `error`. It never names the
+ * address connected to (D32): Node's own messages do ("connect ECONNREFUSED 10.0.0.7:80"), so only
+ * the known codes are said in words, and any other connect failure by its code.
+ */
 function describeError(error: unknown): string {
-  if (error instanceof RefusedAddress) return `refused: ${error.message}`;
   // Happy Eyeballs failing on every address gives an AggregateError: the first says enough.
   if (error instanceof AggregateError && error.errors.length > 0) return describeError(error.errors[0]);
   const failure = error as NodeJS.ErrnoException & { hostname?: string };
@@ -213,6 +242,7 @@ function describeError(error: unknown): string {
     case 'EPIPE':
       return 'connection closed while sending';
   }
+  if (failure.syscall === 'connect' && typeof failure.code === 'string') return `connection failed (${failure.code})`;
   const message = failure.message || String(error);
   // Certificate and handshake failures: OpenSSL's codes (CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID…).
   if (typeof failure.code === 'string' && /CERT|SSL|TLS/.test(failure.code)) return `TLS error: ${message}`.slice(0, 300);

@@ -1,3 +1,6 @@
+import { isIP } from 'node:net';
+import { addressRefusal } from './network-policy.js';
+
 /** The longest webhook URL accepted, in characters: the common limit of browsers and proxies. */
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
@@ -25,4 +28,24 @@ export function webhookUrlProblem(url: string): string | null {
   // its signature instead.
   if (parsed.username !== '' || parsed.password !== '') return 'The url must not contain a user name or password.';
   return null;
+}
+
+/**
+ * D32: without WEBHOOK_ALLOW_PRIVATE_NETWORKS, a URL whose host can only lead to a refused
+ * address (an IP literal in a refused range, or `localhost` and the names under it, which RFC 6761
+ * reserves for loopback) is refused when the webhook is made, as the message of a 422 on `url`,
+ * rather than accepted and failed at every delivery. A name is judged at delivery only: what it
+ * resolves to may change. Null when the host is not known to be refused.
+ */
+export function webhookHostProblem(url: string): string | null {
+  const kind = refusedHostKind(new URL(url));
+  return kind === null ? null : `The url must not point to ${kind}; set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow it.`;
+}
+
+function refusedHostKind(url: URL): string | null {
+  // The WHATWG parser has lower-cased the name and turned every IPv4 spelling into dotted decimal.
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const name = host.endsWith('.') ? host.slice(0, -1) : host;
+  if (name === 'localhost' || name.endsWith('.localhost')) return 'a loopback address';
+  return isIP(host) === 0 ? null : (addressRefusal(host)?.kind ?? null);
 }

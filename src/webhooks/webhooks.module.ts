@@ -4,7 +4,11 @@ import { createWebhooksService } from './webhooks.service.js';
 
 /** E6: a project's webhooks and their deliveries (the worker runs in `serve`, main.ts). */
 export function webhooksModule(deps: ProjectContentsDeps) {
-  const service = createWebhooksService({ ...deps, projectForWrite: deps.projects.lockForWrite });
+  const service = createWebhooksService({
+    ...deps,
+    projectForWrite: deps.projects.lockForWrite,
+    allowPrivateNetworks: deps.config.webhookAllowPrivateNetworks,
+  });
   return {
     service,
     routes: (app: Parameters<typeof webhooksRoutes>[0]) =>

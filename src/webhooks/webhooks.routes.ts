@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
 import type { App } from '../http/app-types.js';
@@ -20,7 +21,8 @@ import {
   WebhookParams,
   WebhookResponse,
 } from './webhooks.schemas.js';
-import type { WebhooksService } from './webhooks.service.js';
+import { webhookInactive, type WebhooksService } from './webhooks.service.js';
+import { createWebhookSendRateLimiter } from './webhook-send-rate-limit.js';
 
 const CREATED = 'Webhook created successfully. Save the secret — it will only be shown once.';
 const DELETED = 'Webhook deleted successfully.';
@@ -37,6 +39,22 @@ export async function webhooksRoutes(
   const { webhooksService: webhooks, projectsService: projects, config } = deps;
   const tags = ['webhooks'];
   const manage = resolveProjectParam(projects, 'delete');
+  const sendLimit = createWebhookSendRateLimiter(app);
+  /**
+   * D31, for the routes that send on request: after the project's 404, the webhook's (and the
+   * delivery's) 404 and the inactive webhook's 409, then the webhook's own budget (429). A request
+   * refused earlier sends nothing, so it spends nothing.
+   */
+  const sendable = async (request: FastifyRequest, reply: FastifyReply) => {
+    const params = request.params as { webhook: string; delivery?: string };
+    await webhooks.assertSendable(projectOf(request).id, params.webhook, params.delivery);
+    await sendLimit(request, reply);
+  };
+  const sends = {
+    ...SUBSCRIBED.write,
+    conflictWhen: { message: webhookInactive().message, why: 'The webhook is inactive: it is sent nothing.' },
+    tooManyWhen: "over the webhook's 10 pings and redeliveries a minute",
+  };
 
   app.post('/projects/:project/webhooks', {
     config: SUBSCRIBED.write,
@@ -110,9 +128,9 @@ export async function webhooksRoutes(
   });
 
   app.post('/projects/:project/webhooks/:webhook/ping', {
-    config: SUBSCRIBED.write,
+    config: sends,
     schema: { tags, summary: 'Send a `ping` event to the webhook', params: WebhookParams, response: { 202: DeliveryResponse } },
-    preValidation: manage,
+    preValidation: [manage, sendable],
     handler: async (request, reply) =>
       reply.code(202).send({ data: await webhooks.ping(credentialOf(request), projectOf(request).id, request.params.webhook) }),
   });
@@ -135,14 +153,14 @@ export async function webhooksRoutes(
   });
 
   app.post('/projects/:project/webhooks/:webhook/deliveries/:delivery/redeliver', {
-    config: SUBSCRIBED.write,
+    config: sends,
     schema: {
       tags,
       summary: 'Send a delivery again, as a new delivery of the same event and body',
       params: DeliveryParams,
       response: { 202: DeliveryResponse },
     },
-    preValidation: manage,
+    preValidation: [manage, sendable],
     handler: async (request, reply) =>
       reply.code(202).send({
         data: await webhooks.redeliver(credentialOf(request), projectOf(request).id, request.params.webhook, request.params.delivery),

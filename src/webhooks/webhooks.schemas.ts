@@ -14,7 +14,10 @@ const Events = Type.Array(EventName, {
 });
 const Url = Type.String({
   maxLength: WEBHOOK_URL_MAX,
-  description: 'An `http` or `https` URL with a host and no user info. Deliveries to private or loopback addresses are refused.',
+  description:
+    'An `http` or `https` URL with a host and no user info. Deliveries to private or loopback addresses are refused: ' +
+    'a host that is `localhost` or such an IP address is a 422, and a delivery to a name that resolves to one fails at ' +
+    'its first attempt (unless the server sets WEBHOOK_ALLOW_PRIVATE_NETWORKS).',
   examples: ['https://hooks.example.com/scoreboard'],
 });
 
@@ -25,7 +28,7 @@ export const Webhook = Type.Object(
     url: Type.String(),
     events: Type.Array(EventName),
     description: NullableString(),
-    active: Type.Boolean({ description: 'An inactive webhook is sent no events (a ping still goes).' }),
+    active: Type.Boolean({ description: 'An inactive webhook is sent nothing: no events, no ping, no redelivery (409).' }),
     created_at: Type.String({ format: 'date-time' }),
     last_delivery: Type.Union([
       Type.Object({

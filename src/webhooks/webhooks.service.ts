@@ -11,7 +11,7 @@ import type { ProjectForWrite } from '../projects/project-write-access.js';
 import { generateWebhookSecret } from './signature.js';
 import type { WebhookEvent } from './webhook-event-names.js';
 import { pendingDelivery, recordPing } from './webhook-events.js';
-import { webhookUrlProblem } from './webhook-url.js';
+import { webhookHostProblem, webhookUrlProblem } from './webhook-url.js';
 import type { DeliveryRow, WebhookWithLastDelivery } from './webhooks.repository.js';
 import type { CreateWebhookBody, UpdateWebhookBody, Webhook, WebhookDelivery } from './webhooks.schemas.js';
 import { createWebhooksRepository } from './webhooks.repository.js';
@@ -22,14 +22,28 @@ export const MAX_WEBHOOKS_PER_PROJECT = 10;
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 const webhookLimitReached = () => new ApiError(403, 'Forbidden', `A project can have a maximum of ${MAX_WEBHOOKS_PER_PROJECT} webhooks.`);
+/** D31: an inactive webhook is sent nothing, a ping or a redelivery included. */
+export const webhookInactive = () => new ApiError(409, 'Conflict', 'The webhook is inactive.');
 
 /**
  * E6 over the API: a project's webhooks (owner or admin of its team, as D15's delete: anyone else
  * gets a 404) and their deliveries. Every change checks the caller's credential and role again in
  * its transaction (D22) and writes its audit event there (E5), never with the secret.
  */
-export function createWebhooksService(deps: { db: Db; clock: Clock; projectForWrite: ProjectForWrite }) {
+export function createWebhooksService(deps: {
+  db: Db;
+  clock: Clock;
+  projectForWrite: ProjectForWrite;
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: when false, URLs that can only lead to refused addresses are a 422 (D32). */
+  allowPrivateNetworks: boolean;
+}) {
   const { db, clock } = deps;
+  /** E6's URL rule, and D32's for hosts known to be refused, as a 422 on `url`. */
+  const checkedUrl = (url: string): string => {
+    const problem = webhookUrlProblem(url) ?? (deps.allowPrivateNetworks ? null : webhookHostProblem(url));
+    if (problem !== null) throw invalidField('url', problem);
+    return new URL(url).href;
+  };
   const webhooks = createWebhooksRepository(db);
   const now = () => clock.now().toISOString();
 
@@ -159,11 +173,27 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; projectForWr
       return secret;
     },
 
-    /** E6's `ping`, sent to this webhook whatever it subscribes to, active or not. */
+    /**
+     * D4 steps 7 and 8 for `ping` and `redeliver`, before their rate limit is counted: the webhook
+     * (and the delivery to send again) must exist, 404, and the webhook be active, 409 (D31). Checked
+     * again in the write's transaction.
+     */
+    async assertSendable(projectId: string, webhookId: string, deliveryId?: string): Promise<void> {
+      const webhook = await found(db, projectId, webhookId);
+      if (
+        deliveryId !== undefined &&
+        !(UUID_PATTERN.test(deliveryId) && (await webhooks.findDelivery(webhook.id, deliveryId.toLowerCase())))
+      )
+        throw notFound();
+      if (webhook.active !== 1) throw webhookInactive();
+    },
+
+    /** E6's `ping`, sent to this webhook whatever it subscribes to; not to an inactive one (D31). */
     async ping(credential: WriteCredential, projectId: string, webhookId: string): Promise<WebhookDelivery> {
       return inTransaction(db, async (trx) => {
         const { project } = await manageable(trx, credential, projectId);
         const webhook = await found(trx, project.id, webhookId);
+        if (webhook.active !== 1) throw webhookInactive();
         const id = await recordPing(trx, clock, project.id, webhook.id);
         return toDelivery((await createWebhooksRepository(trx).findDelivery(webhook.id, id))!);
       });
@@ -190,6 +220,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; projectForWr
         const repository = createWebhooksRepository(trx);
         const original = await repository.findDelivery(webhook.id, deliveryId.toLowerCase());
         if (!original) throw notFound();
+        if (webhook.active !== 1) throw webhookInactive();
         const row = pendingDelivery(webhook.id, original.event, original.payload, clock.now());
         await repository.insertDelivery(row);
         return toDelivery(row);
@@ -199,13 +230,6 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; projectForWr
 }
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
-
-/** E6's URL rule, as a 422 on `url`. */
-function checkedUrl(url: string): string {
-  const problem = webhookUrlProblem(url);
-  if (problem !== null) throw invalidField('url', problem);
-  return new URL(url).href;
-}
 
 /**
  * A webhook URL as the audit log keeps it: its origin only. Receivers often carry their own secret

@@ -209,6 +209,22 @@ describe('the operator commands that change accounts, against a running server',
     );
   });
 
+  it('teams:add-member --role owner refuses a personal team (D34), changing nothing', async () => {
+    const personal = ada.team!.id;
+    await ok(sandbox, 'teams:add-member', '--team', String(personal), '--email', 'bob@example.com', '--role', 'member');
+    const since = await sandbox.withDb(lastEventId);
+    expectOneLineFailure(
+      await sandbox.cli('teams:add-member', '--team', String(personal), '--email', 'bob@example.com', '--role', 'owner'),
+      new RegExp(`Team ${personal} is a personal team: it cannot be transferred\\.`),
+    );
+    expect(await sandbox.withDb((db) => operatorEvents(db, since))).toEqual([]);
+    expect((await api(server, 'GET', `/api/v1/teams/${personal}`, ada.token)).body.data).toMatchObject({
+      owner_id: ada.user.id,
+      role: 'owner',
+    });
+    await ok(sandbox, 'teams:remove-member', '--team', String(personal), '--email', 'bob@example.com');
+  });
+
   it("tokens:revoke revokes any user's token by id: the API refuses it at once; an unknown id is one line", async () => {
     const made = await okJson<{ id: number; token: string }>(sandbox, 'tokens:create', '--email', 'carol@example.com', '--name', 'laptop');
     expect((await api(server, 'GET', '/api/v1/tokens', made.token)).status).toBe(200);
@@ -244,7 +260,7 @@ describe('the operator commands that change accounts, against a running server',
     expectOneLineFailure(await sandbox.cli('users:delete', '--email', 'erin@example.com'), /run again with --yes to confirm/);
     expectOneLineFailure(
       await sandbox.cli('users:delete', '--email', 'erin@example.com', '--yes'),
-      new RegExp(`erin@example\\.com owns the shared team ${owned} "Erin & co": transfer it first`),
+      new RegExp(`erin@example\\.com owns the team ${owned} "Erin & co": transfer it first`),
     );
     expect(await sandbox.withDb((db) => operatorEvents(db, since))).toEqual([]);
     expect((await api(server, 'GET', '/api/v1/user', erin.token)).status).toBe(200);

@@ -29,6 +29,10 @@ async function setUp(env: Record<string, string> = {}) {
   return { projectId: project.id, apiToken };
 }
 
+/** A report of another run each call: an identical body would be a retry of the last one, stored once (D40). */
+let runs = 0;
+const anotherRun = () => minimalReport({ total_execution_time: 1 + ++runs });
+
 /** The upload 429: the D8 body with `success: false`, Retry-After equal to retry_after, limit headers. */
 function expectTooMany(response: LightMyRequestResponse, limit: number): number {
   const body = expectClientError(response, 429, 'Too Many Requests', TOO_MANY_MESSAGE, { retry_after: expect.any(Number) });
@@ -43,7 +47,7 @@ function expectTooMany(response: LightMyRequestResponse, limit: number): number 
 /** Sends `count` good uploads, each 201 with the headers counting down from `limit`. */
 async function spend(token: string, count: number, limit: number, alreadyUsed = 0, url = '/api/reports') {
   for (let i = 1; i <= count; i++) {
-    const response = await upload(ctx, token, minimalReport(), { url });
+    const response = await upload(ctx, token, anotherRun(), { url });
     expect(response.statusCode, response.body).toBe(201);
     expectRateLimitHeaders(response, limit, limit - alreadyUsed - i);
   }
@@ -53,7 +57,7 @@ describe('per-project upload limit, configured with UPLOAD_RATE_LIMIT', () => {
   it('answers the 4th upload in a window with 429 when UPLOAD_RATE_LIMIT=3, storing nothing', async () => {
     const { apiToken } = await setUp({ UPLOAD_RATE_LIMIT: '3' });
     await spend(apiToken, 3, 3);
-    const over = await upload(ctx, apiToken, minimalReport());
+    const over = await upload(ctx, apiToken, anotherRun());
     expect(expectTooMany(over, 3)).toBe(60);
     expect(await storedRows(ctx)).toEqual({ reports: 3, failures: 0 });
   });
@@ -67,7 +71,7 @@ describe('per-project upload limit, configured with UPLOAD_RATE_LIMIT', () => {
     expect(malformed.statusCode).toBe(400);
     expectRateLimitHeaders(malformed, 3, 1);
     await spend(apiToken, 1, 3, 2);
-    expectTooMany(await upload(ctx, apiToken, minimalReport()), 3);
+    expectTooMany(await upload(ctx, apiToken, anotherRun()), 3);
     expect(await storedRows(ctx)).toEqual({ reports: 1, failures: 0 });
   });
 
@@ -82,7 +86,7 @@ describe('per-project upload limit, configured with UPLOAD_RATE_LIMIT', () => {
   it('defaults to 60 uploads a minute per project', async () => {
     const { apiToken } = await setUp();
     await spend(apiToken, 60, 60);
-    expectTooMany(await upload(ctx, apiToken, minimalReport()), 60);
+    expectTooMany(await upload(ctx, apiToken, anotherRun()), 60);
     expect(await storedRows(ctx)).toEqual({ reports: 60, failures: 0 });
   });
 
@@ -90,22 +94,22 @@ describe('per-project upload limit, configured with UPLOAD_RATE_LIMIT', () => {
     const first = await setUp({ UPLOAD_RATE_LIMIT: '3' });
     const second = await ctx.given.project(user, { name: 'Second' });
     await spend(first.apiToken, 3, 3);
-    expectTooMany(await upload(ctx, first.apiToken, minimalReport()), 3);
+    expectTooMany(await upload(ctx, first.apiToken, anotherRun()), 3);
     await spend(second.apiToken, 3, 3);
-    expectTooMany(await upload(ctx, second.apiToken, minimalReport()), 3);
+    expectTooMany(await upload(ctx, second.apiToken, anotherRun()), 3);
   });
 
   it('gives the budget back when the 60-second window ends, with Retry-After counting down', async () => {
     const { apiToken } = await setUp({ UPLOAD_RATE_LIMIT: '3' });
     await spend(apiToken, 3, 3);
-    expect(expectTooMany(await upload(ctx, apiToken, minimalReport()), 3)).toBe(60);
+    expect(expectTooMany(await upload(ctx, apiToken, anotherRun()), 3)).toBe(60);
     ctx.clock.advance(30_000);
-    expect(expectTooMany(await upload(ctx, apiToken, minimalReport()), 3)).toBe(30);
+    expect(expectTooMany(await upload(ctx, apiToken, anotherRun()), 3)).toBe(30);
     ctx.clock.advance(29_000);
-    expect(expectTooMany(await upload(ctx, apiToken, minimalReport()), 3)).toBe(1);
+    expect(expectTooMany(await upload(ctx, apiToken, anotherRun()), 3)).toBe(1);
     ctx.clock.advance(1_000);
     await spend(apiToken, 3, 3);
-    expectTooMany(await upload(ctx, apiToken, minimalReport()), 3);
+    expectTooMany(await upload(ctx, apiToken, anotherRun()), 3);
     expect(await storedRows(ctx)).toEqual({ reports: 6, failures: 0 });
   });
 
@@ -116,15 +120,15 @@ describe('per-project upload limit, configured with UPLOAD_RATE_LIMIT', () => {
     expect(regenerated.statusCode).toBe(200);
     const newToken = regenerated.json().api_token as string;
     await spend(newToken, 1, 3, 2);
-    expectTooMany(await upload(ctx, newToken, minimalReport()), 3);
+    expectTooMany(await upload(ctx, newToken, anotherRun()), 3);
   });
 
   it('shares the upload budget between POST /api/reports and its alias POST /api/v1/reports', async () => {
     const { apiToken } = await setUp({ UPLOAD_RATE_LIMIT: '3' });
     await spend(apiToken, 2, 3);
     await spend(apiToken, 1, 3, 2, '/api/v1/reports');
-    expectTooMany(await upload(ctx, apiToken, minimalReport(), { url: '/api/v1/reports' }), 3);
-    expectTooMany(await upload(ctx, apiToken, minimalReport()), 3);
+    expectTooMany(await upload(ctx, apiToken, anotherRun(), { url: '/api/v1/reports' }), 3);
+    expectTooMany(await upload(ctx, apiToken, anotherRun()), 3);
   });
 
   it("does not count uploads against the user's /api/v1 budget, nor the user's requests against the upload budget", async () => {
@@ -139,7 +143,7 @@ describe('per-project upload limit, configured with UPLOAD_RATE_LIMIT', () => {
   it('puts the rate-limit headers on the answers of every client endpoint', async () => {
     const { apiToken } = await setUp({ UPLOAD_RATE_LIMIT: '5' });
     const calls = [
-      await upload(ctx, apiToken, minimalReport()),
+      await upload(ctx, apiToken, anotherRun()),
       await upload(ctx, apiToken, { project_id: 'unknown', failure_reason: 'no_analyzers_ran' }, { url: '/api/reports/failure' }),
       await clientCall(ctx, apiToken, undefined, { url: '/api/token/verify' }),
       await clientCall(ctx, apiToken, undefined, { url: '/api/project' }),
@@ -158,11 +162,11 @@ describe('D8: requests without a valid token are limited per client IP, 10 a min
     await setUp();
     const ip = freshAddress();
     for (let i = 1; i <= 10; i++) {
-      const response = await upload(ctx, 'x'.repeat(40), minimalReport(), { remoteAddress: ip });
+      const response = await upload(ctx, 'x'.repeat(40), anotherRun(), { remoteAddress: ip });
       expectClientUnauthenticated(response);
       expectRateLimitHeaders(response, 10, 10 - i);
     }
-    expectTooMany(await upload(ctx, 'x'.repeat(40), minimalReport(), { remoteAddress: ip }), 10);
+    expectTooMany(await upload(ctx, 'x'.repeat(40), anotherRun(), { remoteAddress: ip }), 10);
     // Any request from that IP without a valid token, on any client path.
     expectTooMany(await clientCall(ctx, null, undefined, { url: '/api/project', remoteAddress: ip }), 10);
     expect(await storedRows(ctx)).toEqual({ reports: 0, failures: 0 });
@@ -173,9 +177,9 @@ describe('D8: requests without a valid token are limited per client IP, 10 a min
     const ip = freshAddress();
     const kinds: (string | null)[] = [null, '', 'short', 'y'.repeat(40), user.token];
     for (let i = 0; i < 10; i++) {
-      expectClientUnauthenticated(await upload(ctx, kinds[i % kinds.length] as string | null, minimalReport(), { remoteAddress: ip }));
+      expectClientUnauthenticated(await upload(ctx, kinds[i % kinds.length] as string | null, anotherRun(), { remoteAddress: ip }));
     }
-    expectTooMany(await upload(ctx, null, minimalReport(), { remoteAddress: ip }), 10);
+    expectTooMany(await upload(ctx, null, anotherRun(), { remoteAddress: ip }), 10);
   });
 
   it("answers verify's 429 with success:false too", async () => {
@@ -194,16 +198,16 @@ describe('D8: requests without a valid token are limited per client IP, 10 a min
   it('keeps other IPs and valid tokens from the same IP unaffected, and resets after 60 seconds', async () => {
     const { apiToken } = await setUp();
     const ip = freshAddress();
-    for (let i = 0; i < 10; i++) await upload(ctx, null, minimalReport(), { remoteAddress: ip });
-    expectTooMany(await upload(ctx, null, minimalReport(), { remoteAddress: ip }), 10);
+    for (let i = 0; i < 10; i++) await upload(ctx, null, anotherRun(), { remoteAddress: ip });
+    expectTooMany(await upload(ctx, null, anotherRun(), { remoteAddress: ip }), 10);
 
-    expectClientUnauthenticated(await upload(ctx, null, minimalReport(), { remoteAddress: freshAddress() }));
-    const valid = await upload(ctx, apiToken, minimalReport(), { remoteAddress: ip });
+    expectClientUnauthenticated(await upload(ctx, null, anotherRun(), { remoteAddress: freshAddress() }));
+    const valid = await upload(ctx, apiToken, anotherRun(), { remoteAddress: ip });
     expect(valid.statusCode).toBe(201);
     expectRateLimitHeaders(valid, 60, 59);
 
     ctx.clock.advance(60_000);
-    const again = await upload(ctx, null, minimalReport(), { remoteAddress: ip });
+    const again = await upload(ctx, null, anotherRun(), { remoteAddress: ip });
     expectClientUnauthenticated(again);
     expectRateLimitHeaders(again, 10, 9);
   });

@@ -69,6 +69,8 @@ describe('migration 0007 on a database made before it', () => {
       [notOwned.teamId, 0],
     ]);
     expect(await db.selectFrom('team_invitations').selectAll().execute()).toEqual([]);
-    expect(await db.selectFrom('audit_events').selectAll().execute()).toEqual([]);
+    // 0007 writes no event; 0013 (D34) gives Dan's ownerless team its one member as owner, and says so.
+    const events = await db.selectFrom('audit_events').select(['action', 'team_id', 'user_id']).execute();
+    expect(events).toEqual([{ action: 'team.transferred', team_id: notOwned.teamId, user_id: notOwned.userId }]);
   });
 });

@@ -20,6 +20,7 @@ import { readdirSync } from 'node:fs';
 import type { HTTPMethods } from 'fastify';
 import { describe, expect } from 'vitest';
 import { sharedAppTest } from '../helpers/app-fixture.js';
+import { servicesOn } from '../helpers/test-app.js';
 import type { Ability } from '../../src/auth/abilities.js';
 import { createApp } from '../../src/app.js';
 import { DASHBOARD_PAGES } from '../../src/dashboard/dashboard-pages.js';
@@ -365,6 +366,51 @@ describe('API5 broken function level authorization', () => {
         if (route.method !== 'HEAD') expectError(response, 401, UNAUTHENTICATED);
         expect(await snapshot(ctx)).toEqual(before);
       }
+    });
+  });
+
+  describe('owner functions a personal team does not have (D34)', () => {
+    it('refuses to hand a personal team over, so no member becomes its owner and the deletion of none leaves it ownerless', async ({
+      ctx,
+    }) => {
+      const owner = await ctx.given.user({ plan: 'enterprise' });
+      const heir = await ctx.given.user({ plan: 'enterprise' });
+      await ctx.given.member(owner.teamId!, heir, 'admin');
+      const { project, apiToken } = await ctx.given.project(owner);
+      const roles = async () =>
+        ctx.db.selectFrom('team_members').select(['user_id', 'role']).where('team_id', '=', owner.teamId!).orderBy('user_id').execute();
+      const before = { stored: await snapshot(ctx), roles: await roles() };
+
+      const transfer = await ctx.request({
+        method: 'POST',
+        url: `/api/v1/teams/${owner.teamId}/transfer`,
+        token: owner.token,
+        body: { user_id: heir.id },
+      });
+      expectError(transfer, 403, { error: 'Forbidden', message: 'A personal team cannot be transferred.' });
+      expect({ stored: await snapshot(ctx), roles: await roles() }).toEqual(before);
+      // The would-be heir still cannot do what only the owner may: remove the owner, hand the team on.
+      const removeOwner = await ctx.request({
+        method: 'DELETE',
+        url: `/api/v1/teams/${owner.teamId}/members/${owner.id}`,
+        token: heir.token,
+      });
+      expect(removeOwner.statusCode).toBe(403);
+      const handOn = await ctx.request({
+        method: 'POST',
+        url: `/api/v1/teams/${owner.teamId}/transfer`,
+        token: heir.token,
+        body: { user_id: heir.id },
+      });
+      expect(handOn.statusCode).toBe(403);
+
+      // The heir's deletion leaves the owner in charge; the owner's takes the team and its project token.
+      const { accounts } = servicesOn(ctx.db, ctx.clock);
+      await accounts.deleteUser(heir.email);
+      const upload = () => clientCall(ctx, apiToken, minimalReport({ project_id: project.id }));
+      expect((await upload()).statusCode).toBe(201);
+      await accounts.deleteUser(owner.email);
+      expectClientUnauthenticated(await upload());
     });
   });
 });

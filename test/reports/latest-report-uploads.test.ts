@@ -35,11 +35,9 @@ const it = appTest({ user: { plan: 'enterprise' } })
   .extend(
     'uploadAt',
     ({ apiToken, ctx }) =>
-      async (analyzedAt: string, token = apiToken) =>
-        (await uploadOk(ctx, token, uploadBody([result('csrf-protection', 'passed')], { analyzed_at: analyzedAt }))).report as Record<
-          string,
-          any
-        >,
+      async (analyzedAt: string, token = apiToken, extra: Record<string, unknown> = {}) =>
+        (await uploadOk(ctx, token, uploadBody([result('csrf-protection', 'passed')], { analyzed_at: analyzedAt, ...extra })))
+          .report as Record<string, any>,
   );
 
 // D19: latest_report is the report with the latest analyzed_at (ties: highest id), kept up to date
@@ -141,7 +139,8 @@ describe('latest_report through uploads (D19)', () => {
 
   it('with equal analyzed_at the later upload (higher id) wins', async ({ latestOnShow, uploadAt }) => {
     const first = await uploadAt('2026-11-21T09:00:00+00:00');
-    const second = await uploadAt('2026-11-21T09:00:00+00:00');
+    // Another run at the same instant: a body identical to the first would be a retry of it (D40).
+    const second = await uploadAt('2026-11-21T09:00:00+00:00', undefined, { triggered_by: 'schedule' });
     expect(second.id).toBeGreaterThan(first.id);
     expect((await latestOnShow())!.id).toBe(second.id);
     // The same instant written with another offset is still a tie.

@@ -3,11 +3,13 @@ import { appTest } from '../helpers/app-fixture.js';
 import { result, setGate, uploadBody, type UploadResult } from '../helpers/reports-world.js';
 import { SEVERITIES, uploadOk, type Severity, type Status } from '../helpers/client-wire.js';
 
+let runs = 0;
 const it = appTest({ user: { plan: 'business' } }).extend(
   'gateFor',
   ({ apiToken, ctx }) =>
     async (results: UploadResult[]) =>
-      (await uploadOk(ctx, apiToken, uploadBody(results))).gate as Record<string, any>,
+      // Each call another run: the same body again would be a retry, answered with the first gate (D40).
+      (await uploadOk(ctx, apiToken, uploadBody(results, { total_execution_time: ++runs }))).gate as Record<string, any>,
 );
 
 // CLIENT-WIRE.md "What the service does with a report": the upload answer's `gate` applies the

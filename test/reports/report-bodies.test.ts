@@ -76,8 +76,9 @@ describe('report answers stored compressed, uploads off the event loop (D28)', (
     it('stores the answer at upload, the same text a read builds for a report that has none (stored before D28)', async () => {
       // Every recorded fixture, each twice: the second run has a baseline, its issues new or unchanged.
       const uuids: string[] = [];
-      for (const name of ['report-small', 'report-php-quirks', 'report-full', 'report-large', 'report-large'] as const) {
-        uuids.push((await uploadOk(ctx, apiToken, loadFixture(name, projectId))).report.uuid);
+      for (const [run, name] of (['report-small', 'report-php-quirks', 'report-full', 'report-large', 'report-large'] as const).entries()) {
+        // Each its own run: the same body twice would be a retry of the first, stored once (D40).
+        uuids.push((await uploadOk(ctx, apiToken, { ...loadFixture(name, projectId), total_execution_time: run + 1 })).report.uuid);
       }
       // And a report without results: its answer's results are the template's brackets alone.
       uuids.push((await uploadOk(ctx, apiToken, uploadBody([]))).report.uuid);
@@ -170,7 +171,10 @@ describe('report answers stored compressed, uploads off the event loop (D28)', (
     it('answers 503 with Retry-After when the pool is full, and stores nothing of what it refused', async () => {
       await start({ WORKER_THREADS: '1', WORKER_QUEUE_MAX: '1', WORKER_INLINE_MAX_BYTES: '0' });
       const body = loadFixture('report-large', projectId);
-      const answers = await Promise.all(Array.from({ length: 6 }, () => upload(ctx, apiToken, body)));
+      // Six runs, not one sent six times (that would be stored once, D40).
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, run) => upload(ctx, apiToken, { ...body, total_execution_time: run + 1 })),
+      );
       const statuses = answers.map((answer) => answer.statusCode);
       expect(statuses.filter((status) => status !== 201 && status !== 503)).toEqual([]);
       const refused = answers.filter((answer) => answer.statusCode === 503);

@@ -5,6 +5,7 @@ import { PROJECT_DELETED, expectError, expectJson, expectNotFound, missingAbilit
 import { result, uploadBody } from '../helpers/reports-world.js';
 import { uploadOk } from '../helpers/client-wire.js';
 
+let runs = 0;
 const it = appTest({ user: { plan: 'business' } })
   .extend(
     'remove',
@@ -39,7 +40,14 @@ const it = appTest({ user: { plan: 'business' } })
     'uploadAt',
     ({ apiToken, ctx }) =>
       async (analyzedAt: string) =>
-        (await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed')], { analyzed_at: analyzedAt }))).report as {
+        // Each call another run (an identical body would be a retry, stored once: D40).
+        (
+          await uploadOk(
+            ctx,
+            apiToken,
+            uploadBody([result('csrf-protection', 'passed')], { analyzed_at: analyzedAt, total_execution_time: ++runs }),
+          )
+        ).report as {
           id: number;
           uuid: string;
         },

@@ -173,7 +173,9 @@ describe('GET /api/v1/projects/{project}/reports', () => {
       const at = '2026-11-21T08:00:00+00:00';
       const ids: number[] = [];
       for (let i = 0; i < 3; i++) {
-        ids.push((await uploadOk(ctx, apiToken, uploadBody([result('csrf-protection', 'passed')], { analyzed_at: at }))).report.id);
+        // Three runs at one instant (not one body three times: that is a retry, stored once, D40).
+        const run = uploadBody([result('csrf-protection', 'passed')], { analyzed_at: at, total_execution_time: i + 1 });
+        ids.push((await uploadOk(ctx, apiToken, run)).report.id);
       }
       // An older analysis uploaded last goes to the end despite having the highest id.
       const older = await uploadOk(

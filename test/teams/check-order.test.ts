@@ -19,6 +19,7 @@ import {
   NEEDS_OWNER_OR_ADMIN,
   NEEDS_TEAM_PLAN,
   OWNER_ROLE_BY_TRANSFER,
+  PERSONAL_TEAM_STAYS,
   sharedTeam,
   type SharedTeam,
 } from './teams-world.js';
@@ -319,6 +320,13 @@ describe('step 8: the role and state 403s before 422', () => {
     expectError(await api.transfer(admin.token, team.id, {}), 403, NEEDS_OWNER);
     expectError(await api.setRole(admin.token, team.id, team.owner.id, { role: 'nonsense' }), 403, ADMIN_LIMIT);
     expectError(await api.setRole(admin.token, team.id, team.owner.id, {}), 403, ADMIN_LIMIT);
+  });
+
+  it('the owner of a personal team transferring it with an invalid body gets the personal-team 403 before 422 (D34)', async () => {
+    const personal = team.owner.teamId!;
+    expectError(await api.transfer(team.owner.token, personal, { user_id: 'x' }), 403, PERSONAL_TEAM_STAYS);
+    expectError(await api.transfer(team.owner.token, personal, {}), 403, PERSONAL_TEAM_STAYS);
+    expect(await membershipsOf(ctx, personal)).toEqual({ [team.owner.id]: 'owner' });
   });
 
   it('the owner changing their own role with an invalid body gets the transfer 403 before 422', async () => {

@@ -18,6 +18,7 @@ export const ADMIN_LIMIT = { error: 'Forbidden', message: 'An admin may not chan
 export const OWNER_STAYS = { error: 'Forbidden', message: 'The team owner cannot leave or be removed. Transfer the team first.' } as const;
 export const OWNER_ROLE_BY_TRANSFER = { error: 'Forbidden', message: 'The owner role changes only by transferring the team.' } as const;
 export const PERSONAL_TEAM_KEPT = { error: 'Forbidden', message: 'A personal team cannot be deleted.' } as const;
+export const PERSONAL_TEAM_STAYS = { error: 'Forbidden', message: 'A personal team cannot be transferred.' } as const;
 export const NEEDS_TEAM_PLAN = { error: 'Forbidden', message: 'Creating a team requires a Business or Enterprise plan.' } as const;
 
 // E4's 422 field messages.

@@ -10,8 +10,12 @@ const readonly = { id: 5, role: 'readonly' as const };
 describe('the team page’s role rules (E4)', () => {
   it('lets owner and admin manage the team, and only the owner transfer it', () => {
     expect(['owner', 'admin', 'member', 'readonly'].map((role) => managesTeam(role as 'owner'))).toEqual([true, true, false, false]);
-    expect(canTransfer('owner')).toBe(true);
-    expect(canTransfer('admin')).toBe(false);
+    expect(canTransfer({ role: 'owner', personal_team: false })).toBe(true);
+    expect(canTransfer({ role: 'admin', personal_team: false })).toBe(false);
+  });
+
+  it('never offers to transfer a personal team (D34)', () => {
+    expect(canTransfer({ role: 'owner', personal_team: true })).toBe(false);
   });
 
   it('deletes only a team the caller owns that is not a personal team', () => {

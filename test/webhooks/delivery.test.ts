@@ -3,9 +3,11 @@
  * milliseconds) and receivers on 127.0.0.1 started by the tests. Run on both backends.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { inTransaction } from '../../src/db/database.js';
 import { createDeliveryQueue } from '../../src/webhooks/delivery-queue.js';
+import { recordPing } from '../../src/webhooks/webhook-events.js';
 import { createDeliveryWorker, RETRY_SCHEDULE_MS, type DeliveryWorker } from '../../src/webhooks/delivery-worker.js';
-import { createWebhookSender, type WebhookSender } from '../../src/webhooks/outbound-http.js';
+import { createWebhookSender, type ResolveHost, type WebhookSender } from '../../src/webhooks/outbound-http.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { givenUploader, result, uploadBody } from '../helpers/reports-world.js';
 import { uploadOk } from '../helpers/client-wire.js';
@@ -24,7 +26,8 @@ describe('webhook deliveries (E6)', () => {
   const workers: DeliveryWorker[] = [];
 
   beforeEach(async () => {
-    ctx = await buildTestApp();
+    // The receivers are on 127.0.0.1: without the setting, their URLs are a 422 (D32).
+    ctx = await buildTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
     ({ user, projectId, apiToken } = await givenUploader(ctx));
     receiver = await startReceiver();
   });
@@ -37,11 +40,12 @@ describe('webhook deliveries (E6)', () => {
 
   /** A worker on the test's database and fake clock; jitter off unless told, so due times are exact. */
   const workerWith = (
-    options: { allowPrivateNetworks?: boolean; timeoutMs?: number; concurrency?: number; random?: () => number } = {},
+    options: { allowPrivateNetworks?: boolean; timeoutMs?: number; concurrency?: number; random?: () => number; lookup?: ResolveHost } = {},
   ) => {
     const sender = createWebhookSender({
       allowPrivateNetworks: options.allowPrivateNetworks ?? true,
       timeoutMs: options.timeoutMs ?? 2_000,
+      ...(options.lookup && { lookup: options.lookup }),
     });
     senders.push(sender);
     const worker = createDeliveryWorker({
@@ -209,20 +213,41 @@ describe('webhook deliveries (E6)', () => {
     }
   });
 
-  it('refuses loopback receivers without WEBHOOK_ALLOW_PRIVATE_NETWORKS, saying why; the receiver sees nothing', async () => {
-    for (const url of [receiver.url, `http://2130706433:${receiver.port}/hook`, `http://localhost:${receiver.port}/hook`]) {
+  it('refuses loopback receivers without WEBHOOK_ALLOW_PRIVATE_NETWORKS at the first attempt, never retried, saying why but not where (D32)', async () => {
+    // Made while the setting was on, delivered after it was turned off; a name resolves to loopback too.
+    const lookup: ResolveHost = async (hostname) =>
+      hostname === 'hooks.example.test' ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '::1', family: 6 }];
+    const urls = [
+      receiver.url,
+      `http://2130706433:${receiver.port}/hook`,
+      `http://localhost:${receiver.port}/hook`,
+      `http://hooks.example.test:${receiver.port}/hook`,
+    ];
+    const worker = workerWith({ allowPrivateNetworks: false, lookup });
+    const refused: [string, string][] = [];
+    for (const url of urls) {
       const { webhook } = await createWebhook(url);
-      const id = await ping(webhook.id);
-      await workerWith({ allowPrivateNetworks: false }).runOnce();
-      expect(await delivery(webhook.id, id)).toMatchObject({
-        status: 'pending',
+      refused.push([webhook.id, await ping(webhook.id)]);
+    }
+    // One team's, so a few at a time (D31's share): each is attempted once.
+    let attempted = 0;
+    for (let round = await worker.runOnce(); round > 0; round = await worker.runOnce()) attempted += round;
+    expect(attempted).toBe(urls.length);
+    for (const [webhookId, id] of refused) {
+      expect(await delivery(webhookId, id)).toMatchObject({
+        status: 'failed',
         attempts: 1,
         response_status: null,
-        error: expect.stringMatching(/^refused: .*(127\.0\.0\.1|::1) is a loopback address/),
+        error: 'The host resolves to a loopback address; set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow it.',
+        next_attempt_at: null,
       });
-      await ctx.request({ method: 'DELETE', url: `/api/v1/projects/${projectId}/webhooks/${webhook.id}`, token: user.token });
     }
+    // The day E6 would have retried it: nothing is due.
+    ctx.clock.advance(25 * HOUR);
+    expect(await worker.runOnce()).toBe(0);
     expect(receiver.received).toHaveLength(0);
+    const metrics = (await ctx.request({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain(`scoreboard_webhook_deliveries_total{event="ping",outcome="failed"} ${urls.length}`);
   });
 
   it('deleting a webhook stops its pending deliveries', async () => {
@@ -283,20 +308,23 @@ describe('webhook deliveries (E6)', () => {
     try {
       const hooks = { slow: (await createWebhook(slow.url)).webhook.id, fast: (await createWebhook(receiver.url)).webhook.id };
       // The slow one's backlog is older than everything the fast one has: it must not hold it up.
-      for (let i = 0; i < 30; i++) await ping(hooks.slow);
+      // Written to the outbox directly, as the changes that cause events do: more than D31's ten pings a minute.
+      await inTransaction(ctx.db, async (trx) => {
+        for (let i = 0; i < 30; i++) await recordPing(trx, ctx.clock, projectId, hooks.slow);
+      });
       for (let i = 0; i < 5; i++) await ping(hooks.fast);
       const worker = workerWith({ concurrency: 3, timeoutMs: 10_000 });
       worker.start();
       await receiver.waitFor(5);
-      // At most two attempts to one webhook at a time on an instance.
-      expect(slow.received.length).toBeLessThanOrEqual(2);
+      // One attempt to one webhook at a time on an instance of three slots (D31's share).
+      expect(slow.received.length).toBe(1);
       const ready = await ctx.request({ method: 'GET', url: '/readyz' });
       expect(ready.statusCode).toBe(200);
       expect(ready.json().status).toBe('ok');
       // The pings were all made at the fake clock's one instant: seven seconds on, they are that old.
       ctx.clock.advance(7_000);
       const metrics = (await ctx.request({ method: 'GET', url: '/metrics' })).body;
-      // The slow webhook's thirty are still pending (two of them in flight).
+      // The slow webhook's thirty are still pending (one of them in flight), and perhaps the fast one's last, received but not yet recorded.
       expect(metrics).toMatch(/scoreboard_webhook_queue_depth 3[01]\n/);
       expect(metrics).toMatch(/scoreboard_webhook_oldest_pending_age_seconds 7\n/);
     } finally {

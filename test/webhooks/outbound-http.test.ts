@@ -270,24 +270,39 @@ describe('createWebhookSender', () => {
     };
 
     it.each([
-      ['http://127.0.0.1:PORT/', /^refused: 127\.0\.0\.1 is a loopback address$/],
-      ['http://10.0.0.1/', /^refused: 10\.0\.0\.1 is a private address$/],
-      ['http://169.254.169.254/latest/meta-data', /^refused: 169\.254\.169\.254 is a link-local address$/],
-      ['http://[::1]:PORT/', /^refused: ::1 is a loopback address$/],
-      ['http://[::ffff:127.0.0.1]:PORT/', /^refused: ::ffff:7f00:1 embeds 127\.0\.0\.1 \(IPv4-mapped\), which is a loopback address$/],
-      ['http://[::127.0.0.1]:PORT/', /^refused: ::7f00:1 embeds 127\.0\.0\.1 \(IPv4-compatible\), which is a loopback address$/],
-      ['http://[64:ff9b::127.0.0.1]:PORT/', /^refused: 64:ff9b::7f00:1 embeds 127\.0\.0\.1 \(NAT64\), which is a loopback address$/],
-      ['http://localhost:PORT/', /^refused: (127\.0\.0\.1|::1) is a loopback address$/],
-      ['http://hooks.example.test:PORT/', /^refused: 127\.0\.0\.1 is a loopback address$/],
-      ['http://mixed.example.test:PORT/', /^refused: 127\.0\.0\.1 is a loopback address$/],
-      ['http://2130706433:PORT/', /^refused: 127\.0\.0\.1 is a loopback address$/],
-      ['http://0x7f.1:PORT/', /^refused: 127\.0\.0\.1 is a loopback address$/],
-      ['https://127.1:PORT/', /^refused: 127\.0\.0\.1 is a loopback address$/],
-    ])('refuses %s without connecting', async (url, error) => {
+      ['http://127.0.0.1:PORT/', 'a loopback address', /^127\.0\.0\.1 is a loopback address$/],
+      ['http://10.0.0.1/', 'a private address', /^10\.0\.0\.1 is a private address$/],
+      ['http://169.254.169.254/latest/meta-data', 'a link-local address', /^169\.254\.169\.254 is a link-local address$/],
+      ['http://[::1]:PORT/', 'a loopback address', /^::1 is a loopback address$/],
+      [
+        'http://[::ffff:127.0.0.1]:PORT/',
+        'a loopback address',
+        /^::ffff:7f00:1 embeds 127\.0\.0\.1 \(IPv4-mapped\), which is a loopback address$/,
+      ],
+      [
+        'http://[::127.0.0.1]:PORT/',
+        'a loopback address',
+        /^::7f00:1 embeds 127\.0\.0\.1 \(IPv4-compatible\), which is a loopback address$/,
+      ],
+      [
+        'http://[64:ff9b::127.0.0.1]:PORT/',
+        'a loopback address',
+        /^64:ff9b::7f00:1 embeds 127\.0\.0\.1 \(NAT64\), which is a loopback address$/,
+      ],
+      ['http://localhost:PORT/', 'a loopback address', /^(127\.0\.0\.1|::1) is a loopback address$/],
+      ['http://hooks.example.test:PORT/', 'a loopback address', /^127\.0\.0\.1 is a loopback address$/],
+      ['http://mixed.example.test:PORT/', 'a loopback address', /^127\.0\.0\.1 is a loopback address$/],
+      ['http://2130706433:PORT/', 'a loopback address', /^127\.0\.0\.1 is a loopback address$/],
+      ['http://0x7f.1:PORT/', 'a loopback address', /^127\.0\.0\.1 is a loopback address$/],
+      ['https://127.1:PORT/', 'a loopback address', /^127\.0\.0\.1 is a loopback address$/],
+    ])('refuses %s without connecting: the error names the kind of address (D32), only the log the address', async (url, kind, detail) => {
       const receiver = await startReceiver((_, response) => response.end('reached'));
       const outcome = await sender({ allowPrivateNetworks: false, lookup }).send(url.replace('PORT', String(receiver.port)), ping);
-      expect(outcome.status).toBeNull();
-      expect(outcome.status === null && outcome.error).toMatch(error);
+      expect(outcome).toEqual({
+        status: null,
+        error: `The host resolves to ${kind}; set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow it.`,
+        refused: { detail: expect.stringMatching(detail) },
+      });
       expect(receiver.connections).toBe(0);
       expect(receiver.requests).toHaveLength(0);
     });

@@ -11,6 +11,8 @@ import * as reportRetention from './0009-report-retention.js';
 import * as webhooks from './0010-webhooks.js';
 import * as sessions from './0011-sessions.js';
 import * as authChanges from './0012-auth-changes.js';
+import * as personalTeamsStayPersonal from './0013-personal-teams-stay-personal.js';
+import * as uploadReceipts from './0014-upload-receipts.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -30,6 +32,8 @@ export const migrations: Record<string, Migration> = {
   '0010-webhooks': webhooks,
   '0011-sessions': sessions,
   '0012-auth-changes': authChanges,
+  '0013-personal-teams-stay-personal': personalTeamsStayPersonal,
+  '0014-upload-receipts': uploadReceipts,
 };
 
 /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ErrorObject } from 'ajv';
 import type { FieldErrors } from '../../wire/api-error.js';
 import { MAX_JSON_DEPTH, isNestedDeeperThan, parseJsonBody } from '../../wire/json-parse.js';
@@ -55,6 +56,8 @@ export interface ProcessedUpload {
   issues: PreparedIssues;
   /** The bulk of the report's answer, serialised while the results are at hand (detail-body.ts). */
   detail: DetailTemplate | null;
+  /** SHA-256 of the body's JSON bytes (after any gzip): how a retry of the same upload is known (D40). */
+  bodyDigest: string;
 }
 
 export interface FailedAnalyzer {
@@ -116,7 +119,8 @@ export function processUploadBytes(bytes: Uint8Array): UploadOutcome {
   }
   if (!validateUpload(body)) return { kind: 'invalid', fieldErrors: toFieldErrors(validateUpload.errors ?? []) };
   if (issueCount(body as ReportUploadInput) > UPLOAD_MAX_ISSUES) return { kind: 'too-costly' };
-  return { kind: 'processed', upload: processUpload(withStorableText(body as ReportUploadInput)) };
+  const bodyDigest = createHash('sha256').update(bytes).digest('base64url');
+  return { kind: 'processed', upload: processUpload(withStorableText(body as ReportUploadInput), bodyDigest) };
 }
 
 /**
@@ -151,7 +155,7 @@ function issueCount(upload: ReportUploadInput): number {
  * CLIENT-WIRE.md "What the service does with a report": normalise the PHP encodings and recompute
  * the summary from the results (the client's `summary` is kept only as sent).
  */
-export function processUpload(upload: ReportUploadInput): ProcessedUpload {
+export function processUpload(upload: ReportUploadInput, bodyDigest: string): ProcessedUpload {
   const results = normalizeResults(upload.results);
   // The parsed results are garbage from here on (a 75,000-issue upload's are some 100 MB): the
   // thread's bounded heap (heavy-work.ts) may reclaim them while the rest is prepared.
@@ -172,6 +176,7 @@ export function processUpload(upload: ReportUploadInput): ProcessedUpload {
     configuration: upload.configuration === undefined ? null : JSON.stringify(normalizeConfiguration(upload.configuration)),
     git: gitContextOf(metadata),
     ...prepareResults(results),
+    bodyDigest,
   };
 }
 

@@ -393,7 +393,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hand the team to another member (owner); the previous owner becomes admin */
+        /** Hand a shared team to another member (owner); the previous owner becomes admin */
         post: operations["transferTeam"];
         delete?: never;
         options?: never;
@@ -1363,7 +1363,7 @@ export interface components {
             url: string;
             events: ("report.created" | "report.gate_failed" | "run.failed" | "project.token_regenerated" | "project.archived" | "ping")[];
             description: string | null;
-            /** @description An inactive webhook is sent no events (a ping still goes). */
+            /** @description An inactive webhook is sent nothing: no events, no ping, no redelivery (409). */
             active: boolean;
             /** Format: date-time */
             created_at: string;
@@ -8562,7 +8562,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Hand the team to another member (owner); the previous owner becomes admin */
+            /** @description Hand a shared team to another member (owner); the previous owner becomes admin */
             200: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -8623,7 +8623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the caller is a member without the role this needs (the message names it). */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the caller is a member without the role this needs (the message names it); `Forbidden`: a personal team cannot be transferred (D34). */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -11528,7 +11528,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description An `http` or `https` URL with a host and no user info. Deliveries to private or loopback addresses are refused.
+                     * @description An `http` or `https` URL with a host and no user info. Deliveries to private or loopback addresses are refused: a host that is `localhost` or such an IP address is a 422, and a delivery to a name that resolves to one fails at its first attempt (unless the server sets WEBHOOK_ALLOW_PRIVATE_NETWORKS).
                      * @example https://hooks.example.com/scoreboard
                      */
                     url: string;
@@ -12019,7 +12019,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description An `http` or `https` URL with a host and no user info. Deliveries to private or loopback addresses are refused.
+                     * @description An `http` or `https` URL with a host and no user info. Deliveries to private or loopback addresses are refused: a host that is `localhost` or such an IP address is a 422, and a delivery to a name that resolves to one fails at its first attempt (unless the server sets WEBHOOK_ALLOW_PRIVATE_NETWORKS).
                      * @example https://hooks.example.com/scoreboard
                      */
                     url?: string;
@@ -12969,6 +12969,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The webhook is inactive: it is sent nothing. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "The webhook is inactive."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Conflict";
+                        message: string;
+                    };
+                };
+            };
             /** @description The body is over the limit. */
             413: {
                 headers: {
@@ -13049,7 +13072,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Over the rate limit (uploads: per project). */
+            /** @description Over the rate limit (uploads: per project), or over the webhook's 10 pings and redeliveries a minute. */
             429: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -13492,6 +13515,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The webhook is inactive: it is sent nothing. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "The webhook is inactive."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Conflict";
+                        message: string;
+                    };
+                };
+            };
             /** @description The body is over the limit. */
             413: {
                 headers: {
@@ -13572,7 +13618,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Over the rate limit (uploads: per project). */
+            /** @description Over the rate limit (uploads: per project), or over the webhook's 10 pings and redeliveries a minute. */
             429: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */

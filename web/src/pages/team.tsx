@@ -41,7 +41,7 @@ export function TeamPage() {
         <div>
           {managesTeam(data.role) && <TeamInvitations teamId={data.id} />}
           {managesTeam(data.role) && <RenameTeamForm team={data} onRenamed={team.reload} />}
-          {(canTransfer(data.role) || canDeleteTeam(data)) && <TeamDangerZone team={data} members={members} onTransferred={team.reload} />}
+          {(canTransfer(data) || canDeleteTeam(data)) && <TeamDangerZone team={data} members={members} onTransferred={team.reload} />}
         </div>
       </div>
     </section>

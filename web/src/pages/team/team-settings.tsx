@@ -50,7 +50,7 @@ export function RenameTeamForm({ team, onRenamed }: { team: Team; onRenamed: () 
   );
 }
 
-/** The owner's irreversible actions: hand the team to another member, or delete it (never a personal team). */
+/** The owner's irreversible actions: hand the team to another member, or delete it (neither for a personal team). */
 export function TeamDangerZone({ team, members, onTransferred }: { team: Team; members: Member[]; onTransferred: () => void }) {
   const state = useAppState();
   const { route } = useLocation();
@@ -86,10 +86,10 @@ export function TeamDangerZone({ team, members, onTransferred }: { team: Team; m
     <section class="panel stack" aria-labelledby="danger-title">
       <h2 id="danger-title">Ownership</h2>
       <ProblemMessage problem={problem} />
-      {canTransfer(team.role) && others.length === 0 && (
+      {canTransfer(team) && others.length === 0 && (
         <p class="hint">To hand this team to someone else, invite them first: ownership goes to another member.</p>
       )}
-      {canTransfer(team.role) && chosen !== undefined && (
+      {canTransfer(team) && chosen !== undefined && (
         <div class="stack">
           <Field name="user_id" label="Transfer ownership to" problem={problem} hint="You become an admin of the team.">
             {(attributes) => (
