@@ -16,8 +16,8 @@ export interface HeavyReportsOptions {
   heavy: { token: string; apiToken: string };
   /** The other user's personal token. */
   otherToken: string;
-  /** The upload body, as the client sends it. */
-  report: Buffer;
+  /** The upload body as the client sends it, another run of it at each call (an identical body is a retry, stored once: D40). */
+  report: () => Buffer;
   durationMs: number;
   /** Connections that request the report and never read a byte of the answer. */
   stalledConnections: number;
@@ -56,7 +56,7 @@ export async function runHeavyReports(options: HeavyReportsOptions): Promise<Hea
   const sampler = setInterval(() => (rssPeakMiB = Math.max(rssPeakMiB, rssOf(options.pid) / MiB)), 100);
 
   // A first report, so that readers and stalled connections have something to ask for.
-  let latest = await upload(url, options.heavy.apiToken, options.report).then((answer) => {
+  let latest = await upload(url, options.heavy.apiToken, options.report()).then((answer) => {
     if (answer.status !== 201) throw new Error(`the first upload was answered ${answer.status}: ${answer.text.slice(0, 300)}`);
     return (JSON.parse(answer.text) as { report: { uuid: string } }).report.uuid;
   });
@@ -72,7 +72,7 @@ export async function runHeavyReports(options: HeavyReportsOptions): Promise<Hea
 
   const uploader = (async () => {
     while (running()) {
-      const answer = await upload(url, options.heavy.apiToken, options.report);
+      const answer = await upload(url, options.heavy.apiToken, options.report());
       if (answer.status === 201) {
         uploads++;
         latest = (JSON.parse(answer.text) as { report: { uuid: string } }).report.uuid;

@@ -798,7 +798,7 @@ async function heavyReportsBench(dataDir: string) {
       pid: service.pid,
       heavy: { token: solo.token, apiToken },
       otherToken: other.token,
-      report,
+      report: distinctRuns(report.toString(), 'heavy'),
       durationMs: settingsOf.durationMs,
       stalledConnections: settingsOf.stalledConnections,
       stalledExports: settingsOf.stalledExports,
