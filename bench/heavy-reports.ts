@@ -16,11 +16,13 @@ export interface HeavyReportsOptions {
   heavy: { token: string; apiToken: string };
   /** The other user's personal token. */
   otherToken: string;
-  /** The upload body, as the client sends it. */
-  report: Buffer;
+  /** The upload body as the client sends it, another run of it at each call (an identical body is a retry, stored once: D40). */
+  report: () => Buffer;
   durationMs: number;
   /** Connections that request the report and never read a byte of the answer. */
   stalledConnections: number;
+  /** Connections that request an export of the report (CSV and SARIF in turn) and never read (D33). */
+  stalledExports?: number;
   /** Readers that read the report back whole, one request at a time (half of them take gzip). */
   readers: number;
   /** How often the other user asks for their tokens. */
@@ -54,7 +56,7 @@ export async function runHeavyReports(options: HeavyReportsOptions): Promise<Hea
   const sampler = setInterval(() => (rssPeakMiB = Math.max(rssPeakMiB, rssOf(options.pid) / MiB)), 100);
 
   // A first report, so that readers and stalled connections have something to ask for.
-  let latest = await upload(url, options.heavy.apiToken, options.report).then((answer) => {
+  let latest = await upload(url, options.heavy.apiToken, options.report()).then((answer) => {
     if (answer.status !== 201) throw new Error(`the first upload was answered ${answer.status}: ${answer.text.slice(0, 300)}`);
     return (JSON.parse(answer.text) as { report: { uuid: string } }).report.uuid;
   });
@@ -70,7 +72,7 @@ export async function runHeavyReports(options: HeavyReportsOptions): Promise<Hea
 
   const uploader = (async () => {
     while (running()) {
-      const answer = await upload(url, options.heavy.apiToken, options.report);
+      const answer = await upload(url, options.heavy.apiToken, options.report());
       if (answer.status === 201) {
         uploads++;
         latest = (JSON.parse(answer.text) as { report: { uuid: string } }).report.uuid;
@@ -106,6 +108,9 @@ export async function runHeavyReports(options: HeavyReportsOptions): Promise<Hea
   // than a bounded buffer. Half take gzip, half make the server inflate as they (do not) read.
   const stalled: Socket[] = [];
   for (let i = 0; i < options.stalledConnections; i++) stalled.push(stalledRequest(url, latest, options.heavy.token, i % 2 === 0));
+  for (let i = 0; i < (options.stalledExports ?? 0); i++) {
+    stalled.push(stalledGet(url, `/api/v1/reports/${latest}/export?format=${i % 2 === 0 ? 'csv' : 'sarif'}`, options.heavy.token));
+  }
 
   // The other user, on a thread of its own: timed on this process's busy event loop (reading and
   // inflating 13 MB answers), the other user's wait would include ours.
@@ -225,16 +230,84 @@ async function upload(url: string, apiToken: string, body: Buffer): Promise<{ st
 }
 
 function stalledRequest(url: string, uuid: string, token: string, gzip: boolean): Socket {
+  return stalledGet(url, `/api/v1/reports/${uuid}`, token, gzip ? 'Accept-Encoding: gzip\r\n' : '');
+}
+
+function stalledGet(url: string, target: string, token: string, extraHeaders = ''): Socket {
   const { hostname, port } = new URL(url);
   const socket = connect({ host: hostname, port: Number(port) });
   socket.on('error', () => {});
-  socket.write(
-    `GET /api/v1/reports/${uuid} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${token}\r\n` +
-      `${gzip ? 'Accept-Encoding: gzip\r\n' : ''}\r\n`,
-  );
+  socket.write(`GET ${target} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${token}\r\n${extraHeaders}\r\n`);
   // Never read: the kernel's receive buffer fills, then the server's send buffer, then its stream.
   socket.pause();
   return socket;
+}
+
+/**
+ * D33's attack: a report of `count` issues with 60,000-character messages (150 are 8.6 MiB), so
+ * that whatever an answer holds counted in issues rather than bytes is most of the report. The
+ * messages need CSV quoting and compress a thousandfold.
+ */
+export function longMessageReport(count: number) {
+  return {
+    analyzed_at: '2026-11-21T09:00:00+00:00',
+    results: [
+      {
+        analyzer_id: 'long-messages',
+        status: 'failed',
+        message: `${count} issues`,
+        issues: Array.from({ length: count }, (_, i) => ({
+          message: `Issue ${i}, "quoted"; ${'x'.repeat(60_000)}`,
+          location: { file: `app/Long/F${i}.php`, line: i + 1 },
+          severity: 'high',
+        })),
+      },
+    ],
+  };
+}
+
+export interface StalledReadersResult {
+  /** The server's RSS once the report is stored and each answer was read once. */
+  rssBaselineMiB: number;
+  rssPeakMiB: number;
+  /** Of the server, over its baseline, while the connections stalled. */
+  rssGrowthMiB: number;
+}
+
+/**
+ * D33: `connections` connections ask for the report's CSV or SARIF export (in turn) and never read;
+ * the server's RSS is sampled for `durationMs` against its baseline. D33's bound: 40 add less than
+ * 100 MiB (the attack's 40 added some 600).
+ */
+export async function runStalledReaders(options: {
+  url: string;
+  pid: number;
+  token: string;
+  apiToken: string;
+  report: Buffer;
+  connections: number;
+  durationMs: number;
+}): Promise<StalledReadersResult> {
+  const { url, token } = options;
+  const answer = await upload(url, options.apiToken, options.report);
+  if (answer.status !== 201) throw new Error(`the upload was answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+  const uuid = (JSON.parse(answer.text) as { report: { uuid: string } }).report.uuid;
+  const targets = [`/api/v1/reports/${uuid}/export?format=csv`, `/api/v1/reports/${uuid}/export?format=sarif`];
+  // Each answer once, read whole: what the server loads for them is in the baseline.
+  for (const target of targets) {
+    const response = await fetch(`${url}${target}`, { headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'identity' } });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`${target} was answered ${response.status}`);
+  }
+  await pause(1_000);
+  const rssBaselineMiB = rssOf(options.pid) / MiB;
+  let rssPeakMiB = rssBaselineMiB;
+  const sampler = setInterval(() => (rssPeakMiB = Math.max(rssPeakMiB, rssOf(options.pid) / MiB)), 50);
+  const stalled = Array.from({ length: options.connections }, (_, i) => stalledGet(url, targets[i % targets.length]!, token));
+  await pause(options.durationMs);
+  clearInterval(sampler);
+  for (const socket of stalled) socket.destroy();
+  return { rssBaselineMiB, rssPeakMiB, rssGrowthMiB: rssPeakMiB - rssBaselineMiB };
 }
 
 function rssOf(pid: number): number {

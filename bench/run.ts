@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
-import { heavyReport, runHeavyReports } from './heavy-reports.js';
+import { heavyReport, longMessageReport, runHeavyReports, runStalledReaders } from './heavy-reports.js';
 import { runSignInStorm } from './sign-in-storm.js';
 import { machine, SERVICE_NODE_FLAGS, serviceEnv, startServer, type ServerProcess } from './processes.js';
 import { distinctRuns } from './distinct-runs.js';
@@ -171,7 +171,7 @@ async function main(): Promise<void> {
   // D28 and the storage per report: SQLite's (their own fresh databases), run with SQLite's table.
   const withSqlite = databases.includes('sqlite');
   const heavy =
-    withSqlite && (!args.only || 'd28 heavy reports'.includes(args.only.toLowerCase())) ? await heavyReportsBench(dataDir) : null;
+    withSqlite && (!args.only || 'd28 d33 heavy reports'.includes(args.only.toLowerCase())) ? await heavyReportsBench(dataDir) : null;
   const signInStorm =
     withSqlite && (!args.only || 'd30 sign-in storm'.includes(args.only.toLowerCase())) ? await signInStormBench(dataDir) : null;
   const storage = withSqlite && !args.only ? await storageBench(dataDir) : null;
@@ -786,11 +786,13 @@ function render(table: Table): string {
  * them back as fast as their rate limits allow (the real budgets: 60 uploads and 120 requests a
  * minute), while connections that never read ask for the same report; another user's
  * `GET /api/v1/tokens`, every 100 ms, must keep a p99 under 100 ms, and the server's RSS under 600 MiB.
+ * Since D33, connections that ask for the report's exports and never read join them; and a second
+ * service measures what 40 such connections add to its RSS with the attack's report.
  */
 async function heavyReportsBench(dataDir: string) {
   const settingsOf = smoke
-    ? { analyzers: 10, durationMs: 3_000, stalledConnections: 10 }
-    : { analyzers: 50, durationMs: 15_000, stalledConnections: 70 };
+    ? { analyzers: 10, durationMs: 3_000, stalledConnections: 10, stalledExports: 4 }
+    : { analyzers: 50, durationMs: 15_000, stalledConnections: 70, stalledExports: 40 };
   const env = serviceEnv(`sqlite:${join(dataDir, 'heavy.db')}`, { RATE_LIMIT_USER_BASE: '120', UPLOAD_RATE_LIMIT: '60' });
   const cli = (...cliArgs: string[]) =>
     execFileSync(process.execPath, [join(ROOT, 'bin/scoreboard.js'), ...cliArgs], { env, encoding: 'utf8' });
@@ -806,19 +808,52 @@ async function heavyReportsBench(dataDir: string) {
     });
     const { api_token: apiToken } = (await created.json()) as { api_token: string };
     const report = heavyReport(settingsOf.analyzers, 1_500);
-    log(`D28: ${(report.length / 2 ** 20).toFixed(1)} MiB reports, ${settingsOf.stalledConnections} connections that never read`);
+    log(
+      `D28: ${(report.length / 2 ** 20).toFixed(1)} MiB reports, ${settingsOf.stalledConnections} connections that never read the ` +
+        `report and ${settingsOf.stalledExports} its exports`,
+    );
     const result = await runHeavyReports({
       url: service.url,
       pid: service.pid,
       heavy: { token: solo.token, apiToken },
       otherToken: other.token,
-      report,
+      report: distinctRuns(report.toString(), 'heavy'),
       durationMs: settingsOf.durationMs,
       stalledConnections: settingsOf.stalledConnections,
+      stalledExports: settingsOf.stalledExports,
       readers: 2,
       tokensEveryMs: 100,
     });
     log(`D28: tokens p99 ${result.tokens.p99} ms, peak RSS ${result.rssPeakMiB.toFixed(0)} MiB`);
+    return { reportMiB: report.length / 2 ** 20, ...settingsOf, result, stalled: await stalledReadersBench(dataDir) };
+  } finally {
+    await service.stop();
+  }
+}
+
+/**
+ * D33's attack on a service of its own (D28's run leaves its heap grown, which would hide what the
+ * connections add): a report of 60,000-character messages, and connections that ask for its CSV
+ * and SARIF exports and never read.
+ */
+async function stalledReadersBench(dataDir: string) {
+  const settingsOf = smoke ? { issues: 40, connections: 10, durationMs: 1_000 } : { issues: 150, connections: 40, durationMs: 5_000 };
+  const env = serviceEnv(`sqlite:${join(dataDir, 'stalled.db')}`);
+  const cli = (...cliArgs: string[]) =>
+    execFileSync(process.execPath, [join(ROOT, 'bin/scoreboard.js'), ...cliArgs], { env, encoding: 'utf8' });
+  cli('migrate');
+  const user = JSON.parse(cli('users:create', '--email', 'stalled@example.com', '--plan', 'enterprise', '--json')) as { token: string };
+  const service = await startServer([...SERVICE_NODE_FLAGS, join(ROOT, 'bin/scoreboard.js'), 'serve'], env, '/healthz');
+  try {
+    const created = await fetch(`${service.url}/api/v1/projects`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Stalled', framework_version: '12' }),
+    });
+    const { api_token: apiToken } = (await created.json()) as { api_token: string };
+    const report = Buffer.from(JSON.stringify(longMessageReport(settingsOf.issues)));
+    const result = await runStalledReaders({ url: service.url, pid: service.pid, token: user.token, apiToken, report, ...settingsOf });
+    log(`D33: ${settingsOf.connections} stalled exports add ${result.rssGrowthMiB.toFixed(0)} MiB`);
     return { reportMiB: report.length / 2 ** 20, ...settingsOf, result };
   } finally {
     await service.stop();
@@ -826,7 +861,7 @@ async function heavyReportsBench(dataDir: string) {
 }
 
 function renderHeavy(heavy: NonNullable<Awaited<ReturnType<typeof heavyReportsBench>>>): string {
-  const { result } = heavy;
+  const { result, stalled } = heavy;
   const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
   return [
     '',
@@ -834,7 +869,8 @@ function renderHeavy(heavy: NonNullable<Awaited<ReturnType<typeof heavyReportsBe
     '',
     `One Solo-plan user uploads ${heavy.reportMiB.toFixed(1)} MiB reports (${heavy.analyzers} analyzers x 1,500 issues) and two readers ` +
       `read them back (one with gzip, one without) as fast as the rate limits allow, for ${heavy.durationMs / 1000} s, while ` +
-      `${heavy.stalledConnections} connections request the report and never read. Another user asks for \`GET /api/v1/tokens\` every 100 ms.`,
+      `${heavy.stalledConnections} connections request the report and ${heavy.stalledExports} its CSV or SARIF export and never read. ` +
+      'Another user asks for `GET /api/v1/tokens` every 100 ms.',
     '',
     '| figure | value | target |',
     '|---|---:|---|',
@@ -843,6 +879,16 @@ function renderHeavy(heavy: NonNullable<Awaited<ReturnType<typeof heavyReportsBe
     `| other user's GET /api/v1/tokens: answers, p50 / p99 / max ms | ${result.tokens.count}: ${result.tokens.p50} / ${result.tokens.p99} / ${result.tokens.max} | p99 < 100 ms: ${verdict(result.tokens.p99 < 100)} |`,
     `| server RSS: before / peak MiB | ${result.rssStartMiB.toFixed(0)} / ${result.rssPeakMiB.toFixed(0)} | < 600 MiB: ${verdict(result.rssPeakMiB < 600)} |`,
     `| errors | ${result.errors.length === 0 ? 'none' : result.errors.join(', ')} | none |`,
+    '',
+    '## D33: clients that stop reading hold a bounded buffer',
+    '',
+    `A fresh service stores a ${stalled.reportMiB.toFixed(1)} MiB report of ${stalled.issues} issues with 60,000-character messages; ` +
+      `${stalled.connections} connections request its CSV or SARIF export (in turn) and never read, for ${stalled.durationMs / 1000} s.`,
+    '',
+    '| figure | value | target |',
+    '|---|---:|---|',
+    `| server RSS: baseline / peak MiB | ${stalled.result.rssBaselineMiB.toFixed(0)} / ${stalled.result.rssPeakMiB.toFixed(0)} | |`,
+    `| growth over the baseline | ${stalled.result.rssGrowthMiB.toFixed(0)} MiB | ${stalled.connections} connections, < ${(100 * stalled.connections) / 40} MiB: ${verdict(stalled.result.rssGrowthMiB < (100 * stalled.connections) / 40)} |`,
     '',
   ].join('\n');
 }

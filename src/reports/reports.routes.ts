@@ -4,10 +4,12 @@ import type { Config } from '../config.js';
 import type { App } from '../http/app-types.js';
 import { SUBSCRIBED } from '../http/route-kind.js';
 import { callerOf } from '../auth/caller.js';
+import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { acceptsGzip, inflated } from '../http/content-coding.js';
 import { Paginated } from '../wire/pagination.js';
 import { publicUrl } from '../http/public-url.js';
+import { loggedStream } from '../http/streamed-answer.js';
 import { MessageResponse } from '../wire/schemas.js';
 import type { ProjectAction } from '../projects/permissions.js';
 import { projectOf, resolveProjectParam } from '../projects/project-param.js';
@@ -16,7 +18,7 @@ import type { ProjectsService } from '../projects/projects.service.js';
 import { EXPORT_MEDIA_TYPES, exportFileName } from './export/export-formats.js';
 import type { ReportExportService } from './export/report-export.service.js';
 import { branchFilter } from './upload/git-context.js';
-import { BODY_PIECE_BYTES } from './answer/stored-body.js';
+import { BODY_PIECE_BYTES, INFLATE_WHOLE_BYTES, inflatedLength } from './answer/stored-body.js';
 import type { ReportRow } from './store/report-rows.js';
 import {
   BranchesResponse,
@@ -152,7 +154,7 @@ export async function reportsRoutes(
       if (request.method === 'HEAD') return download.headers(headers).send();
       // Opened before the headers are set: if it fails, the error answer carries none of them.
       const body = await exportService.open(report, format);
-      return download.headers(headers).send(body);
+      return download.headers(headers).send(loggedStream(request, body));
     },
   });
 
@@ -162,15 +164,19 @@ export async function reportsRoutes(
     preValidation: resolveReport('view'),
     handler: async (request, reply) => {
       // D28: the answer stored at upload, compressed; sent as it is to a client that takes gzip,
-      // else inflated on the way. A small one is read whole, a large one as the client reads.
+      // else inflated on the way. A small one is read whole, a large one as the client reads;
+      // inflated, only one that stays small is inflated whole (D33).
       const body = await reports.detailBody(reportOf(request));
       const answer = (reply as FastifyReply).header('content-type', 'application/json; charset=utf-8').header('vary', 'accept-encoding');
       const small = body.length <= BODY_PIECE_BYTES;
       if (acceptsGzip(request.headers['accept-encoding'])) {
         answer.header('content-encoding', 'gzip').header('content-length', body.length);
-        return answer.send(small ? await body.whole() : body.stream());
+        return answer.send(small ? await body.whole() : loggedStream(request, body.stream()));
       }
-      return answer.send(small ? gunzipSync(await body.whole()) : inflated(body.stream()));
+      if (!small) return answer.send(loggedStream(request, inflated(body.stream())));
+      const gzip = await body.whole();
+      if (inflatedLength(gzip) <= INFLATE_WHOLE_BYTES) return answer.send(gunzipSync(gzip));
+      return answer.send(loggedStream(request, inflated(Readable.from([gzip], { objectMode: false }))));
     },
   });
 

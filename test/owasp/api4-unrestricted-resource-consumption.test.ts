@@ -10,7 +10,9 @@
  * - pages: `page` is decimal digits, 1..2147483647 (D27), a page past the end is empty (D16), the page size is fixed;
  * - headers: Node's 16 KiB header limit answers 431;
  * - slow clients (slow-loris): the header block and the whole request each have a deadline
- *   (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS); past it the connection gets 408 and is closed.
+ *   (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS); past it the connection gets 408 and is closed;
+ * - clients that stop reading an answer: the server holds a bounded buffer for each (D33), not the
+ *   answer (test/reports/stalled-readers.test.ts measures each kind of answer).
  * Every refused request stores nothing.
  *
  * The exact-limit acceptances (a body of exactly 1 MiB / 10 MiB) are in test/http/transport.test.ts
@@ -22,6 +24,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectApiHeaders, expectError, expectErrorLike, expectValidationError } from '../helpers/contract.js';
 import { clientCall, expectClientError, expectClientValidationError, minimalReport, storedRows, upload } from '../helpers/client-wire.js';
 import { ENDPOINTS, snapshot } from '../helpers/endpoints.js';
+import { heldBytes, longMessageReport, stalledRequest, untilStalled } from '../helpers/stalled-reader.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 const MiB = 1024 * 1024;
@@ -436,6 +439,51 @@ describe('API4 limits per connection', () => {
       expect(ok.status).toBe(201);
     });
   });
+});
+
+describe('API4 limits per answer: clients that stop reading (D33)', () => {
+  let ctx: TestContext;
+  let port: number;
+  let token: string;
+  let uuid: string;
+  const serverSockets: Socket[] = [];
+  let queryCount = 0;
+  beforeAll(async () => {
+    ctx = await buildTestApp();
+    const user = await ctx.given.user({ plan: 'enterprise' });
+    token = user.token;
+    const { apiToken } = await ctx.given.project(user, { name: 'Stalled' });
+    // 150 messages of 60,000 characters: 8.6 MiB in what was one batch of rows, more than the
+    // kernel's socket buffers take (a smaller answer fits there whole, and the server holds nothing).
+    const uploaded = await upload(ctx, apiToken, longMessageReport(150));
+    expect(uploaded.statusCode).toBe(201);
+    uuid = uploaded.json().report.uuid;
+    ctx.onQuery(() => void queryCount++);
+    port = await listen(ctx);
+    ctx.app.server.on('connection', (socket: Socket) => serverSockets.push(socket));
+  }, 60_000);
+  afterAll(async () => ctx.close());
+
+  it('holds under 2 MiB for each export whose client never reads, and each gets the whole file once it does', async () => {
+    const exportOf = (format: string) =>
+      stalledRequest(port, `/api/v1/reports/${uuid}/export?format=${format}`, { Authorization: `Bearer ${token}` });
+    const whole = { csv: await exportOf('csv').readToEnd(), sarif: await exportOf('sarif').readToEnd() };
+    expect(whole.csv.body.length + whole.sarif.body.length).toBeGreaterThan(16 * MiB);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const before = heldBytes();
+    const first = serverSockets.length;
+    const formats = ['csv', 'sarif', 'csv', 'sarif', 'csv', 'sarif'] as const;
+    const readers = formats.map(exportOf);
+    await untilStalled(
+      () => serverSockets.slice(first),
+      readers.length,
+      () => queryCount,
+    );
+    const perReader = (heldBytes() - before) / readers.length;
+    expect(perReader, `${(perReader / MiB).toFixed(1)} MiB held per reader`).toBeLessThan(2 * MiB);
+    const answers = await Promise.all(readers.map((reader) => reader.readToEnd()));
+    answers.forEach((answer, i) => expect(answer.body.equals(whole[formats[i]!].body)).toBe(true));
+  }, 60_000);
 });
 
 /**

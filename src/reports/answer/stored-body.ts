@@ -15,6 +15,21 @@ export interface ReportBody {
 /** Bytes read from the database at a time. */
 export const BODY_PIECE_BYTES = 64 * 1024;
 
+/**
+ * Inflated bytes a small answer may have to be inflated at once for a client without gzip (D33);
+ * beyond it the answer is inflated as the client reads. A report of repeated text compresses a
+ * thousandfold: 64 KiB of it inflated whole was 9 MiB held for a client that stopped reading.
+ */
+export const INFLATE_WHOLE_BYTES = 256 * 1024;
+
+/**
+ * The inflated length a gzip member states in its trailer (RFC 1952 2.3.1, ISIZE: modulo 2^32,
+ * exact for an answer under 4 GiB, which a report's is).
+ */
+export function inflatedLength(gzip: Buffer): number {
+  return gzip.length < 18 ? 0 : gzip.readUInt32LE(gzip.length - 4);
+}
+
 export function bodyInMemory(gzip: Buffer): ReportBody {
   return { length: gzip.length, whole: async () => gzip, stream: () => Readable.from([gzip], { objectMode: false }) };
 }

@@ -1,4 +1,5 @@
 import { ISSUE_FINDING_COLUMNS } from '../store/report-rows.js';
+import { documentInPieces } from './export-pieces.js';
 import type { ExportIssue } from './export-rows.js';
 
 /** E3: the header, in this order. */
@@ -34,13 +35,10 @@ export function csvRecord(values: readonly (string | number | null)[]): string {
 }
 
 /**
- * The CSV document, piece by piece: the header, then one piece per batch of issues. UTF-8 without a
+ * The CSV document, piece by piece (export-pieces.ts): the header, then the issues. UTF-8 without a
  * byte order mark: E3 puts the header first, and the media type already says `charset=utf-8`
  * (Excel users open it with Data > From Text/CSV, which reads UTF-8).
  */
-export async function* csvDocument(batches: AsyncIterable<readonly ExportIssue[]>): AsyncGenerator<string> {
-  yield csvRecord(CSV_COLUMNS);
-  for await (const batch of batches) {
-    yield batch.map((issue) => csvRecord(CSV_COLUMNS.map((column) => issue[column]))).join('');
-  }
+export function csvDocument(batches: AsyncIterable<readonly ExportIssue[]>): AsyncGenerator<string> {
+  return documentInPieces(csvRecord(CSV_COLUMNS), batches, (issue) => csvRecord(CSV_COLUMNS.map((column) => issue[column])), '');
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { IssueChange, IssueRecord } from '../changes/issue-changes.js';
 import { ownIssueRows } from '../store/report-reads.js';
@@ -20,10 +21,26 @@ export interface ExportAnalyzer {
 }
 
 /**
- * Rows per query. A batch is all an export holds of a report at a time (a few hundred KiB for long
- * messages), and the 3,000-issue fixture takes a handful of queries.
+ * Rows per query at most. A batch is all an export holds of a report at a time, and the
+ * 3,000-issue fixture takes a handful of queries.
  */
 export const EXPORT_BATCH_SIZE = 500;
+
+/**
+ * Characters of text per batch at most (D33): a message may be 65,535 characters, so 500 rows of
+ * them would be 30 MB held for a client that stopped reading. Rows of ordinary issues (a few
+ * hundred characters) still come 500 at a time. A single row over the budget is a batch of its own.
+ */
+export const EXPORT_BATCH_CHARS = 256 * 1024;
+
+/** What a row costs besides its texts (its keys, numbers, fingerprint), in characters. */
+const ROW_OVERHEAD_CHARS = 64;
+
+/** A batch, and whether it is the report's last. */
+export interface IssueBatch {
+  issues: ExportIssue[];
+  last: boolean;
+}
 
 const issueColumns = ['id', 'change', ...ISSUE_RECORD_COLUMNS] as const;
 
@@ -50,12 +67,37 @@ export function createExportRowsRepository(db: Db) {
     /**
      * Keyset pagination by id (upload order, the order of the report detail): each batch starts
      * after the last id of the one before, so no batch costs more than the one before it, as an
-     * OFFSET would, and no connection or transaction stays open between batches.
+     * OFFSET would, and no connection or transaction stays open between batches. The rows' text
+     * lengths are read first (numbers only), so that the batch stops at `maxChars` before its
+     * texts are read.
      */
-    async issuesAfter(reportId: number, afterId: number, limit: number): Promise<ExportIssue[]> {
-      return ownIssueRows(db, reportId).select(issueColumns).where('id', '>', afterId).orderBy('id').limit(limit).execute() as Promise<
-        ExportIssue[]
-      >;
+    async issuesAfter(reportId: number, afterId: number, limit: number, maxChars = EXPORT_BATCH_CHARS): Promise<IssueBatch> {
+      const sizes = await ownIssueRows(db, reportId)
+        .select([
+          'id',
+          sql<number>`length(message) + coalesce(length(file), 0) + length(analyzer_id) + length(analyzer_name) + coalesce(length(category), 0)`.as(
+            'chars',
+          ),
+        ])
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      if (sizes.length === 0) return { issues: [], last: true };
+      let taken = 0;
+      let chars = 0;
+      while (taken < sizes.length) {
+        chars += Number(sizes[taken]!.chars) + ROW_OVERHEAD_CHARS;
+        if (taken > 0 && chars > maxChars) break;
+        taken++;
+      }
+      const issues = (await ownIssueRows(db, reportId)
+        .select(issueColumns)
+        .where('id', '>', afterId)
+        .where('id', '<=', sizes[taken - 1]!.id)
+        .orderBy('id')
+        .execute()) as ExportIssue[];
+      return { issues, last: taken === sizes.length && sizes.length < limit };
     },
   };
 }
@@ -70,10 +112,10 @@ export async function* issueBatches(
 ): AsyncGenerator<ExportIssue[]> {
   let afterId = 0;
   for (;;) {
-    const batch = await rows.issuesAfter(reportId, afterId, batchSize);
-    if (batch.length > 0) yield batch;
-    if (batch.length < batchSize) return;
-    afterId = batch[batch.length - 1]!.id;
+    const { issues, last } = await rows.issuesAfter(reportId, afterId, batchSize);
+    if (issues.length > 0) yield issues;
+    if (last || issues.length === 0) return;
+    afterId = issues[issues.length - 1]!.id;
   }
 }
 

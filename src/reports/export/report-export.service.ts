@@ -11,9 +11,11 @@ import { createReportStore } from '../store/report-store.js';
 import { createExportRowsRepository, type ExportRowsRepository } from './export-rows.js';
 
 /**
- * How much text the stream holds before it stops reading from the database (its highWaterMark);
- * a batch being written comes on top. Node's own pipe then waits for the socket, so a client that
- * stops reading stops the export (D28), and a 3,000-issue report is never in memory as a whole.
+ * How much text the stream holds before it stops asking for more (its highWaterMark); the piece
+ * being pushed comes on top. Node's pipe then waits for the socket, so a client that stops reading
+ * stops the export: what it costs is this, a piece (export-pieces.ts), a batch of rows
+ * (EXPORT_BATCH_CHARS) and the socket's own buffer: under D33's 1 MiB (0.7 MiB measured with
+ * 60,000-character messages, test/reports/stalled-readers.test.ts).
  */
 const STREAM_BUFFER_BYTES = 64 * 1024;
 

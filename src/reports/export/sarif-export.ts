@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Severity } from '../vocabulary.js';
 import { artifactLocationOf, SOURCE_ROOT } from './artifact-uri.js';
 import { FINGERPRINT_KEY, SARIF_SCHEMA_URI } from './export-formats.js';
+import { documentInPieces } from './export-pieces.js';
 import type { ExportAnalyzer, ExportIssue } from './export-rows.js';
 import { sarifRule, type AnalyzerHelp } from './sarif-rules.js';
 
@@ -39,10 +40,10 @@ export interface SarifRunContext {
 }
 
 /**
- * A SARIF 2.1.0 log with one run, as text, piece by piece: everything up to the results first
- * (the rules are known by then), then one piece per batch of issues, then the closing brackets.
+ * A SARIF 2.1.0 log with one run, as text, piece by piece (export-pieces.ts): everything up to the
+ * results first (the rules are known by then), then the results, then the closing brackets.
  */
-export async function* sarifLog(context: SarifRunContext, batches: AsyncIterable<readonly ExportIssue[]>): AsyncGenerator<string> {
+export function sarifLog(context: SarifRunContext, batches: AsyncIterable<readonly ExportIssue[]>): AsyncGenerator<string> {
   const { report } = context;
   const rules = context.analyzers.map((analyzer) => sarifRule(analyzer, context.help.get(analyzer.analyzer_id)));
   const ruleIndex = new Map(rules.map((rule, index) => [rule.id, index]));
@@ -64,14 +65,12 @@ export async function* sarifLog(context: SarifRunContext, batches: AsyncIterable
       },
     ],
   });
-  yield skeleton.slice(0, -4);
-  let first = true;
-  for await (const batch of batches) {
-    const text = batch.map((issue) => JSON.stringify(sarifResult(issue, ruleIndex))).join(',');
-    yield first ? text : `,${text}`;
-    first = false;
-  }
-  yield skeleton.slice(-4);
+  return documentInPieces(
+    skeleton.slice(0, -4),
+    batches,
+    (issue, index) => `${index === 0 ? '' : ','}${JSON.stringify(sarifResult(issue, ruleIndex))}`,
+    skeleton.slice(-4),
+  );
 }
 
 /** One SARIF result for one issue. */
