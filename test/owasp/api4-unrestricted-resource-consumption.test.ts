@@ -482,7 +482,7 @@ describe('API4 limits per answer: clients that stop reading (D33)', () => {
     const perReader = (heldBytes() - before) / readers.length;
     expect(perReader, `${(perReader / MiB).toFixed(1)} MiB held per reader`).toBeLessThan(2 * MiB);
     const answers = await Promise.all(readers.map((reader) => reader.readToEnd()));
-    answers.forEach((answer, i) => expect(answer.body.equals(whole[formats[i]!].body)).toBe(true));
+    for (const [i, answer] of answers.entries()) expect(answer.body.equals(whole[formats[i]!].body)).toBe(true);
   }, 60_000);
 });
 
