@@ -8623,7 +8623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the caller is a member without the role this needs (the message names it); `Forbidden`: a personal team cannot be transferred (D34). */
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'admin' ability; `Forbidden`: the caller is a member without the role this needs (the message names it); `Forbidden`: a personal team cannot be transferred. */
             403: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -13996,7 +13996,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Over the per-IP rate limit (whatever token or cookie the request carries), or the email is locked: five attempts are already judged or being judged within 15 minutes, or five failures locked it for 15 minutes (D29). */
+            /** @description Over the per-IP rate limit (whatever token or cookie the request carries), or the email is locked: five attempts are already judged or being judged within 15 minutes, or five failures locked it for 15 minutes. */
             429: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -14046,7 +14046,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down; or the service is busy with checking other passwords (D30), and then `Retry-After` and `retry_after` say when to try again. */
+            /** @description A dependency (the database) is down; or the service is busy with checking other passwords, and then `Retry-After` and `retry_after` say when to try again. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
@@ -14548,7 +14548,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down; or the service is busy with checking other passwords (D30), and then `Retry-After` and `retry_after` say when to try again. */
+            /** @description A dependency (the database) is down; or the service is busy with checking other passwords, and then `Retry-After` and `retry_after` say when to try again. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
