@@ -163,6 +163,9 @@ function withStatementCache(sqlite: SqliteDatabase): SqliteHandle {
       statements.clear();
       sqlite.close();
     },
+    get inTransaction() {
+      return sqlite.inTransaction;
+    },
     prepare(text: string) {
       let statement = statements.get(text);
       if (statement) {

@@ -17,6 +17,8 @@ import {
 export interface SqliteHandle {
   prepare(sql: string): SqliteStatement;
   close(): void;
+  /** Whether a transaction is open on the connection (SQLite ends one itself on some errors). */
+  readonly inTransaction: boolean;
 }
 
 interface SqliteStatement {
@@ -111,7 +113,10 @@ class SqliteSplitDriver implements Driver {
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     try {
-      execute(this.writer, CompiledQuery.raw('rollback'));
+      // D38: on a full disk (SQLITE_FULL), an I/O error or out of memory SQLite has already rolled
+      // the transaction back; a second rollback would fail ("no transaction is active"), and Kysely
+      // would throw that instead of the error that says what happened.
+      if (this.writer.inTransaction) execute(this.writer, CompiledQuery.raw('rollback'));
     } finally {
       this.#endTransaction(connection as RoutedConnection);
     }

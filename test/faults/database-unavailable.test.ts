@@ -360,6 +360,33 @@ describe.skipIf(onPostgres)('SQLite unwritable: writes 503, reads go on, recover
     expect(after.reports).toHaveLength(1);
   });
 
+  it('answers 503, not 500, when the database is full, keeping what was stored, and recovers once there is room (D38)', async () => {
+    // A full disk, as SQLite sees it: the file may not grow past its current size. On SQLITE_FULL
+    // SQLite rolls the whole transaction back itself; the driver's own rollback must not then fail
+    // and replace the error ("cannot rollback - no transaction is active" was a 500).
+    const pages = Number((await sql<{ page_count: number }>`pragma page_count`.execute(ctx.db)).rows[0]!.page_count);
+    await sql`pragma max_page_count = ${sql.raw(String(pages + 2))}`.execute(ctx.db);
+    const before = await snapshot(ctx.db, user.teamId!);
+    const long = 'x'.repeat(990);
+    let refused: LightMyRequestResponse | undefined;
+    for (let i = 0; i < 12 && refused === undefined; i++) {
+      const created = await request({
+        method: 'POST',
+        url: '/api/v1/projects',
+        token: user.token,
+        body: { ...newProject(`Full ${i}`), description: long },
+      });
+      if (created.statusCode !== 201) refused = created;
+    }
+    expectUnavailable(refused!);
+    expectClientUnavailable(await request(uploadRequest(project.apiToken, project.id)));
+    expect((await snapshot(ctx.db, user.teamId!)).reports).toEqual(before.reports);
+
+    await sql`pragma max_page_count = 1073741823`.execute(ctx.db);
+    const uploaded = await request(uploadRequest(project.apiToken, project.id));
+    expect(uploaded.statusCode, uploaded.body).toBe(201);
+  });
+
   it('gives up after the configured 5 s busy timeout, with a 503, rather than hanging', async () => {
     locker.exec('BEGIN EXCLUSIVE');
     const upload = await timed(request(uploadRequest(project.apiToken, project.id)));
