@@ -67,6 +67,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   let polling = false;
   let again = false;
   let round: Promise<number> | undefined;
+  /** Set when a stop's grace ran out: the attempts still going are left to their claims. */
+  let abandoned = false;
 
   /** Claims what is due within the bounds (WEBHOOK_CONCURRENCY, D31's shares) and starts each attempt. */
   async function claimAndStart(): Promise<ClaimedDelivery[]> {
@@ -106,6 +108,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const refused = outcome.status === null && outcome.refused !== undefined;
     const retryAt = succeeded || refused ? null : nextAttemptAt(delivery, at);
     const status = succeeded ? 'succeeded' : retryAt === null ? 'failed' : 'pending';
+    // D39: past the shutdown's deadline a failure is most likely the sender being closed under the
+    // attempt, not the receiver's: it is not recorded, and the claim's expiry has it made again.
+    if (abandoned && !succeeded) return;
     const recorded = await queue
       .settle(delivery, {
         status,
@@ -216,14 +221,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     start(): void {
       if (!stopped) return;
       stopped = false;
+      abandoned = false;
       schedulePoll(0);
     },
 
     /**
      * D39: stops claiming at once, then waits until every attempt in flight has ended and its
-     * outcome is recorded, at most `graceMs`. An attempt still going then is left to its claim: it
-     * is never recorded as succeeded unless the receiver answered, and once the claim expires
-     * another instance makes it again (the receiver sees that delivery id twice).
+     * outcome is recorded, at most `graceMs`. An attempt still going then is left to its claim
+     * (recorded only should its receiver still answer 2xx before the database closes): once the
+     * claim expires another instance makes it again, and the receiver may see that id twice.
      */
     async stop(graceMs = STOP_GRACE_MS): Promise<void> {
       stopped = true;
@@ -238,11 +244,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       })();
       const finished = await Promise.race([waited, new Promise<false>((resolve) => (grace = setTimeout(() => resolve(false), graceMs)))]);
       clearTimeout(grace);
-      if (!finished && inFlight.size > 0)
+      if (!finished && inFlight.size > 0) {
+        abandoned = true;
         options.logger.warn(
           { deliveries: [...inFlight.keys()] },
           'shutdown deadline reached with webhook attempts in flight; they are made again once their claims expire',
         );
+      }
     },
   };
 }
