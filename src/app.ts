@@ -33,6 +33,7 @@ import { isRateLimited, routeKindOf } from './http/route-kind.js';
 import type { StatementCounter } from './http/sql-statement-count.js';
 import { loggerOptions, prettyLogStream } from './http/logging.js';
 import { registerRequestLog } from './http/request-log.js';
+import { registerClosingAnswer } from './http/closing-answer.js';
 import { registerOperationalRoutes } from './http/operational.routes.js';
 import { API_SECURITY_HEADERS, registerSecurityHeaders } from './http/security-headers.js';
 import { serializerCompiler } from './wire/serialization.js';
@@ -129,6 +130,8 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     frameworkErrors: (error, request, reply) => {
       void answerUndecodableUrl(error, request, reply);
     },
+    // A request during shutdown gets the envelope with Retry-After instead (closing-answer.ts).
+    return503OnClosing: false,
   };
   const app = (deps.logger
     ? Fastify({ ...options, loggerInstance: deps.logger })
@@ -141,6 +144,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   registerErrorHandler(app);
   registerRequestLog(app);
   await registerSecurityHeaders(app);
+  registerClosingAnswer(app);
   registerEarlyAnswers(app, { totalMs: config.httpRequestTimeoutMs });
   app.decorateRequest('caller', null);
   app.decorateRequest('credential', null);

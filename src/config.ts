@@ -34,8 +34,9 @@ const EnvSchema = Type.Object({
   // whole request, body included, within HTTP_REQUEST_TIMEOUT_MS; else Node answers 408 and closes.
   HTTP_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
   HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 30_000 }),
-  // On SIGTERM/SIGINT, how long in-flight requests may take before the process exits anyway.
-  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  // On SIGTERM/SIGINT, how long in-flight requests and webhook attempts may take before the process
+  // exits anyway. D39: the default leaves room for an attempt's own 10 s timeout and its record.
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 15_000 }),
   // D8's 120 requests a minute per user, before the plan's multiplier. Raise it only for load tests.
   RATE_LIMIT_USER_BASE: Type.Integer({ minimum: 1, default: 120 }),
   // Adds X-SQL-Statements (statements run for the request) to every answer: for the benchmark.

@@ -13,10 +13,14 @@ import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './migrate.js';
 import { createStatementCounter } from './http/sql-statement-count.js';
 
+/** What the worker leaves of SHUTDOWN_TIMEOUT_MS for closing the database and Redis. */
+const CLOSE_MARGIN_MS = 1_000;
+
 /**
- * `scoreboard serve`: migrate, listen, and close gracefully on SIGTERM/SIGINT: stop accepting,
- * let in-flight requests finish (within SHUTDOWN_TIMEOUT_MS), close the database pool and Redis
- * (the app's onClose hooks), exit 0.
+ * `scoreboard serve`: migrate, listen, and close gracefully on SIGTERM/SIGINT: stop accepting and
+ * stop claiming webhook deliveries, let in-flight requests and webhook attempts finish and record
+ * them (within SHUTDOWN_TIMEOUT_MS, D39), close the database pool and Redis (the app's onClose
+ * hooks), exit 0.
  */
 export async function serve(config: Config): Promise<void> {
   const statementCounter = config.sqlStatementHeader ? createStatementCounter() : undefined;
@@ -49,18 +53,24 @@ export async function serve(config: Config): Promise<void> {
     onAttempt: app.webhookMetrics.onAttempt,
   });
   app.addHook('onReady', async () => deliveries.start());
-  // The background work stops first (preClose), so that the attempts in flight are recorded while
-  // the database is still open: onClose hooks run in the reverse order of their registration, the
-  // database's (added last) first.
+  let shutdownStartedAt: number | undefined;
+  let deliveriesStopped: Promise<void> = Promise.resolve();
+  // D39: the background work stops at once (preClose), so that the server stops accepting without
+  // waiting for it; the webhook attempts in flight keep running while the requests in flight
+  // finish, and the database closes only once both are done and every outcome is recorded.
   app.addHook('preClose', async () => {
     stopAuditRetention();
     stopReportRetention();
     stopDeliveryRetention();
     stopSessionRetention();
     stopReceiptRetention();
-    await deliveries.stop();
+    const elapsed = shutdownStartedAt === undefined ? 0 : Date.now() - shutdownStartedAt;
+    deliveriesStopped = deliveries.stop(Math.max(0, config.shutdownTimeoutMs - elapsed - CLOSE_MARGIN_MS));
   });
+  // onClose hooks run in the reverse order of their registration: this one (added last) first,
+  // after the HTTP server has closed, before the app's own (token cache, Redis).
   app.addHook('onClose', async () => {
+    await deliveriesStopped;
     await sender.close();
     await db.destroy();
   });
@@ -74,6 +84,7 @@ export async function serve(config: Config): Promise<void> {
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
+    shutdownStartedAt = Date.now();
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     // Bounded: a stuck request must not keep the process alive forever.
     const force = setTimeout(() => {

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { type FairShareBounds, fairShareBounds, InFlightShares } from '../jobs/fair-share.js';
 import { createDeliveryQueue, type ClaimedDelivery } from './delivery-queue.js';
-import type { SendOutcome, WebhookSender } from './outbound-http.js';
+import { DEFAULT_TIMEOUT_MS, type SendOutcome, type WebhookSender } from './outbound-http.js';
 import { webhookSignature } from './signature.js';
 
 /**
@@ -18,8 +18,12 @@ const JITTER = 0.1;
  * outcome; an attempt whose instance died is made again after it.
  */
 export const CLAIM_MS = 60_000;
-/** How long a stopping worker waits for its attempts in flight (SHUTDOWN_TIMEOUT_MS is 10 s by default). */
-const STOP_GRACE_MS = 5_000;
+/**
+ * D39: how long a stopping worker waits for its attempts in flight unless told (serve passes what
+ * is left of SHUTDOWN_TIMEOUT_MS): an attempt that has just started may run to the sender's own
+ * 10 s deadline, and its outcome must still be recorded.
+ */
+const STOP_GRACE_MS = DEFAULT_TIMEOUT_MS + 1_000;
 /** How often an idle worker looks for due deliveries. */
 export const POLL_MS = 1_000;
 
@@ -63,6 +67,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   let polling = false;
   let again = false;
   let round: Promise<number> | undefined;
+  /** Set when a stop's grace ran out: the attempts still going are left to their claims. */
+  let abandoned = false;
 
   /** Claims what is due within the bounds (WEBHOOK_CONCURRENCY, D31's shares) and starts each attempt. */
   async function claimAndStart(): Promise<ClaimedDelivery[]> {
@@ -102,6 +108,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const refused = outcome.status === null && outcome.refused !== undefined;
     const retryAt = succeeded || refused ? null : nextAttemptAt(delivery, at);
     const status = succeeded ? 'succeeded' : retryAt === null ? 'failed' : 'pending';
+    // D39: past the shutdown's deadline a failure is most likely the sender being closed under the
+    // attempt, not the receiver's: it is not recorded, and the claim's expiry has it made again.
+    if (abandoned && !succeeded) return;
     const recorded = await queue
       .settle(delivery, {
         status,
@@ -212,12 +221,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     start(): void {
       if (!stopped) return;
       stopped = false;
+      abandoned = false;
       schedulePoll(0);
     },
 
     /**
-     * Stops claiming, and waits for the attempts in flight, at most `graceMs` (within the shutdown's
-     * own deadline): an attempt still going then is left to its claim, and made again once it expires.
+     * D39: stops claiming at once, then waits until every attempt in flight has ended and its
+     * outcome is recorded, at most `graceMs`. An attempt still going then is left to its claim
+     * (recorded only should its receiver still answer 2xx before the database closes): once the
+     * claim expires another instance makes it again, and the receiver may see that id twice.
      */
     async stop(graceMs = STOP_GRACE_MS): Promise<void> {
       stopped = true;
@@ -225,10 +237,20 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       let grace: NodeJS.Timeout | undefined;
       const waited = (async () => {
         await round;
+        // An attempt that ends frees its slot and wakes the poller, which no longer claims: the
+        // map only shrinks now.
         await Promise.allSettled([...inFlight.values()]);
+        return true;
       })();
-      await Promise.race([waited, new Promise<void>((resolve) => (grace = setTimeout(resolve, graceMs)))]);
+      const finished = await Promise.race([waited, new Promise<false>((resolve) => (grace = setTimeout(() => resolve(false), graceMs)))]);
       clearTimeout(grace);
+      if (!finished && inFlight.size > 0) {
+        abandoned = true;
+        options.logger.warn(
+          { deliveries: [...inFlight.keys()] },
+          'shutdown deadline reached with webhook attempts in flight; they are made again once their claims expire',
+        );
+      }
     },
   };
 }

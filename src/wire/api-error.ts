@@ -74,6 +74,14 @@ export const serverError = () => new ApiError(500, 'Server Error', 'Something we
 export const serviceUnavailable = () =>
   new ApiError(503, 'Service Unavailable', 'The service is temporarily unavailable. Please try again later.');
 
+/** Seconds a client is asked to wait when it reached an instance that is shutting down (D39): another instance answers. */
+export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
+export const shuttingDown = () =>
+  new ApiError(503, 'Service Unavailable', 'This instance is shutting down. Please try again in a moment.', {
+    retryAfter: SHUTDOWN_RETRY_AFTER_SECONDS,
+    headers: { 'retry-after': String(SHUTDOWN_RETRY_AFTER_SECONDS) },
+  });
+
 /** Seconds a client is asked to wait when the heavy-work pool is full (D28): its queue drains in a few. */
 export const BUSY_RETRY_AFTER_SECONDS = 5;
 

@@ -27,7 +27,7 @@ describe('loadConfig defaults (D21)', () => {
       uploadRateLimit: 60,
       badgeRateLimit: 600,
       auditRetentionDays: 365,
-      shutdownTimeoutMs: 10_000,
+      shutdownTimeoutMs: 15_000,
       httpHeadersTimeoutMs: 10_000,
       httpRequestTimeoutMs: 30_000,
     });
