@@ -40,7 +40,7 @@ type Op =
   | { kind: 'createProject'; user: number; fields: ProjectFields }
   | { kind: 'updateProject'; projectId: string; fields: ProjectFields }
   | { kind: 'deleteProject'; projectId: string }
-  | { kind: 'upload'; projectId: string; analyzedAt: string }
+  | { kind: 'upload'; projectId: string; analyzedAt: string; run: number }
   | { kind: 'deleteReport'; uuid: string }
   | { kind: 'createToken'; user: number; name: string }
   | { kind: 'revokeToken'; tokenId: number };
@@ -139,7 +139,8 @@ describe('kill -9 during a storm of writes, then restart on the same store', { t
           return http(server, 'POST', '/api/reports', {
             token: mine.apiTokens.get(op.projectId)!,
             headers: { ...CLIENT_POST_HEADERS },
-            body: { ...report, project_id: op.projectId, analyzed_at: op.analyzedAt },
+            // Each upload another run: the same body twice is a retry, answered with the first report (D40).
+            body: { ...report, project_id: op.projectId, analyzed_at: op.analyzedAt, total_execution_time: op.run },
           });
         case 'deleteReport':
           return http(server, 'DELETE', `/api/v1/reports/${op.uuid}`, { token });
@@ -174,7 +175,12 @@ describe('kill -9 during a storm of writes, then restart on the same store', { t
         else if (roll < 0.5 && mine.tokens.length > 0) op = { kind: 'revokeToken', tokenId: pick(mine.tokens) };
         else {
           // Five possible analysis times: many reports tie on analyzed_at, where D19 takes the highest id.
-          op = { kind: 'upload', projectId: pick(projects), analyzedAt: `2026-11-1${Math.floor(next() * 5)}T09:00:00+00:00` };
+          op = {
+            kind: 'upload',
+            projectId: pick(projects),
+            analyzedAt: `2026-11-1${Math.floor(next() * 5)}T09:00:00+00:00`,
+            run: index * 1_000_000 + sequence,
+          };
         }
 
         let answer: HttpAnswer;
