@@ -13,7 +13,7 @@ import type { TestContext, TestUser } from '../helpers/test-app.js';
 export async function givenReleaseData(
   ctx: TestContext,
   fixtures: readonly FixtureName[],
-  before?: (world: { user: TestUser; projectId: string }) => Promise<void>,
+  before?: (world: { user: TestUser; projectId: string }) => Promise<unknown>,
 ) {
   const { user, projectId, apiToken } = await givenUploader(ctx);
   const settings = await ctx.request({
@@ -32,8 +32,8 @@ export async function givenReleaseData(
   return { user, projectId, apiToken, uuids };
 }
 
-/** A webhook of the project for `report.created` (201). */
-export async function addWebhook(ctx: TestContext, user: TestUser, projectId: string): Promise<void> {
+/** A webhook of the project for `report.created` (201); its id. */
+export async function addWebhook(ctx: TestContext, user: TestUser, projectId: string): Promise<string> {
   const hook = await ctx.request({
     method: 'POST',
     url: `/api/v1/projects/${projectId}/webhooks`,
@@ -41,6 +41,7 @@ export async function addWebhook(ctx: TestContext, user: TestUser, projectId: st
     body: { url: 'https://hooks.example.com/in', events: ['report.created'] },
   });
   expect(hook.statusCode, hook.body).toBe(201);
+  return hook.json().webhook.id as string;
 }
 
 /** What `user` reads at `urls` (the bodies, in order), to compare before and after the upgrade. */

@@ -4,6 +4,7 @@ import { appTest } from '../helpers/app-fixture.js';
 import { upload, uploadOk } from '../helpers/client-wire.js';
 import { result, setGate, uploadBody } from '../helpers/reports-world.js';
 import { pruneUploadReceipts } from '../../src/reports/receipt-retention.js';
+import { addWebhook } from '../db/upgrade-world.js';
 
 /**
  * D40: a client that lost the answer to a timeout sends the same upload again. An upload whose
@@ -46,20 +47,10 @@ describe('a retried upload (D40)', () => {
   });
 
   it('sends report.created to webhooks once', async ({ ctx, user, projectId, apiToken }) => {
-    const hook = await ctx.request({
-      method: 'POST',
-      url: `/api/v1/projects/${projectId}/webhooks`,
-      token: user.token,
-      body: { url: 'https://hooks.example.com/in', events: ['report.created'] },
-    });
-    expect(hook.statusCode, hook.body).toBe(201);
+    const webhookId = await addWebhook(ctx, user, projectId);
     await uploadOk(ctx, apiToken, body());
     await uploadOk(ctx, apiToken, body());
-    const deliveries = await ctx.db
-      .selectFrom('webhook_deliveries')
-      .select('event')
-      .where('webhook_id', '=', hook.json().webhook.id)
-      .execute();
+    const deliveries = await ctx.db.selectFrom('webhook_deliveries').select('event').where('webhook_id', '=', webhookId).execute();
     expect(deliveries.map((row) => row.event)).toEqual(['report.created']);
   });
 
