@@ -9,7 +9,9 @@ import { Type, type Static } from 'typebox';
  */
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
-  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  // A host name or an address, without a port (PORT) or a scheme: `localhost:3000` would be looked
+  // up as a host name and fail far from its cause.
+  HOST: Type.String({ pattern: '^([^\\s:/]+|[0-9A-Fa-f.]*:[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)$', default: '127.0.0.1' }),
   DATABASE_URL: Type.String({
     pattern: '^(sqlite:.+|postgres(ql)?://.+)$',
     default: 'sqlite:./data/scoreboard.db',
@@ -131,7 +133,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const data = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
     parsed = envSchema<Env>({ schema: structuredClone(EnvSchema), data, env: false, dotenv: options.dotenv ?? false });
   } catch (error) {
-    throw new ConfigError(`Invalid configuration: ${withAllowedValues((error as Error).message)}`);
+    throw new ConfigError(`Invalid configuration: ${explainRefusal((error as Error).message, env)}`);
   }
   if (parsed.HTTP_HEADERS_TIMEOUT_MS > parsed.HTTP_REQUEST_TIMEOUT_MS) {
     // Node refuses to start otherwise; say it in the variables' names.
@@ -170,23 +172,47 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /**
- * Ajv says only "must be equal to one of the allowed values"; name them, once:
- * `env/LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`.
+ * Ajv's words, made an operator's: an enum names its values (`env/LOG_LEVEL must be one of fatal,
+ * error, …`) and a pattern says what is expected instead of printing the regular expression.
  */
-function withAllowedValues(message: string): string {
-  return message.replace(/env\/(\w+) must be equal to one of the allowed values/g, (text, name: string) => {
-    const allowed = (EnvSchema.properties as Record<string, { enum?: unknown[] }>)[name]?.enum;
-    return allowed ? `env/${name} must be one of ${allowed.join(', ')}` : text;
-  });
+function explainRefusal(message: string, env: Record<string, string | undefined>): string {
+  return message
+    .replace(/env\/(\w+) must be equal to one of the allowed values/g, (text, name: string) => {
+      const allowed = (EnvSchema.properties as Record<string, { enum?: unknown[] }>)[name]?.enum;
+      return allowed ? `env/${name} must be one of ${allowed.join(', ')}` : text;
+    })
+    .replace(/env\/(\w+) must match pattern "[^"]*"/g, (text, name: string) => PATTERN_ADVICE[name]?.(env[name]?.trim() ?? '') ?? text);
 }
+
+/** What each variable with a pattern expects, and where a value is recognisably close, the fix. */
+const PATTERN_ADVICE: Record<string, (value: string) => string> = {
+  DATABASE_URL: (value) => {
+    const expected = 'env/DATABASE_URL must be sqlite:<file>, sqlite::memory: or postgres://user@host:port/database';
+    // A bare path is the usual slip; a value that may hold a password is never repeated.
+    if (/^[\w./~-]+$/.test(value) && !/^(sqlite|postgres(ql)?)$/.test(value)) return `${expected}: did you mean sqlite:${value}?`;
+    if (/^postgres(ql)?:[^/]/.test(value) || /^[^:/]+:\/\/.*@/.test(value)) return `${expected} (a PostgreSQL URL starts with postgres://)`;
+    return expected;
+  },
+  HOST: (value) => {
+    const port = /^[^:]+:(\d+)$/.exec(value)?.[1];
+    if (port !== undefined)
+      return `env/HOST must be a host name or an address without a port: set HOST=${value.split(':')[0]} and PORT=${port}`;
+    return 'env/HOST must be a host name or an address without a port or scheme, e.g. 127.0.0.1, 0.0.0.0 or ::';
+  },
+  REDIS_URL: () => 'env/REDIS_URL must be redis://host:port (or rediss:// for TLS)',
+  PUBLIC_URL: () => 'env/PUBLIC_URL must be the http:// or https:// address users open, e.g. https://scores.example.com, without a query',
+};
 
 /** D8: proxies are distrusted unless the operator opts in. */
 function parseTrustProxy(value: string | undefined): TrustProxy {
   if (value === undefined) return false;
   const normalized = value.trim().toLowerCase();
-  if (['', '0', 'false', 'off', 'no'].includes(normalized)) return false;
-  if (['true', 'on', 'yes'].includes(normalized)) return true;
+  // Only the spellings the README documents: a `yes` taken silently could equally be a typo.
+  if (['', '0', 'false'].includes(normalized)) return false;
+  if (normalized === 'true') return true;
   if (/^[1-9][0-9]*$/.test(normalized)) return Number(normalized);
   if (/^[0-9a-f.:/,\s]+$/.test(normalized)) return value;
-  throw new ConfigError(`Invalid configuration: env/TRUST_PROXY must be true, false, a hop count or a list of addresses, got "${value}"`);
+  throw new ConfigError(
+    `Invalid configuration: env/TRUST_PROXY must be true, false, a hop count (1, 2, …) or a comma-separated list of proxy addresses or CIDR ranges (e.g. 10.0.0.0/8), got "${value}"`,
+  );
 }

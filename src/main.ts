@@ -9,6 +9,7 @@ import { startSessionRetention } from './sessions/session-retention.js';
 import { createDeliveryWorker } from './webhooks/delivery-worker.js';
 import { createWebhookSender } from './webhooks/outbound-http.js';
 import type { Config } from './config.js';
+import { describeDatabaseFailure } from './db/connect-errors.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './migrate.js';
 import { createStatementCounter } from './http/sql-statement-count.js';
@@ -24,8 +25,7 @@ const CLOSE_MARGIN_MS = 1_000;
  */
 export async function serve(config: Config): Promise<void> {
   const statementCounter = config.sqlStatementHeader ? createStatementCounter() : undefined;
-  const db = openDatabase(config, { onQuery: statementCounter?.onQuery });
-  await migrateToLatest(db);
+  const db = await openMigrated(config, statementCounter);
   const app = await createApp(config, { db, statementCounter });
   // E5, issues 15 and 17: every instance prunes old audit events, old webhook deliveries and, when
   // a retention is set, old reports; the deletes are idempotent (reports': locked per project), so
@@ -113,6 +113,20 @@ export async function serve(config: Config): Promise<void> {
   app.log.info(`Scoreboard listening on ${address}`);
 }
 
+/** The configured database, migrated; a database that cannot be reached or opened is an operator's error naming it. */
+async function openMigrated(config: Config, statementCounter: ReturnType<typeof createStatementCounter> | undefined) {
+  let db: ReturnType<typeof openDatabase> | undefined;
+  try {
+    db = openDatabase(config, { onQuery: statementCounter?.onQuery });
+    await migrateToLatest(db);
+    return db;
+  } catch (error) {
+    await db?.destroy().catch(() => {});
+    const described = describeDatabaseFailure(error, config.databaseUrl);
+    throw described === null ? error : new OperatorError(described);
+  }
+}
+
 /** The reasons a server cannot listen that an operator can fix, said in the variables' names. */
 function explainListenError(error: unknown, config: Config): unknown {
   const where = `${config.host}:${config.port}`;
@@ -121,6 +135,9 @@ function explainListenError(error: unknown, config: Config): unknown {
       return new OperatorError(`port ${config.port} is in use (${where}): set PORT to a free port, or stop what listens there.`);
     case 'EACCES':
       return new OperatorError(`port ${config.port} needs more privileges than this process has: set PORT to 1024 or above.`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new OperatorError(`HOST ${config.host} does not resolve to an address: set HOST (127.0.0.1, or 0.0.0.0 for every interface).`);
     case 'EADDRNOTAVAIL':
       return new OperatorError(
         `HOST ${config.host} is not an address of this machine: set HOST (127.0.0.1, or 0.0.0.0 for every interface).`,

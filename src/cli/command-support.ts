@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { Help, InvalidArgumentError, Option, type Command } from 'commander';
 import { OperatorError } from './operator-error.js';
 import { loadConfig, type Config } from '../config.js';
+import { describeDatabaseFailure } from '../db/connect-errors.js';
 import { openDatabase, sqliteFileOf, type Db } from '../db/database.js';
 import { isRowId, MAX_ROW_ID } from '../db/dialect.js';
 import { pendingMigrations } from '../db/migration-status.js';
@@ -15,11 +16,15 @@ import { pendingMigrations } from '../db/migration-status.js';
 export async function withDatabase(work: (db: Db, config: Config) => Promise<void>, options: { mayCreate: boolean }): Promise<void> {
   const config = loadConfig(process.env, { dotenv: true });
   if (!options.mayCreate) requireDatabaseFile(config.databaseUrl);
-  const db = openDatabase(config);
+  let db: Db | undefined;
   try {
+    db = openDatabase(config);
     await work(db, config);
+  } catch (error) {
+    const described = describeDatabaseFailure(error, config.databaseUrl);
+    throw described === null ? error : new OperatorError(described);
   } finally {
-    await db.destroy();
+    await db?.destroy();
   }
 }
 
