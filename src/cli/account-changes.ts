@@ -3,6 +3,7 @@ import { type createAccountsService, PLANS, ROLES } from '../accounts/accounts.s
 import { OperatorError } from './operator-error.js';
 import { ABILITIES, type Ability } from '../auth/abilities.js';
 import { systemClock } from '../clock.js';
+import type { Config } from '../config.js';
 import { migrateToLatest } from '../migrate.js';
 import type { Plan, TeamRole } from '../db/schema.js';
 import { operatorFeatures } from '../operator-features.js';
@@ -13,7 +14,8 @@ import { readPassword } from './password-input.js';
 
 /**
  * The operator's commands that change accounts (D20, issue 14). Each is one transaction with its
- * audit event (actor `operator`, E5), prints one line (or `--json`) and fails with one line.
+ * audit event (actor `operator`, E5), prints what it did (or `--json`; a user's creation and a new
+ * password also say how to sign in) and fails with one line.
  */
 export function addAccountChangeCommands(program: Command): void {
   program
@@ -36,9 +38,9 @@ export function addAccountChangeCommands(program: Command): void {
         passwordStdin?: boolean;
         json?: boolean;
       }) =>
-        withAccounts(async (accounts) => {
+        withAccounts(async (accounts, config) => {
           // Read and checked before anything is written: a refused password creates no user.
-          const passwordHash = opts.passwordStdin ? await hashNewPassword(await readPassword()) : null;
+          const passwordHash = opts.passwordStdin ? await hashNewPassword(await readNewPassword()) : null;
           const result = await accounts.createUser({
             email: opts.email,
             name: opts.name ?? null,
@@ -47,7 +49,10 @@ export function addAccountChangeCommands(program: Command): void {
             abilities: opts.abilities,
             passwordHash,
           });
-          print(opts.json, result, `User ${result.user.email} created (id ${result.user.id}). Token: ${result.token}`);
+          const next = passwordHash
+            ? signInHint(config, result.user.email)
+            : `No dashboard password yet: set one with \`scoreboard users:password --email ${result.user.email}\` to sign in.`;
+          print(opts.json, result, `User ${result.user.email} created (id ${result.user.id}). Token: ${result.token}\n${next}`);
         }),
     );
 
@@ -58,12 +63,21 @@ export function addAccountChangeCommands(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action((opts: { email: string; json?: boolean }) =>
       withDatabase(
-        async (db) => {
+        async (db, config) => {
           await migrateToLatest(db);
-          const password = await readPassword();
-          const sessions = operatorFeatures(db, systemClock).sessions;
-          const result = await sessions.setPassword(opts.email, password);
-          print(opts.json, result, `Password set for ${result.email}; ${result.sessions_ended} session(s) signed out.`);
+          const { overview, sessions } = operatorFeatures(db, systemClock);
+          // Before the password is asked for: typing one twice for a user who is not there helps nobody.
+          await overview.showUser(opts.email).catch(() => {
+            throw new OperatorError(
+              `No user with email ${opts.email}: create one with \`scoreboard users:create --email ${opts.email} --password-stdin\`.`,
+            );
+          });
+          const result = await sessions.setPassword(opts.email, await readNewPassword());
+          print(
+            opts.json,
+            result,
+            `Password set for ${result.email}; ${result.sessions_ended} session(s) signed out.\n${signInHint(config, result.email)}`,
+          );
         },
         { mayCreate: false },
       ),
@@ -216,14 +230,36 @@ export function addAccountChangeCommands(program: Command): void {
  * Account commands run pending migrations first, so a database an older build made works with
  * this one; but they never create one (only `serve` and `migrate` do, see command-support.ts).
  */
-function withAccounts(work: (accounts: ReturnType<typeof createAccountsService>) => Promise<void>): Promise<void> {
+function withAccounts(work: (accounts: ReturnType<typeof createAccountsService>, config: Config) => Promise<void>): Promise<void> {
   return withDatabase(
-    async (db) => {
+    async (db, config) => {
       await migrateToLatest(db);
-      await work(operatorFeatures(db, systemClock).accounts);
+      await work(operatorFeatures(db, systemClock).accounts, config);
     },
     { mayCreate: false },
   );
+}
+
+/**
+ * The password from standard input, refused when there is none: an unset `$PASSWORD` piped in is
+ * an empty input, not a password too short.
+ */
+async function readNewPassword(): Promise<string> {
+  const password = await readPassword();
+  if (password === '') {
+    throw new OperatorError(
+      'No password was read from standard input: pipe one in (printf \'%s\' "$PASSWORD" | scoreboard …), or run the command at a terminal to type it.',
+    );
+  }
+  return password;
+}
+
+/** Where the person signs in: the public URL, else the address `serve` listens on. */
+function signInHint(config: Config, email: string): string {
+  const host =
+    config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = config.publicUrl ?? `http://${host}:${config.port}`;
+  return `Sign in at ${url}/ with ${email} and that password.`;
 }
 
 /** E7's rule, then the hash (sessions/password-hash.ts); a refused password is the operator's mistake. */

@@ -5,8 +5,8 @@
  * is not the repository) are replaced.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, createSandbox, startServer, type RunningServer, type Sandbox } from './cli-process.js';
 
@@ -23,7 +23,8 @@ function walkthroughScript(): string {
 /** The JSON documents curl printed one after another (its output ends with no newline), and the rest. */
 function splitJson(text: string): { documents: Record<string, any>[]; rest: string } {
   const documents: Record<string, any>[] = [];
-  let start = 0;
+  // Step 1's prompt ends its line with a newline of its own.
+  let start = text.startsWith('\n') ? 1 : 0;
   while (text[start] === '{') {
     let depth = 0;
     let inString = false;
@@ -46,17 +47,25 @@ function splitJson(text: string): { documents: Record<string, any>[]; rest: stri
 
 function bash(
   script: string,
-  options: { cwd: string; env: Record<string, string> },
+  options: { cwd: string; env: Record<string, string>; input: string },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise) => {
-    const child = spawn('bash', ['-c', script], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // From a file, not a pipe: Node's pipes are sockets, and bash reading a socket thinks rshd
+    // started it and sources ~/.bashrc.
+    const inputFile = join(options.cwd, 'walkthrough-input');
+    writeFileSync(inputFile, options.input);
+    const stdin = openSync(inputFile, 'r');
+    const child = spawn('bash', ['-c', script], { cwd: options.cwd, env: options.env, stdio: [stdin, 'pipe', 'pipe'] });
+    closeSync(stdin);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('exit', (code) => resolvePromise({ code, stdout, stderr }));
   });
 }
+
+const PASSWORD = 'correct horse battery staple';
 
 describe('the README walkthrough, run as written', { timeout: 90_000 }, () => {
   let sandbox: Sandbox;
@@ -74,9 +83,17 @@ describe('the README walkthrough, run as written', { timeout: 90_000 }, () => {
     const script = walkthroughScript()
       .replaceAll('http://127.0.0.1:3000', server.url)
       .replaceAll('npx scoreboard', `node ${JSON.stringify(BIN)}`);
-    const result = await bash(`set -euo pipefail\n${script}`, { cwd: sandbox.dir, env: sandbox.env });
+    // Step 1's prompt reads the password from the terminal; here, from standard input.
+    const result = await bash(`set -euo pipefail\n${script}`, { cwd: sandbox.dir, env: sandbox.env, input: `${PASSWORD}\n` });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
+    // Step 1 leaves the person able to sign in to the dashboard at the first try.
+    const signIn = await fetch(`${server.url}/api/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'you@example.com', password: PASSWORD }),
+    });
+    expect(signIn.status).toBe(201);
 
     const { documents, rest } = splitJson(result.stdout);
     const [project, upload, list, report, ciList, revoked, refused] = documents;

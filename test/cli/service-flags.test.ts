@@ -14,7 +14,8 @@ describe('the Node flags the service runs with', () => {
   it('are the same in the command’s shebang, npm start, the container and the benchmark', () => {
     expect(read('bin/scoreboard.js').split('\n')[0]).toBe(`#!/usr/bin/env -S node ${flags}`);
     const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.start;
-    expect(start).toBe(`node ${flags} bin/scoreboard.js serve`);
+    // `exec`: the server replaces npm's shell, so the signal a service manager sends npm reaches it (npm-start.test.ts).
+    expect(start).toBe(`exec node ${flags} bin/scoreboard.js serve`);
     expect(read('Dockerfile')).toContain(
       `ENTRYPOINT ["node", ${SERVICE_NODE_FLAGS.map((flag) => `"${flag}"`).join(', ')}, "bin/scoreboard.js"]`,
     );

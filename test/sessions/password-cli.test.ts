@@ -39,19 +39,28 @@ describe('dashboard passwords from the CLI', { timeout: 60_000 }, () => {
     const created = await sandbox.cliWithInput(`${PASSWORD}\n`, 'users:create', '--email', 'ada@example.com', '--password-stdin');
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout + created.stderr).not.toContain(PASSWORD);
+    // It says where to sign in (the sandbox sets neither PUBLIC_URL nor PORT: serve's default).
+    expect(created.stdout).toMatch(
+      /^User ada@example\.com created \(id \d+\)\. Token: \w+\nSign in at http:\/\/127\.0\.0\.1:3000\/ with ada@example\.com and that password\.\n$/,
+    );
     // Trimmed like every string the API reads (D12): the newline that ends the line is not part of it.
     expect((await signIn('ada@example.com', PASSWORD)).status).toBe(201);
     expect((await signIn('ada@example.com', `${PASSWORD.slice(0, -1)}`)).status).toBe(401);
   });
 
   it('users:password: sets a new password and signs the user out everywhere at once', async () => {
-    await ok(sandbox, 'users:create', '--email', 'grace@example.com');
+    // Without a password, it says how to set one.
+    expect(await ok(sandbox, 'users:create', '--email', 'grace@example.com')).toMatch(
+      /\nNo dashboard password yet: set one with `scoreboard users:password --email grace@example\.com` to sign in\.\n$/,
+    );
     // No password yet: no way in.
     expect((await signIn('grace@example.com', PASSWORD)).status).toBe(401);
 
     const first = await sandbox.cliWithInput(PASSWORD, 'users:password', '--email', 'Grace@Example.com');
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toBe('Password set for grace@example.com; 0 session(s) signed out.\n');
+    expect(first.stdout).toBe(
+      'Password set for grace@example.com; 0 session(s) signed out.\nSign in at http://127.0.0.1:3000/ with grace@example.com and that password.\n',
+    );
     const cookie = cookieOf(await signIn('grace@example.com', PASSWORD));
     expect(await sessionStatus(cookie)).toBe(200);
 
@@ -63,7 +72,21 @@ describe('dashboard passwords from the CLI', { timeout: 60_000 }, () => {
 
     const unknown = await sandbox.cliWithInput(PASSWORD, 'users:password', '--email', 'nobody@example.com');
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toBe('scoreboard: No user with email nobody@example.com.\n');
+    expect(unknown.stderr).toBe(
+      'scoreboard: No user with email nobody@example.com: create one with `scoreboard users:create --email nobody@example.com --password-stdin`.\n',
+    );
+    // An unset $PASSWORD piped in: the input is empty, which is not a short password; the unknown
+    // user is named first, whatever the input.
+    const empty = await sandbox.cliWithInput('', 'users:password', '--email', 'grace@example.com');
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(
+      /^scoreboard: No password was read from standard input: pipe one in .*or run the command at a terminal to type it\.\n$/,
+    );
+    expect((await sandbox.cliWithInput('', 'users:password', '--email', 'nobody@example.com')).stderr).toContain(
+      'No user with email nobody@example.com',
+    );
+    const emptyCreate = await sandbox.cliWithInput('\n', 'users:create', '--email', 'empty@example.com', '--password-stdin');
+    expect(emptyCreate.stderr).toMatch(/^scoreboard: No password was read from standard input/);
     const short = await sandbox.cliWithInput('short', 'users:password', '--email', 'grace@example.com');
     expect(short.stderr).toBe('scoreboard: The password must be at least 12 characters.\n');
 

@@ -41,6 +41,10 @@ describe.skipIf(!hasChromium)('signing in, in Chromium', { timeout: 120_000 }, (
   it('signs in with the keyboard alone: Tab to each field, Enter to submit', async () => {
     await page.goto(`${base}/sign-in`);
     await page.getByLabel('Email').waitFor();
+    // A newcomer without an account, or without a password, is told which command gives one.
+    const hints = await page.locator('p.hint').allTextContents();
+    expect(hints.join(' ')).toContain('scoreboard users:create --email you@example.com --password-stdin');
+    expect(hints.join(' ')).toContain('scoreboard users:password --email you@example.com');
     // From the top of the page: the skip link, the brand, then the form's fields, in reading order.
     for (let presses = 0; presses < 10; presses++) {
       await page.keyboard.press('Tab');

@@ -42,8 +42,14 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (session: Session) => P
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      {/* The page cannot tell whether the email has an account (a failed sign-in never says), so
+          it names the command for either case. */}
       <p class="hint">
-        No password yet? The operator sets one with <code>scoreboard users:password --email you@example.com</code>.
+        No account yet? The operator creates one, with its password, by running{' '}
+        <code>scoreboard users:create --email you@example.com --password-stdin</code> in the service's folder.
+      </p>
+      <p class="hint">
+        An account without a password, or a password forgotten? <code>scoreboard users:password --email you@example.com</code> sets one.
       </p>
     </section>
   );
