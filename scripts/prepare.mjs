@@ -23,8 +23,12 @@ if (typescriptInstalled()) {
 } else if (existsSync(new URL('../dist/cli/main.js', import.meta.url))) {
   console.log('prepare: TypeScript is not installed (a production install); serving the build in dist/.');
 } else {
-  console.warn(
-    'prepare: TypeScript is not installed and there is no build in dist/: run `npm ci && npm run build` first, ' +
-      'then `npm prune --omit=dev` (README, "Production install").',
+  // Nothing to serve: say so and fail, or `npm ci --omit=dev` on a fresh clone would end "successfully"
+  // with a `scoreboard` that cannot run.
+  console.error(
+    'prepare: TypeScript is not installed and there is no build in dist/, so there is nothing to run. ' +
+      'Install with every dependency first (`npm ci`, which builds), then drop the development ones ' +
+      '(`npm prune --omit=dev`): README, "Production install".',
   );
+  process.exit(1);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The production install the README documents, tried (issue 16, item 1): on a checkout built with
-# every dependency (`npm ci && npm run build`), drop the dev dependencies, then serve from what is
+# every dependency (`npm ci`, which builds), drop the dev dependencies, then serve from what is
 # left: migrate, create a user, start `scoreboard serve`, create a project over HTTP, stop it with
 # SIGTERM. Then the same after `npm ci --omit=dev`, whose `prepare` must not fail without TypeScript.
 #
