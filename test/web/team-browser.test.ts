@@ -48,6 +48,14 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
       '--password-stdin',
     );
     expect(created.code, created.stderr).toBe(0);
+    // Ada's personal team has a project, so that her new team's empty page has somewhere to point.
+    const token = JSON.parse((await world.sandbox.cli('tokens:create', '--email', world.user.email, '--json')).stdout).token as string;
+    const project = await fetch(`${world.server.url}/api/v1/projects`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Shop', framework_version: '11' }),
+    });
+    expect(project.status).toBe(201);
     adaContext = await world.browser.newContext({ viewport: { width: 1440, height: 900 } });
     bobContext = await world.browser.newContext({ viewport: { width: 1440, height: 900 } });
     ada = await adaContext.newPage();
@@ -79,6 +87,24 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
     // The team switcher reads the teams again: the new one is listed, and chosen, without a reload.
     const switcher = ada.getByLabel('Team', { exact: true });
     await expect.poll(() => switcher.locator('option:checked').textContent()).toBe('Acme');
+  });
+
+  it('says where the projects went when the new team has none: the other team, one click away', async () => {
+    await ada.goto(`${base}/`);
+    await ada.getByText('This team has no projects yet.').waitFor();
+    await ada.getByText('Your projects in your other teams:').waitFor();
+    expect(await ada.locator('.other-teams li').allTextContents()).toEqual(["Ada's team: 1 project Switch to Ada's team"]);
+    await expectAccessible(ada, 'projects of a team without any');
+    await screenshot(ada, 'projects-other-teams');
+    await ada.getByRole('button', { name: "Switch to Ada's team" }).click();
+    await ada.getByRole('link', { name: 'Shop' }).waitFor();
+    const switcher = ada.getByLabel('Team', { exact: true });
+    expect(await switcher.locator('option:checked').textContent()).toBe("Ada's team");
+    // Back to Acme, where the rest of this file works.
+    await switcher.selectOption({ label: 'Acme' });
+    await ada.getByText('This team has no projects yet.').waitFor();
+    await ada.goto(teamUrl);
+    await ada.getByRole('heading', { name: 'Acme', level: 1 }).waitFor();
   });
 
   it('invites Bob: a bad email is said at the field, then the invitation is pending', async () => {

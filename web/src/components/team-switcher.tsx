@@ -22,8 +22,7 @@ export function TeamSwitcher({ state }: { state: AppState }) {
   const switchTo = async (teamId: number) => {
     setProblem(null);
     try {
-      const { data } = await call(api.PUT('/api/v1/user/current-team', { body: { team_id: teamId } }));
-      state.profileChanged(data);
+      await switchCurrentTeam(state, teamId);
     } catch (error) {
       setProblem(asProblem(error));
     }
@@ -50,4 +49,10 @@ export function TeamSwitcher({ state }: { state: AppState }) {
       )}
     </div>
   );
+}
+
+/** Makes `teamId` the current team (E4); every page that shows the current team's things follows. */
+export async function switchCurrentTeam(state: Pick<AppState, 'profileChanged'>, teamId: number): Promise<void> {
+  const { data } = await call(api.PUT('/api/v1/user/current-team', { body: { team_id: teamId } }));
+  state.profileChanged(data);
 }

@@ -1,10 +1,13 @@
+import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { pageUrl } from '../../../src/dashboard/dashboard-pages.js';
 import { api, call } from '../api/client.js';
+import { asProblem, type Problem } from '../api/problems.js';
 import type { Project, TrendPoint } from '../api/types.js';
 import { useAppState } from '../app-context.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { ScoreSparkline } from '../components/score-sparkline.js';
+import { switchCurrentTeam } from '../components/team-switcher.js';
 import { recentTrend } from '../lib/trend-cache.js';
 import { useApi, usePageTitle } from '../lib/use-api.js';
 
@@ -41,6 +44,7 @@ export function ProjectsPage() {
             <a href={pageUrl('newProject', {})}>Create a project</a> to get its API token, then run the analysis client with it: its reports
             and their scores appear here.
           </p>
+          <OtherTeams currentTeamId={profile.current_team_id} />
         </div>
       )}
       {projects.data && projects.data.data.length > 0 && (
@@ -66,6 +70,42 @@ export function ProjectsPage() {
         </>
       )}
     </section>
+  );
+}
+
+/**
+ * Where the projects are when the current team has none: after creating a team (which becomes the
+ * current one) a person's projects seem to have vanished; they are in the other teams, one click away.
+ */
+function OtherTeams({ currentTeamId }: { currentTeamId: number }) {
+  const state = useAppState();
+  const teams = useApi(async () => (await call(api.GET('/api/v1/teams'))).data, [currentTeamId]);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const others = (teams.data ?? []).filter((team) => team.id !== currentTeamId && team.project_count > 0);
+  if (others.length === 0) return null;
+  return (
+    <>
+      <p>Your projects in your other teams:</p>
+      <ul class="other-teams">
+        {others.map((team) => (
+          <li key={team.id}>
+            <span>
+              {team.name}: {team.project_count === 1 ? '1 project' : `${team.project_count} projects`}
+            </span>{' '}
+            <button
+              type="button"
+              onClick={() => {
+                setProblem(null);
+                switchCurrentTeam(state, team.id).catch((error: unknown) => setProblem(asProblem(error)));
+              }}
+            >
+              Switch to {team.name}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <ProblemMessage problem={problem} />
+    </>
   );
 }
 
