@@ -104,7 +104,9 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   const file = sqliteFileOf(url);
   const writer = withStatementCache(openSqlite(file));
   const reader = file === null ? null : withStatementCache(openSqliteReader(file));
-  const db = new Kysely<Database>({ dialect: new SqliteSplitDialect({ writer, reader }), log });
+  // D37: waiting for this process's own writer is bounded like waiting for another process's.
+  const dialect = new SqliteSplitDialect({ writer, reader, writeWaitMs: SQLITE_BUSY_TIMEOUT_MS });
+  const db = new Kysely<Database>({ dialect, log });
   sqliteReaders.set(db, { handle: reader ?? writer, onQuery: options.onQuery });
   return db;
 }
@@ -158,6 +160,12 @@ export function openDatabase(config: Config, options: Pick<DatabaseOptions, 'onQ
   });
 }
 
+/**
+ * SQLite: how long a write waits for another's (another process's lock, or this process's write
+ * connection), and a read for a checkpoint, before failing with SQLITE_BUSY (503).
+ */
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
 /** `file` null: an in-memory database. */
 function openSqlite(file: string | null): SqliteDatabase {
   if (file !== null) mkdirSync(dirname(file), { recursive: true });
@@ -165,7 +173,7 @@ function openSqlite(file: string | null): SqliteDatabase {
   // WAL lets the operator CLI write while a server reads and writes the same file; the busy timeout
   // makes one wait for the other's short write transaction instead of failing with SQLITE_BUSY.
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   return sqlite;
@@ -174,7 +182,7 @@ function openSqlite(file: string | null): SqliteDatabase {
 /** The read connection of sqlite-driver.ts: it can only read, and waits for a checkpoint like the writer. */
 function openSqliteReader(file: string): SqliteDatabase {
   const sqlite = new SqliteDatabase(file);
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   sqlite.pragma('query_only = ON');
   return sqlite;
 }

@@ -250,4 +250,61 @@ describe.skipIf(!onPostgres)('D37: a silent or slow PostgreSQL link costs bounde
   });
 });
 
+describe.skipIf(onPostgres)("D37 on SQLite: waiting for this process's own writer is bounded", { timeout: 30_000 }, () => {
+  /**
+   * One connection writes (sqlite-driver.ts); a write waits for this process's transaction in
+   * progress on it (a long upload stored in batches holds it across awaits). That wait is bounded
+   * like the wait for another process's lock (the 5 s busy timeout): past it, 503.
+   */
+  let ctx: TestContext;
+  let user: TestUser;
+  let release: () => void = () => {};
+
+  afterEach(async () => {
+    release();
+    await ctx.close();
+  });
+
+  it("answers a write 503 after 5 s while another of this process's transactions holds the writer, reads going on; then writes again", async () => {
+    ctx = await buildTestApp();
+    user = await ctx.given.user();
+    expect((await ctx.request({ method: 'GET', url: '/api/v1/projects', token: user.token })).statusCode).toBe(200);
+    // A transaction of the app's own database that holds the write connection until released.
+    let holding: () => void = () => {};
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const done = ctx.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ name: 'Holding the writer' }).where('id', '=', user.id).execute();
+      holding();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await held;
+
+    const started = performance.now();
+    const created = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/projects',
+      token: user.token,
+      body: { name: 'Waits for the writer', framework_version: '11', description: 'D37' },
+    });
+    const ms = performance.now() - started;
+    expect({ status: created.statusCode, body: created.json() }).toEqual({ status: 503, body: UNAVAILABLE });
+    // expect(created.headers['retry-after']).toBeDefined(); // added by D38
+    // The busy timeout's 5 s, not a hang (slack for a busy machine).
+    expect(ms).toBeGreaterThanOrEqual(4_500);
+    expect(ms).toBeLessThan(7_000);
+    // Reads do not wait for the writer.
+    expect((await ctx.request({ method: 'GET', url: '/api/v1/projects', token: user.token })).statusCode).toBe(200);
+
+    release();
+    await done;
+    const again = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/projects',
+      token: user.token,
+      body: { name: 'After the writer', framework_version: '11', description: 'D37' },
+    });
+    expect(again.statusCode, again.body).toBe(201);
+  });
+});
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
