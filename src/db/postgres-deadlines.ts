@@ -115,6 +115,9 @@ export class DeadlinePool implements PostgresPool {
     this.#inUse.set(client, tracked);
     let released = false;
     const query = (text: string, parameters: readonly unknown[]) => {
+      // Destroyed under its holder (a timed-out statement, a sweep): what the holder sends next, a
+      // transaction's rollback, fails at once rather than being queued on a socket being torn down.
+      if (tracked.broken) return Promise.reject(new Error('Client has encountered a connection error and is not queryable'));
       const generation = this.#generation;
       tracked.pending += 1;
       tracked.lastHeard = now(); // silence is counted from the statement's start
@@ -234,8 +237,8 @@ export const SUSPECT_SILENCE_MS = 2_000;
 const SWEEP_EVERY_MS = 250;
 /** An idle connection older than this is checked before it is lent (pg-pool ends those idle 10 s). */
 export const VALIDATE_IDLE_AFTER_MS = 1_000;
-/** ...and must answer within this. */
-export const VALIDATE_WITHIN_MS = 1_000;
+/** ...and must answer within this (more than a loaded server needs for `select 1`; less than a recovery may take). */
+export const VALIDATE_WITHIN_MS = 2_000;
 
 interface Tracked {
   /** The generation the connection was last known to work in. */

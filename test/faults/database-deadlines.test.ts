@@ -212,6 +212,18 @@ describe.skipIf(!onPostgres)('D37: a silent or slow PostgreSQL link costs bounde
     },
   );
 
+  it('pool of 10: a black-hole nobody noticed (no request during it) costs the first request after it a short check, not a deadline', async () => {
+    await start(10, { DATABASE_STATEMENT_TIMEOUT_MS: '', DATABASE_CONNECT_TIMEOUT_MS: '' });
+    proxy!.blackhole();
+    await sleep(3_000);
+    await proxy!.up();
+    // Every pooled connection is dead and nothing has failed yet: the first one lent is checked
+    // first, and its failure makes the other nine suspect.
+    const recovery = await timeToServe(performance.now());
+    expect(recovery, `served again ${Math.round(recovery)} ms after the link returned`).toBeLessThan(RECOVERY_WITHIN_MS);
+    await expectServing(10);
+  });
+
   it('with the default deadlines and a pool of 4, a 15 s black-hole answers within 10 s and the instance serves within 5 s after it', async () => {
     // Issue 36's case: every answer took 60 s and was a reset, and recovery took 75 s.
     await start(4, { DATABASE_STATEMENT_TIMEOUT_MS: '', DATABASE_CONNECT_TIMEOUT_MS: '' });
