@@ -16,9 +16,12 @@ const EnvSchema = Type.Object({
     pattern: '^(sqlite:.+|postgres(ql)?://.+)$',
     default: 'sqlite:./data/scoreboard.db',
   }),
-  // PostgreSQL only: connections per instance, and how long one statement may run.
+  // PostgreSQL only: connections per instance, how long one statement may run (the server cancels it
+  // a little earlier; the client gives up on a silent connection at this time), and how long getting
+  // a connection (waiting for a free one, then connecting) may take. Each failure answers 503.
   DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 5_000 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
   // Keys of the rate-limit counters; instances sharing counters must share the prefix.
   REDIS_KEY_PREFIX: Type.String({ default: 'scoreboard:rl:' }),
@@ -85,6 +88,7 @@ export interface Config {
   readonly databaseUrl: string;
   readonly databasePoolMax: number;
   readonly databaseStatementTimeoutMs: number;
+  readonly databaseConnectTimeoutMs: number;
   readonly redisUrl: string | undefined;
   readonly redisKeyPrefix: string;
   readonly redisCommandTimeoutMs: number;
@@ -145,6 +149,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: parsed.DATABASE_URL,
     databasePoolMax: parsed.DATABASE_POOL_MAX,
     databaseStatementTimeoutMs: parsed.DATABASE_STATEMENT_TIMEOUT_MS,
+    databaseConnectTimeoutMs: parsed.DATABASE_CONNECT_TIMEOUT_MS,
     redisUrl: parsed.REDIS_URL,
     redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
     redisCommandTimeoutMs: parsed.REDIS_COMMAND_TIMEOUT_MS,

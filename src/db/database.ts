@@ -19,6 +19,7 @@ import { isTransientConflict } from './errors.js';
 import type { Database } from './schema.js';
 import { type DataStep, migrations } from './migrations/index.js';
 import { sendRegisteredAsNamed } from './named-statements.js';
+import { DeadlinePool } from './postgres-deadlines.js';
 import { SqliteDatabase } from './sqlite-binding.js';
 import { type SqliteHandle, SqliteSplitDialect } from './sqlite-driver.js';
 
@@ -29,8 +30,34 @@ export interface DatabaseOptions {
   onQuery?: (event: LogEvent) => void;
   /** PostgreSQL: connections in this process's pool. */
   poolMax?: number;
-  /** PostgreSQL: a statement running longer is cancelled (0: no limit). */
+  /** PostgreSQL: a statement running longer is given up (0: no limit); see `postgresTimeouts`. */
   statementTimeoutMs?: number;
+  /** PostgreSQL: how long acquiring a connection (a free slot, then connecting) may take. */
+  connectTimeoutMs?: number;
+}
+
+/** D37: the defaults of `DatabaseOptions` (config.ts has the same). */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * PostgreSQL ends a session left idle inside a transaction this long: a client that vanished
+ * mid-transaction (its link cut) no longer holds its locks against every other instance. Far longer
+ * than any pause of ours between two statements of a transaction.
+ */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 30_000;
+/** TCP keepalive probes start after this much silence on an idle connection. */
+export const KEEPALIVE_INITIAL_DELAY_MS = 5_000;
+
+/**
+ * D37: a statement's two deadlines. The client gives up at `statementTimeoutMs` (a silent link
+ * answers nothing, so only the client can); the server cancels the statement a little earlier, so
+ * that on a working connection a slow statement ends with the server's own error (57014) and the
+ * connection stays usable, instead of being destroyed by the client's deadline.
+ */
+export function postgresTimeouts(statementTimeoutMs: number): { server: number; client: number } {
+  if (statementTimeoutMs <= 0) return { server: 0, client: 0 };
+  const margin = Math.min(1_000, Math.floor(statementTimeoutMs / 10));
+  return { server: Math.max(1, statementTimeoutMs - margin), client: statementTimeoutMs };
 }
 
 /** D21: `sqlite:./path.db`, `sqlite::memory:`, `postgres://…` or `postgresql://…`. */
@@ -41,12 +68,18 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       options.onQuery?.(event);
       for (const observer of observers) observer(event.query.sql);
     };
+    const statement = postgresTimeouts(options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS);
+    const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const pool = new pg.Pool({
       connectionString: url,
       max: options.poolMax ?? 10,
-      statement_timeout: options.statementTimeoutMs ?? 10_000,
+      // D37: every wait on the database is bounded (0 leaves a statement unbounded, as configured).
+      ...(statement.server > 0 && { statement_timeout: statement.server, query_timeout: statement.client }),
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
       // A pool that cannot reach the server fails the request (503) instead of queueing it forever.
-      connectionTimeoutMillis: 5_000,
+      connectionTimeoutMillis: connectTimeoutMs,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
       application_name: 'scoreboard',
     });
     // An idle connection the server drops (restart, failover) must not crash the process.
@@ -57,8 +90,10 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       client.on('error', () => {});
       sendRegisteredAsNamed(client);
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+    const guarded = new DeadlinePool(pool, { acquireMs: connectTimeoutMs });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guarded }), log });
     postgresPools.set(db, pool);
+    guardedPools.set(db, guarded);
     statementObservers.set(db, observers);
     return db;
   }
@@ -69,7 +104,9 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   const file = sqliteFileOf(url);
   const writer = withStatementCache(openSqlite(file));
   const reader = file === null ? null : withStatementCache(openSqliteReader(file));
-  const db = new Kysely<Database>({ dialect: new SqliteSplitDialect({ writer, reader }), log });
+  // D37: waiting for this process's own writer is bounded like waiting for another process's.
+  const dialect = new SqliteSplitDialect({ writer, reader, writeWaitMs: SQLITE_BUSY_TIMEOUT_MS });
+  const db = new Kysely<Database>({ dialect, log });
   sqliteReaders.set(db, { handle: reader ?? writer, onQuery: options.onQuery });
   return db;
 }
@@ -119,8 +156,15 @@ export function openDatabase(config: Config, options: Pick<DatabaseOptions, 'onQ
     ...options,
     poolMax: config.databasePoolMax,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
   });
 }
+
+/**
+ * SQLite: how long a write waits for another's (another process's lock, or this process's write
+ * connection), and a read for a checkpoint, before failing with SQLITE_BUSY (503).
+ */
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
 /** `file` null: an in-memory database. */
 function openSqlite(file: string | null): SqliteDatabase {
@@ -129,7 +173,7 @@ function openSqlite(file: string | null): SqliteDatabase {
   // WAL lets the operator CLI write while a server reads and writes the same file; the busy timeout
   // makes one wait for the other's short write transaction instead of failing with SQLITE_BUSY.
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   return sqlite;
@@ -138,7 +182,7 @@ function openSqlite(file: string | null): SqliteDatabase {
 /** The read connection of sqlite-driver.ts: it can only read, and waits for a checkpoint like the writer. */
 function openSqliteReader(file: string): SqliteDatabase {
   const sqlite = new SqliteDatabase(file);
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   sqlite.pragma('query_only = ON');
   return sqlite;
 }
@@ -197,6 +241,8 @@ export function onStatement(db: Db, observer: (sql: string) => void): () => void
 
 /** Each PostgreSQL database's pool, for a migrator that shares it (below). */
 const postgresPools = new WeakMap<Db, pg.Pool>();
+/** ...and the same pool with its deadlines (postgres-deadlines.ts), as Kysely uses it. */
+const guardedPools = new WeakMap<Db, DeadlinePool>();
 
 /** The pool of a PostgreSQL database opened here (its settings serve a connection of its own), else undefined. */
 export function postgresPoolOf(db: Db): pg.Pool | undefined {
@@ -239,7 +285,7 @@ class MigratingPostgresDialect extends PostgresDialect {
 
 /** Kysely's migrator over our migrations, for running them or reading which are applied. */
 export async function createMigrator(db: Db): Promise<Migrator> {
-  const pool = postgresPools.get(db);
+  const pool = guardedPools.get(db);
   // Not destroyed when done: it would end the pool the application goes on using.
   const migrating = pool ? new Kysely<Database>({ dialect: new MigratingPostgresDialect({ pool }) }) : db;
   return new Migrator({

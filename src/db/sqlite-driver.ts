@@ -44,14 +44,19 @@ interface SqliteStatement {
  * write connection, as with Kysely's driver. (Savepoints, which no query here uses, are not offered.)
  */
 export class SqliteSplitDialect implements Dialect {
-  constructor(private readonly connections: { writer: SqliteHandle; reader: SqliteHandle | null }) {}
+  /**
+   * `writeWaitMs`: D37, how long a statement or transaction may wait for the write connection while
+   * another of this process's transactions holds it (a long upload); past it, it fails as SQLite
+   * does when another process holds the file's lock too long (SQLITE_BUSY, answered 503).
+   */
+  constructor(private readonly connections: { writer: SqliteHandle; reader: SqliteHandle | null; writeWaitMs?: number }) {}
 
   createAdapter(): DialectAdapter {
     return new MigratingInTransactionAdapter();
   }
 
   createDriver(): Driver {
-    return new SqliteSplitDriver(this.connections.writer, this.connections.reader);
+    return new SqliteSplitDriver(this.connections.writer, this.connections.reader, this.connections.writeWaitMs ?? Infinity);
   }
 
   createQueryCompiler(): QueryCompiler {
@@ -78,12 +83,15 @@ class MigratingInTransactionAdapter extends SqliteAdapter {
 }
 
 class SqliteSplitDriver implements Driver {
-  readonly #writeLock = new Mutex();
+  readonly #writeLock: Mutex;
 
   constructor(
     private readonly writer: SqliteHandle,
     private readonly reader: SqliteHandle | null,
-  ) {}
+    writeWaitMs: number,
+  ) {
+    this.#writeLock = new Mutex(writeWaitMs);
+  }
 
   async init(): Promise<void> {}
 
@@ -169,6 +177,12 @@ class RoutedConnection implements DatabaseConnection {
   }
 }
 
+function writerBusy(waitMs: number): Error {
+  return Object.assign(new Error(`database is locked: another write of this process held it longer than ${waitMs} ms`), {
+    code: 'SQLITE_BUSY',
+  });
+}
+
 function execute(database: SqliteHandle, { sql, parameters }: CompiledQuery): QueryResult<unknown> {
   const statement = database.prepare(sql);
   if (statement.reader) return { rows: statement.all(parameters) };
@@ -176,13 +190,31 @@ function execute(database: SqliteHandle, { sql, parameters }: CompiledQuery): Qu
   return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }
 
-/** One holder at a time, the others waiting in order (Kysely's SQLite driver has the same). */
+/**
+ * One holder at a time, the others waiting (Kysely's SQLite driver has the same), each at most
+ * `waitMs`: then `lock` fails with SQLITE_BUSY, the error of a lock another process held too long.
+ */
 class Mutex {
   #held: Promise<void> | null = null;
   #release: (() => void) | null = null;
 
+  constructor(private readonly waitMs: number) {}
+
   async lock(): Promise<void> {
-    while (this.#held) await this.#held;
+    if (this.#held) {
+      const deadline = performance.now() + this.waitMs;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        if (Number.isFinite(this.waitMs)) timer = setTimeout(() => resolve('late'), this.waitMs);
+      });
+      try {
+        while (this.#held) {
+          if ((await Promise.race([this.#held, late])) === 'late' || performance.now() >= deadline) throw writerBusy(this.waitMs);
+        }
+      } finally {
+        clearTimeout(timer);
+      }
+    }
     this.#held = new Promise((resolve) => (this.#release = resolve));
   }
 

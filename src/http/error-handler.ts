@@ -101,4 +101,4 @@ function isDatabaseUnavailable(error: { code?: string; message?: string }): bool
 }
 
 const PG_CONNECTION_LOST =
-  /^(Connection terminated( unexpectedly| due to connection timeout)?|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
+  /^(Query read timeout|Connection terminated( unexpectedly| due to connection timeout)?|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;

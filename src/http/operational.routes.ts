@@ -18,6 +18,26 @@ const Readiness = Type.Object({
 });
 
 /**
+ * D37: /readyz answers within this, whatever the database does: a balancer's probe that hangs tells
+ * it nothing (and it would time the probe out itself). Past it the instance is not ready (503).
+ */
+export const READINESS_DEADLINE_MS = 2_000;
+
+/** `check`, or a rejection once READINESS_DEADLINE_MS has passed (the check goes on to its own deadline). */
+async function withinReadinessDeadline<T>(check: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from the database within ${READINESS_DEADLINE_MS} ms`)), READINESS_DEADLINE_MS);
+  });
+  check.catch(() => {}); // its failure after the deadline is already answered
+  try {
+    return await Promise.race([check, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * D1: operational endpoints; no token, no rate limit. Called on the root instance (not registered as
  * an encapsulated plugin) so the metrics hook sees every request of the application.
  */
@@ -68,7 +88,7 @@ export function registerOperationalRoutes(app: App, { db, rateLimitState }: { db
     },
     handler: async (request) => {
       try {
-        await sql`select 1`.execute(db);
+        await withinReadinessDeadline(sql`select 1`.execute(db));
       } catch (error) {
         request.log.warn({ err: error }, 'readiness check failed: database unreachable');
         throw serviceUnavailable();

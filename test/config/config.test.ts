@@ -7,6 +7,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENV_VARIABLES, loadConfig } from '../../src/config.js';
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_STATEMENT_TIMEOUT_MS,
+  KEEPALIVE_INITIAL_DELAY_MS,
+  postgresTimeouts,
+} from '../../src/db/database.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -22,6 +28,7 @@ describe('loadConfig defaults (D21)', () => {
       logLevel: 'info',
       databasePoolMax: 10,
       databaseStatementTimeoutMs: 10_000,
+      databaseConnectTimeoutMs: 5_000,
       redisKeyPrefix: 'scoreboard:rl:',
       redisCommandTimeoutMs: 500,
       uploadRateLimit: 60,
@@ -31,6 +38,21 @@ describe('loadConfig defaults (D21)', () => {
       httpHeadersTimeoutMs: 10_000,
       httpRequestTimeoutMs: 30_000,
     });
+  });
+
+  it('bounds every wait on the database within 10 s by default (D37)', () => {
+    const config = loadConfig({});
+    const statement = postgresTimeouts(config.databaseStatementTimeoutMs);
+    // The client gives up on a statement (a silent connection) and on getting a connection within
+    // 10 s; the server cancels a slow statement first, so a working connection is kept.
+    expect(statement.client).toBeGreaterThan(0);
+    expect(statement.client).toBeLessThanOrEqual(10_000);
+    expect(statement.server).toBeGreaterThan(0);
+    expect(statement.server).toBeLessThan(statement.client);
+    expect(config.databaseConnectTimeoutMs).toBeLessThanOrEqual(10_000);
+    expect(KEEPALIVE_INITIAL_DELAY_MS).toBeLessThanOrEqual(10_000);
+    expect(DEFAULT_STATEMENT_TIMEOUT_MS).toBe(config.databaseStatementTimeoutMs);
+    expect(DEFAULT_CONNECT_TIMEOUT_MS).toBe(config.databaseConnectTimeoutMs);
   });
 
   it('treats blank values as unset', () => {
@@ -55,6 +77,7 @@ describe('loadConfig overrides (D21)', () => {
       LOG_LEVEL: 'debug',
       DATABASE_POOL_MAX: '25',
       DATABASE_STATEMENT_TIMEOUT_MS: '5000',
+      DATABASE_CONNECT_TIMEOUT_MS: '2000',
       REDIS_KEY_PREFIX: 'eu1:rl:',
       REDIS_COMMAND_TIMEOUT_MS: '250',
       UPLOAD_RATE_LIMIT: '120',
@@ -69,6 +92,7 @@ describe('loadConfig overrides (D21)', () => {
       httpRequestTimeoutMs: 120_000,
       databasePoolMax: 25,
       databaseStatementTimeoutMs: 5000,
+      databaseConnectTimeoutMs: 2000,
       redisKeyPrefix: 'eu1:rl:',
       redisCommandTimeoutMs: 250,
       uploadRateLimit: 120,

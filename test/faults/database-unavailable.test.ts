@@ -237,11 +237,7 @@ describe.skipIf(!onPostgres)('PostgreSQL unavailable: 503, then recovery without
     await expectRecovered();
   });
 
-  // A partition that leaves open connections silent (TcpProxy.stall()) hangs a request for as long
-  // as it lasts: pg has no client-side deadline, and statement_timeout is enforced by the server,
-  // which never sees the query. pg's query_timeout alone is not the fix (a timed-out query inside a
-  // transaction can return its connection to the pool mid-transaction); see the issue 7 report.
-  it.todo('answers 503 within a bound when open PostgreSQL connections stall (a network partition)');
+  // A link that goes silent (a partition, a black-hole) under open connections: database-deadlines.test.ts.
 });
 
 describe.skipIf(!onPostgres)('scoreboard serve (a real process) when PostgreSQL goes away', { timeout: 60_000 }, () => {

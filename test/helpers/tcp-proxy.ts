@@ -13,16 +13,30 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  * - `stall()`: a network partition: live connections stay open but nothing flows either way (new
  *   ones likewise) until `up()`, when everything held back is delivered, as TCP would once the
  *   partition heals.
+ * - `blackhole()`: the link goes silent for good, as behind a firewall or NAT that lost its state:
+ *   live connections stay open but everything either side sends is dropped, forever (even after
+ *   `up()`: only their owners' deadlines end them); new connections are accepted and held, and once
+ *   `up()` is called they reach the server (a retransmitted SYN getting through).
+ * - `delay(ms)`: a slow link: every chunk, either way, arrives `ms` late (in order). `up()` ends it.
  * - `up()`: forwards again, on the same port.
  * - `cutOnClientData(match)`: the next client message that `match` recognises is not forwarded and
  *   its connection is cut, e.g. the second statement of a transaction: the server saw the start of
  *   the transaction and never its end. With `{ forwardFirst: true }` the server gets the message
  *   (and runs it) and only the way back is cut, so the client never learns the outcome.
  */
+interface Pair {
+  client: Socket;
+  /** null: accepted while hanging, never connected to the server. */
+  upstream: Socket | null;
+  /** Black-holed: nothing it carries is delivered any more, either way. */
+  dead: boolean;
+}
+
 export class TcpProxy {
   private server: Server | null = null;
-  private readonly pairs = new Set<{ client: Socket; upstream: Socket | null }>();
-  private mode: 'forward' | 'hang' | 'stall' = 'forward';
+  private readonly pairs = new Set<Pair>();
+  private mode: 'forward' | 'hang' | 'stall' | 'blackhole' = 'forward';
+  private delayMs = 0;
   private cut: { match: (chunk: Buffer) => boolean; forwardFirst: boolean; done: () => void } | null = null;
   /** Connections accepted so far (how often the client under test connected). */
   connections = 0;
@@ -59,6 +73,7 @@ export class TcpProxy {
 
   async down(): Promise<void> {
     this.mode = 'forward';
+    this.delayMs = 0;
     this.destroyAll();
     await this.closeListener();
   }
@@ -77,9 +92,25 @@ export class TcpProxy {
     }
   }
 
+  blackhole(): void {
+    this.mode = 'blackhole';
+    for (const pair of this.pairs) {
+      pair.dead = true;
+      // Read and dropped: the senders' writes succeed and go nowhere.
+      pair.client.resume();
+      pair.upstream?.resume();
+    }
+  }
+
+  delay(ms: number): void {
+    this.delayMs = ms;
+  }
+
   async up(): Promise<void> {
     this.mode = 'forward';
+    this.delayMs = 0;
     for (const pair of this.pairs) {
+      if (pair.dead) continue;
       if (pair.upstream === null) {
         // Accepted while hanging: it never reached the server, the client must connect again.
         pair.client.destroy();
@@ -102,6 +133,17 @@ export class TcpProxy {
     this.cut = null;
     this.destroyAll();
     await this.closeListener();
+  }
+
+  /** `chunk` from `from` on to `to`: now (pausing `from` while `to` is full), or `delayMs` later. */
+  private deliver(pair: Pair, chunk: Buffer, from: Socket, to: Socket): void {
+    if (this.delayMs > 0) {
+      setTimeout(() => {
+        if (!pair.dead && !to.destroyed) to.write(chunk);
+      }, this.delayMs);
+      return;
+    }
+    if (!to.write(chunk)) from.pause();
   }
 
   private destroyAll(): void {
@@ -138,22 +180,23 @@ export class TcpProxy {
     this.connections += 1;
     client.on('error', () => {}); // a cut is the point; the client under test reports it
     if (this.mode === 'hang') {
-      const pair = { client, upstream: null };
+      const pair: Pair = { client, upstream: null, dead: false };
       this.pairs.add(pair);
       client.on('close', () => this.pairs.delete(pair));
       return;
     }
     const upstream = connect(this.target.port, this.target.host);
     upstream.on('error', () => {});
-    const pair = { client, upstream };
+    const pair: Pair = { client, upstream, dead: false };
     this.pairs.add(pair);
-    if (this.mode === 'stall') {
+    if (this.mode === 'stall' || this.mode === 'blackhole') {
       client.pause();
       upstream.pause();
     }
 
     let delivering = false;
     client.on('data', (chunk: Buffer) => {
+      if (pair.dead) return;
       const cut = this.cut;
       if (cut?.match(chunk)) {
         this.cut = null;
@@ -170,17 +213,17 @@ export class TcpProxy {
         cut.done();
         return;
       }
-      if (!upstream.write(chunk)) client.pause();
+      this.deliver(pair, chunk, client, upstream);
     });
     upstream.on('data', (chunk: Buffer) => {
-      if (client.destroyed) return;
-      if (!client.write(chunk)) upstream.pause();
+      if (pair.dead || client.destroyed) return;
+      this.deliver(pair, chunk, upstream, client);
     });
     upstream.on('drain', () => {
-      if (this.mode !== 'stall') client.resume();
+      if (this.mode === 'forward') client.resume();
     });
     client.on('drain', () => {
-      if (this.mode !== 'stall') upstream.resume();
+      if (this.mode === 'forward') upstream.resume();
     });
     client.on('close', () => {
       if (!delivering) upstream.destroy();
