@@ -100,6 +100,8 @@ export class Load {
   private running = true;
   private readonly paused = new Set<string>();
   private readonly loops: Promise<void>[];
+  /** Uploads sent and not yet ended, per instance. */
+  private readonly sending = new Map<string, number>();
 
   constructor(
     uploaders: Uploader[],
@@ -113,6 +115,11 @@ export class Load {
     this.paused.add(instance);
   }
 
+  /** Uploads to `instance` that are on their way now. */
+  inFlight(instance: string): number {
+    return this.sending.get(instance) ?? 0;
+  }
+
   /** Stops sending; resolves once every request sent has ended. */
   async stop(): Promise<void> {
     this.running = false;
@@ -121,6 +128,7 @@ export class Load {
 
   private async loop(uploader: Uploader, paceMs: number): Promise<void> {
     while (this.running && !this.paused.has(uploader.instance)) {
+      this.sending.set(uploader.instance, this.inFlight(uploader.instance) + 1);
       const answer = await send(`${uploader.url}/api/reports`, {
         method: 'POST',
         headers: uploadHeaders(uploader.apiToken),
@@ -128,6 +136,7 @@ export class Load {
         instance: uploader.instance,
         clock: this.clock,
       });
+      this.sending.set(uploader.instance, this.inFlight(uploader.instance) - 1);
       this.answers.push(answer);
       const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
       await sleep(ok ? paceMs : Math.max(paceMs, 250));

@@ -129,7 +129,10 @@ export const kill9: Scenario = {
     const load = new Load(await world.steadyUploaders(2, true), world.clock, 300);
     const probes = new ReadinessProbes(world.instances, world.clock);
     await sleep(4_000);
-    const { name: target, held } = holderOfAttempts(world);
+    // Mid-uploads: the kill waits (at most 3 s) for the moment the instance is answering some.
+    const { name: target } = holderOfAttempts(world);
+    for (const until = Date.now() + 3_000; load.inFlight(target) === 0 && Date.now() < until; ) await new Promise(setImmediate);
+    const { held } = holderOfAttempts(world);
     const killed = world.instance(target);
     process.kill(killed.server.pid, 'SIGKILL');
     const killedAt = world.clock();
