@@ -5,7 +5,11 @@ import {
   Kysely,
   Migrator,
   PostgresDialect,
+  PostgresDriver,
+  type DatabaseConnection,
   type DatabaseIntrospector,
+  type Driver,
+  type PostgresDialectConfig,
   type DatabaseMetadata,
   type LogEvent,
   type SchemaMetadata,
@@ -37,9 +41,11 @@ export interface DatabaseOptions {
 export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   if (/^postgres(ql)?:\/\//.test(url)) {
     const observers = new Set<(sql: string) => void>();
+    const outcomes = new Set<OutcomeObserver>();
     const log = (event: LogEvent) => {
       options.onQuery?.(event);
       for (const observer of observers) observer(event.query.sql);
+      for (const observer of outcomes) observer(event.query.sql, event.level === 'query');
     };
     const pool = new pg.Pool({
       connectionString: url,
@@ -57,21 +63,73 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       client.on('error', () => {});
       sendRegisteredAsNamed(client);
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+    const db = new Kysely<Database>({ dialect: new KeepingOriginalErrorPostgresDialect({ pool }), log });
     postgresPools.set(db, pool);
     statementObservers.set(db, observers);
+    outcomeObservers.set(db, outcomes);
     return db;
   }
-  const log = options.onQuery ? (event: LogEvent) => options.onQuery!(event) : undefined;
+  const outcomes = new Set<OutcomeObserver>();
+  const log = (event: LogEvent) => {
+    options.onQuery?.(event);
+    for (const observer of outcomes) observer(event.query.sql, event.level === 'query');
+  };
   if (!url.startsWith('sqlite:')) {
     throw new Error(`Unsupported DATABASE_URL "${url}": expected sqlite:<file>, sqlite::memory: or postgres://…`);
   }
   const file = sqliteFileOf(url);
   const writer = withStatementCache(openSqlite(file));
   const reader = file === null ? null : withStatementCache(openSqliteReader(file));
-  const db = new Kysely<Database>({ dialect: new SqliteSplitDialect({ writer, reader }), log });
+  const dialect = new SqliteSplitDialect({ writer, reader });
+  const db = new Kysely<Database>({ dialect, log });
   sqliteReaders.set(db, { handle: reader ?? writer, onQuery: options.onQuery });
+  sqliteDialects.set(db, dialect);
+  sqliteFiles.set(db, file);
+  outcomeObservers.set(db, outcomes);
   return db;
+}
+
+type OutcomeObserver = (sql: string, succeeded: boolean) => void;
+/** Each database's observers of `onStatementOutcome`. */
+const outcomeObservers = new WeakMap<Db, Set<OutcomeObserver>>();
+
+/**
+ * Calls `observer` after each statement run through `db` (on SQLite, those Kysely runs: not its
+ * begin and commit), with whether it succeeded: how the outage log hears that the database works
+ * again. Returns the function that stops it.
+ */
+export function onStatementOutcome(db: Db, observer: OutcomeObserver): () => void {
+  const observers = outcomeObservers.get(db);
+  observers?.add(observer);
+  return () => observers?.delete(observer);
+}
+
+/** SQLite: each database's dialect, for `onSqliteWriter`, and its file (null: in memory). */
+const sqliteDialects = new WeakMap<Db, SqliteSplitDialect>();
+const sqliteFiles = new WeakMap<Db, string | null>();
+
+/** SQLite: the absolute path of `db`'s file; null in memory, on PostgreSQL, or for a database not opened here. */
+export function sqliteFileOfDb(db: Db): string | null {
+  return sqliteFiles.get(db) ?? null;
+}
+
+/**
+ * SQLite: runs `work` on the write connection, alone (no transaction of the process is open on it
+ * meanwhile), and resolves with its result; undefined on PostgreSQL. `work` is synchronous, like
+ * every SQLite call: it may change a connection setting for its own statements and put it back.
+ */
+export function onSqliteWriter<T>(
+  db: Db,
+  work: (run: (sql: string, parameters?: readonly unknown[]) => unknown[]) => T,
+): Promise<T> | undefined {
+  return sqliteDialects.get(db)?.runOnWriter((writer) =>
+    work((text, parameters = []) => {
+      const statement = writer.prepare(text);
+      if (statement.reader) return statement.all(parameters);
+      statement.run(parameters);
+      return [];
+    }),
+  );
 }
 
 /** SQLite: each database's read connection, for `sqliteDirectRead`. */
@@ -228,6 +286,33 @@ class TableNamesIntrospector implements DatabaseIntrospector {
 
   async getMetadata(): Promise<DatabaseMetadata> {
     return { tables: await this.getTables() };
+  }
+}
+
+/**
+ * D38: when a statement of a transaction fails because the connection is lost, Kysely's ROLLBACK on
+ * that connection fails too ("Client has encountered a connection error and is not queryable"), and
+ * Kysely throws the rollback's error instead of the one that says what happened. The rollback's
+ * failure is dropped here: the transaction ended anyway (the server rolls back a transaction whose
+ * connection is gone), and a connection pg no longer counts as queryable leaves the pool.
+ */
+class KeepingOriginalErrorPostgresDriver extends PostgresDriver {
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection);
+    } catch {
+      // The error the transaction failed with is what Kysely throws next.
+    }
+  }
+}
+
+class KeepingOriginalErrorPostgresDialect extends PostgresDialect {
+  constructor(private readonly driverConfig: PostgresDialectConfig) {
+    super(driverConfig);
+  }
+
+  override createDriver(): Driver {
+    return new KeepingOriginalErrorPostgresDriver(this.driverConfig);
   }
 }
 
