@@ -7,11 +7,14 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Db } from '../../src/db/database.js';
 import { databaseFailure } from '../../src/db/errors.js';
 import type { App } from '../../src/http/app-types.js';
+import { createDeliveryWorker } from '../../src/webhooks/delivery-worker.js';
+import { createWebhookSender } from '../../src/webhooks/outbound-http.js';
 import { CLIENT_POST_HEADERS, loadFixture } from '../helpers/client-wire.js';
 import { JSON_UTF8, expectNoInternals } from '../helpers/contract.js';
 import { LogCapture } from '../helpers/log-capture.js';
 import { ContractChecker } from '../helpers/openapi-contract.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
 import { buildTestApp, send, type RequestOptions, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { onPostgres } from '../helpers/test-backend.js';
 
@@ -259,7 +262,8 @@ describe('the outage log: a start, a count at most every 10 s, an end', { timeou
 
   beforeEach(async () => {
     log = new LogCapture();
-    ctx = await buildTestApp({ env: { LOG_LEVEL: 'info' }, deps: { logStream: log } });
+    // The webhook test's receiver is on 127.0.0.1.
+    ctx = await buildTestApp({ env: { LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }, deps: { logStream: log } });
     user = await ctx.given.user();
     app = ctx.app;
     db = ctx.db;
@@ -267,7 +271,7 @@ describe('the outage log: a start, a count at most every 10 s, an end', { timeou
     if (onPostgres) {
       // PostgreSQL goes away behind a proxy (the shared server stays up).
       proxy = await TcpProxy.for(ctx.store.env.DATABASE_URL!, 5432);
-      const opening = await appWithSettings(ctx, [], log, { through: proxy });
+      const opening = await appWithSettings(ctx, [], log, { through: proxy, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
       app = opening.app;
       db = opening.db;
       closeApp = async () => {
@@ -322,5 +326,36 @@ describe('the outage log: a start, a count at most every 10 s, an end', { timeou
     ]);
     const ends = lines.filter((line) => line.msg.startsWith('database available again'));
     expect(ends.map((line) => line.msg)).toEqual(['database available again after 26 s, 26 requests failed']);
+  });
+
+  it("logs the webhook worker's failing rounds once, and once when they work again, not every round", async () => {
+    const receiver = await startReceiver();
+    const sender = createWebhookSender({ allowPrivateNetworks: true });
+    const worker = createDeliveryWorker({ db, clock: ctx.clock, sender, logger: app.log, concurrency: 2, pollMs: 10 });
+    try {
+      const project = await ctx.given.project(user, { name: 'Hooked' });
+      const base = `/api/v1/projects/${project.project.id}/webhooks`;
+      const hook = await send(app, { method: 'POST', url: base, token: user.token, body: { url: receiver.url, events: ['ping'] } });
+      expect(hook.statusCode, hook.body).toBe(201);
+      const ping = await send(app, { method: 'POST', url: `${base}/${hook.json().webhook.id}/ping`, token: user.token });
+      expect(ping.statusCode, ping.body).toBe(202);
+
+      // A delivery is due: every round tries to claim it (a write), and fails, about every 10 ms.
+      await breakDatabase();
+      worker.start();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await repairDatabase();
+      await receiver.waitFor(1, 10_000);
+
+      const workerLines = logLines(log).filter((line) => line.msg.startsWith('webhook delivery round'));
+      expect(workerLines.map((line) => [line.level, line.msg])).toEqual([
+        [WARN, 'webhook delivery round failed; trying again every second (logged once until a round works)'],
+        [30, 'webhook delivery rounds work again'],
+      ]);
+    } finally {
+      await worker.stop(100);
+      await sender.close();
+      await receiver.close();
+    }
   });
 });
