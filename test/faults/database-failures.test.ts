@@ -358,4 +358,14 @@ describe('the outage log: a start, a count at most every 10 s, an end', { timeou
       await receiver.close();
     }
   });
+
+  it('answers /readyz 503 with Retry-After while the database cannot write, and 200 once it can', async () => {
+    expect((await send(app, { method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    await breakDatabase();
+    expectDatabase503(await send(app, { method: 'GET', url: '/readyz' }));
+    await repairDatabase();
+    const ready = await send(app, { method: 'GET', url: '/readyz' });
+    expect(ready.statusCode, ready.body).toBe(200);
+    expect(ready.json()).toMatchObject({ status: 'ok', database: 'ok' });
+  });
 });
