@@ -122,12 +122,24 @@ export function onSqliteWriter<T>(
   db: Db,
   work: (run: (sql: string, parameters?: readonly unknown[]) => unknown[]) => T,
 ): Promise<T> | undefined {
+  const observers = outcomeObservers.get(db);
+  const report = (text: string, succeeded: boolean) => {
+    for (const observer of observers ?? []) observer(text, succeeded);
+  };
   return sqliteDialects.get(db)?.runOnWriter((writer) =>
     work((text, parameters = []) => {
-      const statement = writer.prepare(text);
-      if (statement.reader) return statement.all(parameters);
-      statement.run(parameters);
-      return [];
+      // Reported like Kysely's statements: a write that works here ends an outage too (outage-log.ts).
+      try {
+        const statement = writer.prepare(text);
+        let rows: unknown[] = [];
+        if (statement.reader) rows = statement.all(parameters);
+        else statement.run(parameters);
+        report(text, true);
+        return rows;
+      } catch (error) {
+        report(text, false);
+        throw error;
+      }
     }),
   );
 }

@@ -11,7 +11,11 @@ export interface OutageLogger {
 /** At most one count line per this many milliseconds of an outage (D38). */
 export const OUTAGE_SUMMARY_INTERVAL_MS = 10_000;
 
-const WRITE_STATEMENT = /^\s*(insert|update|delete|commit)\b/i;
+/**
+ * A statement that shows writes work. Not `commit`: a transaction that only read commits as well
+ * (and on SQLite the driver's commit is not reported at all).
+ */
+const WRITE_STATEMENT = /^\s*(insert|update|delete)\b/i;
 
 interface Outage {
   cause: DatabaseFailureCause;

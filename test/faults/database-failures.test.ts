@@ -367,5 +367,12 @@ describe('the outage log: a start, a count at most every 10 s, an end', { timeou
     const ready = await send(app, { method: 'GET', url: '/readyz' });
     expect(ready.statusCode, ready.body).toBe(200);
     expect(ready.json()).toMatchObject({ status: 'ok', database: 'ok' });
+    // The failed check started an outage in the log; the check's write that worked ended it.
+    // (On PostgreSQL the token cache's listener also tells of its own connection: not counted here.)
+    const lines = logLines(log).filter((line) => line.msg.startsWith('database '));
+    expect(lines.map((line) => line.msg.replace(/:.*/, ''))).toEqual([
+      expect.stringMatching(/^database unavailable \((read-only|connection-lost|unreachable)\)$/),
+      'database available again after 0 s, 1 request failed',
+    ]);
   });
 });
