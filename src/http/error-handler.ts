@@ -32,6 +32,7 @@ export function registerErrorHandler(app: FastifyInstance, outages: OutageLog): 
     const failure = isRequestError(error) ? null : databaseFailure(error);
     if (failure) {
       outages.requestFailed(failure, error);
+      request.log.debug({ err: error, cause: failure.cause }, 'request failed: the database is unavailable');
       return sendApiError(reply, databaseUnavailable());
     }
     const apiError = toApiError(error, request);
