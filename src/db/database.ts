@@ -306,7 +306,10 @@ class TableNamesIntrospector implements DatabaseIntrospector {
  * that connection fails too ("Client has encountered a connection error and is not queryable"), and
  * Kysely throws the rollback's error instead of the one that says what happened. The rollback's
  * failure is dropped here: the transaction ended anyway (the server rolls back a transaction whose
- * connection is gone), and a connection pg no longer counts as queryable leaves the pool.
+ * connection is gone), and a connection pg no longer counts as queryable leaves the pool. (A
+ * ROLLBACK failing on a connection that is still open, as a client-side query timeout could make
+ * it, is released to the pool as it was before: whatever gives statements a client-side deadline
+ * must destroy such a connection.)
  */
 class KeepingOriginalErrorPostgresDriver extends PostgresDriver {
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
