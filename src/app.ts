@@ -18,7 +18,8 @@ import { callerFromSessionRow } from './sessions/identify-session.js';
 import fastifyCookie from '@fastify/cookie';
 import { systemClock, type Clock } from './clock.js';
 import { logFormatFor, type Config } from './config.js';
-import { openDatabase, type Db } from './db/database.js';
+import { onStatementOutcome, openDatabase, type Db } from './db/database.js';
+import { OutageLog } from './db/outage-log.js';
 import { ApiError, badRequest, methodNotAllowed, notFound } from './wire/api-error.js';
 import { answerClientError } from './http/client-errors.js';
 import { registerEarlyAnswers } from './http/early-answer.js';
@@ -141,7 +142,15 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   deps.statementCounter?.register(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  registerErrorHandler(app);
+  // D38: a database outage is logged as its start, a count every 10 s and its end (db/outage-log.ts).
+  const outages = new OutageLog(app.log, clock);
+  const stopWatchingStatements = onStatementOutcome(db, (text, succeeded) => {
+    if (succeeded) outages.statementSucceeded(text);
+  });
+  app.addHook('onClose', async () => {
+    stopWatchingStatements();
+  });
+  registerErrorHandler(app, outages);
   registerRequestLog(app);
   await registerSecurityHeaders(app);
   registerClosingAnswer(app);
@@ -171,8 +180,10 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   });
   // Issue 15: token lookups are cached per instance until anything they read changes (token-cache.ts).
   const tokenCache = new LookupCache<TokenAuthRow>(
-    await freshnessFor(db, (error) =>
-      app.log.warn({ err: error }, 'token cache: lost the database notifications; reading every token until they are back'),
+    await freshnessFor(
+      db,
+      (error) => app.log.warn({ err: error }, 'token cache: lost the database notifications; reading every token until they are back'),
+      () => app.log.info('token cache: the database notifications are back; caching token lookups again'),
     ),
   );
   app.addHook('onClose', async () => tokenCache.close());
@@ -227,7 +238,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
 
   // Registered before every route: the OpenAPI document is collected from the routes as they are added.
   await registerOpenApi(app, config);
-  const metricsRegistry = registerOperationalRoutes(app, { db, rateLimitState });
+  const metricsRegistry = registerOperationalRoutes(app, { db, clock, rateLimitState });
   // E6: the delivery worker (started by `serve`, main.ts) counts its attempts here.
   app.decorate('webhookMetrics', registerDeliveryMetrics(metricsRegistry, { db, clock }));
 

@@ -103,8 +103,11 @@ function changesAuth(text: string): boolean {
   return TRANSACTION_END.test(text) || (AUTH_WRITE.test(text) && !LAST_USED_WRITE.test(text));
 }
 
-/** The freshness source for `db`'s engine (on PostgreSQL, once its first attempt to listen has ended). */
-export async function freshnessFor(db: Db, onLost?: (error: unknown) => void): Promise<CacheFreshness> {
+/**
+ * The freshness source for `db`'s engine (on PostgreSQL, once its first attempt to listen has ended).
+ * `onLost` is told once when the notifications are lost, `onBack` once when they are back.
+ */
+export async function freshnessFor(db: Db, onLost?: (error: unknown) => void, onBack?: () => void): Promise<CacheFreshness> {
   const config = listenerConfigOf(db, 'scoreboard-auth-listener');
   if (!config) {
     const read = sqliteDirectRead(db, READ_GENERATION);
@@ -114,7 +117,7 @@ export async function freshnessFor(db: Db, onLost?: (error: unknown) => void): P
       return row === undefined ? null : Number(row.generation);
     });
   }
-  const listener = new PostgresChangeListener(config, AUTH_CHANNEL, onLost);
+  const listener = new PostgresChangeListener(config, AUTH_CHANNEL, onLost, onBack);
   // This process's own writes are known at once, before their notification comes back.
   const stopObserving = onStatement(db, (text) => {
     if (changesAuth(text)) listener.changed();

@@ -44,7 +44,15 @@ export class PostgresChangeListener implements ChangeVersion {
     private readonly clientConfig: pg.ClientConfig,
     private readonly channel: string,
     private readonly onLost: (error: unknown) => void = () => {},
+    private readonly onBack: () => void = () => {},
   ) {}
+
+  /**
+   * Whether `onLost` was told of a loss that `onBack` has not yet ended: while the database is away
+   * the listener tries again every second, and each failed attempt is not news (D38: an outage is
+   * logged when it starts and when it ends).
+   */
+  private lossReported = false;
 
   /** A change made by this process (database.ts `onStatement`), known before its notification comes back. */
   changed(): void {
@@ -116,6 +124,10 @@ export class PostgresChangeListener implements ChangeVersion {
     // What changed while no one listened is unknown: start from an empty cache.
     this.version += 1;
     this.listening = true;
+    if (this.lossReported) {
+      this.lossReported = false;
+      this.onBack();
+    }
     this.lastHeardAt = performance.now();
     this.heartbeat = setInterval(() => {
       client.query('select 1').then(
@@ -136,7 +148,10 @@ export class PostgresChangeListener implements ChangeVersion {
     this.version += 1;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
-    if (error !== null) this.onLost(error);
+    if (error !== null && !this.lossReported) {
+      this.lossReported = true;
+      this.onLost(error);
+    }
     client.end().catch(() => {});
     if (!this.closed) this.reconnect = setTimeout(() => void this.connect(), RECONNECT_MS).unref();
   }

@@ -5,7 +5,11 @@ import {
   Kysely,
   Migrator,
   PostgresDialect,
+  PostgresDriver,
+  type DatabaseConnection,
   type DatabaseIntrospector,
+  type Driver,
+  type PostgresDialectConfig,
   type DatabaseMetadata,
   type LogEvent,
   type SchemaMetadata,
@@ -64,9 +68,11 @@ export function postgresTimeouts(statementTimeoutMs: number): { server: number; 
 export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   if (/^postgres(ql)?:\/\//.test(url)) {
     const observers = new Set<(sql: string) => void>();
+    const outcomes = new Set<OutcomeObserver>();
     const log = (event: LogEvent) => {
       options.onQuery?.(event);
       for (const observer of observers) observer(event.query.sql);
+      for (const observer of outcomes) observer(event.query.sql, event.level === 'query');
     };
     const statement = postgresTimeouts(options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS);
     const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -91,13 +97,18 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
       sendRegisteredAsNamed(client);
     });
     const guarded = new DeadlinePool(pool, { acquireMs: connectTimeoutMs });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guarded }), log });
+    const db = new Kysely<Database>({ dialect: new KeepingOriginalErrorPostgresDialect({ pool: guarded }), log });
     postgresPools.set(db, pool);
     guardedPools.set(db, guarded);
     statementObservers.set(db, observers);
+    outcomeObservers.set(db, outcomes);
     return db;
   }
-  const log = options.onQuery ? (event: LogEvent) => options.onQuery!(event) : undefined;
+  const outcomes = new Set<OutcomeObserver>();
+  const log = (event: LogEvent) => {
+    options.onQuery?.(event);
+    for (const observer of outcomes) observer(event.query.sql, event.level === 'query');
+  };
   if (!url.startsWith('sqlite:')) {
     throw new Error(`Unsupported DATABASE_URL "${url}": expected sqlite:<file>, sqlite::memory: or postgres://…`);
   }
@@ -108,7 +119,65 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   const dialect = new SqliteSplitDialect({ writer, reader, writeWaitMs: SQLITE_BUSY_TIMEOUT_MS });
   const db = new Kysely<Database>({ dialect, log });
   sqliteReaders.set(db, { handle: reader ?? writer, onQuery: options.onQuery });
+  sqliteDialects.set(db, dialect);
+  sqliteFiles.set(db, file);
+  outcomeObservers.set(db, outcomes);
   return db;
+}
+
+type OutcomeObserver = (sql: string, succeeded: boolean) => void;
+/** Each database's observers of `onStatementOutcome`. */
+const outcomeObservers = new WeakMap<Db, Set<OutcomeObserver>>();
+
+/**
+ * Calls `observer` after each statement run through `db` (on SQLite, those Kysely runs: not its
+ * begin and commit), with whether it succeeded: how the outage log hears that the database works
+ * again. Returns the function that stops it.
+ */
+export function onStatementOutcome(db: Db, observer: OutcomeObserver): () => void {
+  const observers = outcomeObservers.get(db);
+  observers?.add(observer);
+  return () => observers?.delete(observer);
+}
+
+/** SQLite: each database's dialect, for `onSqliteWriter`, and its file (null: in memory). */
+const sqliteDialects = new WeakMap<Db, SqliteSplitDialect>();
+const sqliteFiles = new WeakMap<Db, string | null>();
+
+/** SQLite: the absolute path of `db`'s file; null in memory, on PostgreSQL, or for a database not opened here. */
+export function sqliteFileOfDb(db: Db): string | null {
+  return sqliteFiles.get(db) ?? null;
+}
+
+/**
+ * SQLite: runs `work` on the write connection, alone (no transaction of the process is open on it
+ * meanwhile), and resolves with its result; undefined on PostgreSQL. `work` is synchronous, like
+ * every SQLite call: it may change a connection setting for its own statements and put it back.
+ */
+export function onSqliteWriter<T>(
+  db: Db,
+  work: (run: (sql: string, parameters?: readonly unknown[]) => unknown[]) => T,
+): Promise<T> | undefined {
+  const observers = outcomeObservers.get(db);
+  const report = (text: string, succeeded: boolean) => {
+    for (const observer of observers ?? []) observer(text, succeeded);
+  };
+  return sqliteDialects.get(db)?.runOnWriter((writer) =>
+    work((text, parameters = []) => {
+      // Reported like Kysely's statements: a write that works here ends an outage too (outage-log.ts).
+      try {
+        const statement = writer.prepare(text);
+        let rows: unknown[] = [];
+        if (statement.reader) rows = statement.all(parameters);
+        else statement.run(parameters);
+        report(text, true);
+        return rows;
+      } catch (error) {
+        report(text, false);
+        throw error;
+      }
+    }),
+  );
 }
 
 /** SQLite: each database's read connection, for `sqliteDirectRead`. */
@@ -274,6 +343,36 @@ class TableNamesIntrospector implements DatabaseIntrospector {
 
   async getMetadata(): Promise<DatabaseMetadata> {
     return { tables: await this.getTables() };
+  }
+}
+
+/**
+ * D38: when a statement of a transaction fails because the connection is lost, Kysely's ROLLBACK on
+ * that connection fails too ("Client has encountered a connection error and is not queryable"), and
+ * Kysely throws the rollback's error instead of the one that says what happened. The rollback's
+ * failure is dropped here: the transaction ended anyway (the server rolls back a transaction whose
+ * connection is gone), and a connection pg no longer counts as queryable leaves the pool. (A
+ * ROLLBACK failing on a connection that is still open, as a client-side query timeout could make
+ * it, is released to the pool as it was before: whatever gives statements a client-side deadline
+ * must destroy such a connection.)
+ */
+class KeepingOriginalErrorPostgresDriver extends PostgresDriver {
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection);
+    } catch {
+      // The error the transaction failed with is what Kysely throws next.
+    }
+  }
+}
+
+class KeepingOriginalErrorPostgresDialect extends PostgresDialect {
+  constructor(private readonly driverConfig: PostgresDialectConfig) {
+    super(driverConfig);
+  }
+
+  override createDriver(): Driver {
+    return new KeepingOriginalErrorPostgresDriver(this.driverConfig);
   }
 }
 

@@ -23,6 +23,8 @@ export interface Database {
   sessions: SessionsTable;
   sign_in_attempts: SignInAttemptsTable;
   upload_receipts: UploadReceiptsTable;
+  /** D38 (migration 0016): one row, written by every readiness check (db/readiness.ts). */
+  readiness_probe: ReadinessProbeTable;
   /** SQLite only (migration 0012): one row, counting the changes of what a token lookup reads (auth/token-cache.ts). */
   auth_changes: AuthChangesTable;
 }
@@ -35,6 +37,11 @@ export interface UploadReceiptsTable {
   /** The gate as the upload's answer gave it (JSON), settings included. */
   gate: string | null;
   received_at: string;
+}
+
+export interface ReadinessProbeTable {
+  id: number;
+  checked_at: string;
 }
 
 export interface AuthChangesTable {

@@ -55,8 +55,17 @@ export class SqliteSplitDialect implements Dialect {
     return new MigratingInTransactionAdapter();
   }
 
+  #driver: SqliteSplitDriver | null = null;
+
   createDriver(): Driver {
-    return new SqliteSplitDriver(this.connections.writer, this.connections.reader, this.connections.writeWaitMs ?? Infinity);
+    this.#driver = new SqliteSplitDriver(this.connections.writer, this.connections.reader, this.connections.writeWaitMs ?? Infinity);
+    return this.#driver;
+  }
+
+  /** Runs `work` on the write connection once no transaction holds it (database.ts `onSqliteWriter`). */
+  runOnWriter<T>(work: (writer: SqliteHandle) => T): Promise<T> {
+    if (this.#driver === null) throw new Error('the SQLite dialect has no driver yet');
+    return this.#driver.runOnWriter(work);
   }
 
   createQueryCompiler(): QueryCompiler {
@@ -131,6 +140,15 @@ class SqliteSplitDriver implements Driver {
   }
 
   async releaseConnection(): Promise<void> {}
+
+  async runOnWriter<T>(work: (writer: SqliteHandle) => T): Promise<T> {
+    await this.#writeLock.lock();
+    try {
+      return work(this.writer);
+    } finally {
+      this.#writeLock.unlock();
+    }
+  }
 
   async destroy(): Promise<void> {
     this.reader?.close();

@@ -4,13 +4,15 @@ import {
   badRequest,
   notFound,
   payloadTooLarge,
+  databaseUnavailable,
   serverError,
-  serviceUnavailable,
   unsupportedMediaType,
   validationFailed,
   workBusy,
   WorkQueueFull,
 } from '../wire/api-error.js';
+import { databaseFailure } from '../db/errors.js';
+import type { OutageLog } from '../db/outage-log.js';
 import { answersClientPackage } from './route-kind.js';
 import { toFieldErrors } from '../wire/validation.js';
 
@@ -18,12 +20,20 @@ import { toFieldErrors } from '../wire/validation.js';
  * Every error becomes the D3 envelope. The public message is ours; the internal detail (stack, SQL,
  * the library's own message) only goes to the log, and only for 5xx.
  */
-export function registerErrorHandler(app: FastifyInstance): void {
+export function registerErrorHandler(app: FastifyInstance, outages: OutageLog): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (isClientGone(error, request)) {
       // Nobody is left to answer, and nothing is wrong on our side (not a 503, not an error).
       request.log.info({ code: error.code }, 'the client closed the connection before its request was read');
       return sendApiError(reply, badRequest('The client closed the connection before its request was read.'));
+    }
+    // D38: the database failed the request. A 503 with Retry-After; the outage log tells the cause
+    // once and then counts, instead of an error line per request while the outage lasts.
+    const failure = isRequestError(error) ? null : databaseFailure(error);
+    if (failure) {
+      outages.requestFailed(failure, error);
+      request.log.debug({ err: error, cause: failure.cause }, 'request failed: the database is unavailable');
+      return sendApiError(reply, databaseUnavailable());
     }
     const apiError = toApiError(error, request);
     if (apiError.status >= 500) {
@@ -68,7 +78,6 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   if (error.name === 'SyntaxError' || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return badRequest('The request body is not valid JSON.');
   }
-  if (isDatabaseUnavailable(error)) return serviceUnavailable();
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     // A file the reference page's static files do not have, or a path they refuse to resolve
     // (`..`, NUL, backslashes under /docs): nothing by that name is served.
@@ -89,16 +98,11 @@ function isClientGone(error: { code?: string }, request: FastifyRequest): boolea
   return error.code === 'ECONNRESET' && (request.raw.aborted || request.raw.destroyed || request.raw.socket?.destroyed === true);
 }
 
-/** A database that cannot be reached or opened is a 503 (D3), not the caller's fault nor a bug. */
-function isDatabaseUnavailable(error: { code?: string; message?: string }): boolean {
-  const code = typeof error.code === 'string' ? error.code : '';
-  return (
-    ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', '57P01', '57P03', '08006', '08001'].includes(code) ||
-    ['SQLITE_BUSY', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_FULL'].some((c) => code.startsWith(c)) ||
-    // pg's errors for a connection lost or never made carry no code, only these messages.
-    (code === '' && PG_CONNECTION_LOST.test(error.message ?? ''))
-  );
+/**
+ * Errors that are the request's own, whatever their code: ours, and Fastify's about the request
+ * (its body, its content type: `FST_` codes, a zlib `Z_` code of a broken gzip body).
+ */
+function isRequestError(error: FastifyError): boolean {
+  if (error instanceof ApiError || error instanceof WorkQueueFull || error.validation) return true;
+  return typeof error.code === 'string' && (error.code.startsWith('FST_') || error.code.startsWith('Z_'));
 }
-
-const PG_CONNECTION_LOST =
-  /^(Query read timeout|Connection terminated( unexpectedly| due to connection timeout)?|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;

@@ -221,20 +221,35 @@ function errorResponses(route: {
       503,
       e(
         serviceUnavailable(),
-        `A dependency (the database) is down; or the service is busy with ${upload ? 'other large reports' : 'checking other passwords'}, ` +
-          'and then `Retry-After` and `retry_after` say when to try again.',
+        'A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service ' +
+          `is busy with ${upload ? 'other large reports' : 'checking other passwords'}, and then \`Retry-After\` and \`retry_after\` say when.`,
         { retry_after: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds to wait before trying again.' })) },
       ),
       {
         ...RATE_LIMIT_HEADERS_IF_COUNTED,
-        'Retry-After': { ...RETRY_AFTER_HEADER['Retry-After'], required: false, description: 'Seconds to wait when the service is busy.' },
+        'Retry-After': {
+          ...RETRY_AFTER_HEADER['Retry-After'],
+          required: false,
+          description: 'Seconds to wait before trying again: when the database failed the request, or the service is busy.',
+        },
       },
     );
   } else {
     add(
       503,
-      e(serviceUnavailable(), 'A dependency (the database) is down, or the service is busy with other large reports.'),
-      RATE_LIMIT_HEADERS_IF_COUNTED,
+      e(
+        serviceUnavailable(),
+        'A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; ' +
+          'or the service is busy with other large reports.',
+      ),
+      {
+        ...RATE_LIMIT_HEADERS_IF_COUNTED,
+        'Retry-After': {
+          ...RETRY_AFTER_HEADER['Retry-After'],
+          required: false,
+          description: 'Seconds to wait before trying again, when the database failed the request.',
+        },
+      },
     );
   }
   return responses;

@@ -1,8 +1,10 @@
-import { sql } from 'kysely';
 import { Registry, collectDefaultMetrics, Counter, Gauge, Histogram } from 'prom-client';
+import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
+import { databaseFailure } from '../db/errors.js';
+import { checkDatabaseWritable } from '../db/readiness.js';
 import type { RateLimitBackendState } from '../rate-limit/redis-store.js';
-import { serviceUnavailable } from '../wire/api-error.js';
+import { databaseUnavailable } from '../wire/api-error.js';
 import { Type } from 'typebox';
 import type { App } from './app-types.js';
 import { ErrorResponse } from '../wire/schemas.js';
@@ -41,7 +43,10 @@ async function withinReadinessDeadline<T>(check: Promise<T>): Promise<T> {
  * D1: operational endpoints; no token, no rate limit. Called on the root instance (not registered as
  * an encapsulated plugin) so the metrics hook sees every request of the application.
  */
-export function registerOperationalRoutes(app: App, { db, rateLimitState }: { db: Db; rateLimitState: RateLimitBackendState }): Registry {
+export function registerOperationalRoutes(
+  app: App,
+  { db, clock, rateLimitState }: { db: Db; clock: Clock; rateLimitState: RateLimitBackendState },
+): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -83,15 +88,17 @@ export function registerOperationalRoutes(app: App, { db, rateLimitState }: { db
   app.get('/readyz', {
     schema: {
       tags: ['operations'],
-      summary: 'The database is reachable (and where rate-limit counters live)',
+      summary: 'The database can be written to (and where rate-limit counters live)',
       response: { 200: Readiness, 400: ErrorResponse, 503: ErrorResponse },
     },
     handler: async (request) => {
       try {
-        await withinReadinessDeadline(sql`select 1`.execute(db));
+        await withinReadinessDeadline(checkDatabaseWritable(db, clock));
       } catch (error) {
-        request.log.warn({ err: error }, 'readiness check failed: database unreachable');
-        throw serviceUnavailable();
+        // The database's own errors go to the error handler: a 503 with Retry-After, counted in the outage log.
+        if (databaseFailure(error)) throw error;
+        request.log.warn({ err: error }, 'readiness check failed');
+        throw databaseUnavailable();
       }
       // Redis down does not make the instance unready: the limiter fails open to memory (issue 4).
       const counters =

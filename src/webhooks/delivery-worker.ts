@@ -67,6 +67,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   let polling = false;
   let again = false;
   let round: Promise<number> | undefined;
+  /** Whether the last round failed (its failure was logged; the next ones are not until one works). */
+  let roundsFailing = false;
   /** Set when a stop's grace ran out: the attempts still going are left to their claims. */
   let abandoned = false;
 
@@ -187,9 +189,19 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     clearTimeout(timer);
     const free = options.concurrency - inFlight.size;
     round = claimAndStart().then(
-      (started) => started.length,
+      (started) => {
+        if (roundsFailing) {
+          roundsFailing = false;
+          options.logger.info('webhook delivery rounds work again');
+        }
+        return started.length;
+      },
       (error: unknown) => {
-        options.logger.warn({ err: error }, 'webhook delivery round failed; trying again shortly');
+        // D38: a database outage fails a round every second; its start and its end are the news.
+        if (!roundsFailing) {
+          roundsFailing = true;
+          options.logger.warn({ err: error }, 'webhook delivery round failed; trying again every second (logged once until a round works)');
+        }
         return 0;
       },
     );

@@ -74,6 +74,20 @@ export const serverError = () => new ApiError(500, 'Server Error', 'Something we
 export const serviceUnavailable = () =>
   new ApiError(503, 'Service Unavailable', 'The service is temporarily unavailable. Please try again later.');
 
+/**
+ * Seconds a client is asked to wait when the database failed the request (D38): an instance serves
+ * again within 5 s of the database answering again (D37), so sooner would mostly fail again.
+ */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+/**
+ * D38: the database (or its disk, or a lock) failed the request. The same words as any 503, with
+ * `Retry-After` as a header only: the body stays the plain envelope.
+ */
+export const databaseUnavailable = () =>
+  new ApiError(503, 'Service Unavailable', 'The service is temporarily unavailable. Please try again later.', {
+    headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+  });
+
 /** Seconds a client is asked to wait when it reached an instance that is shutting down (D39): another instance answers. */
 export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 export const shuttingDown = () =>

@@ -29,8 +29,12 @@ const UNAVAILABLE = {
 /** database.ts: the pool gives up connecting after 5 s; an outage answer may not take longer (plus slack). */
 const CONNECTION_TIMEOUT_MS = 5_000;
 
+/** D38: a database 503 asks the client to come back in 5 s (an instance serves again within 5 s, D37). */
+const RETRY_AFTER = '5';
+
 function expectUnavailable(response: LightMyRequestResponse): void {
   expectError(response, 503, UNAVAILABLE);
+  expect(response.headers['retry-after']).toBe(RETRY_AFTER);
   expectNoInternals(response);
 }
 
@@ -41,6 +45,7 @@ function expectUnavailable(response: LightMyRequestResponse): void {
 function expectClientUnavailable(response: LightMyRequestResponse): void {
   expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 503, body: { success: false, ...UNAVAILABLE } });
   expect(response.headers['content-type']).toBe(JSON_UTF8);
+  expect(response.headers['retry-after']).toBe(RETRY_AFTER);
   expectNoInternals(response);
 }
 
@@ -143,10 +148,7 @@ describe.skipIf(!onPostgres)('PostgreSQL unavailable: 503, then recovery without
     // A refused connection is known at once: no request waits for a timeout.
     for (const { ms } of [read, write, upload]) expect(ms).toBeLessThan(CONNECTION_TIMEOUT_MS);
 
-    const ready = await request({ method: 'GET', url: '/readyz' });
-    expect(ready.statusCode).toBe(503);
-    expect(ready.headers['content-type']).toBe(JSON_UTF8);
-    expect(ready.json()).toEqual(UNAVAILABLE);
+    expectUnavailable(await request({ method: 'GET', url: '/readyz' }));
     const health = await request({ method: 'GET', url: '/healthz' });
     expect(health.statusCode).toBe(200);
     expect(health.json()).toEqual({ status: 'ok' });
@@ -179,8 +181,7 @@ describe.skipIf(!onPostgres)('PostgreSQL unavailable: 503, then recovery without
     expectUnavailable(write);
     expectUnavailable(show);
     expectClientUnavailable(upload);
-    expect(ready.statusCode).toBe(503);
-    expect(ready.json()).toEqual(UNAVAILABLE);
+    expectUnavailable(ready);
     for (const { ms } of answers) expect(ms).toBeLessThan(CONNECTION_TIMEOUT_MS + 2_000);
 
     await proxy.up();
@@ -340,8 +341,9 @@ describe.skipIf(onPostgres)('SQLite unwritable: writes 503, reads go on, recover
     expect((await request({ method: 'GET', url: `/api/v1/projects/${project.id}`, token: user.token })).statusCode).toBe(200);
     const verify = await request({ method: 'GET', url: '/api/token/verify', token: project.apiToken });
     expect(verify.statusCode).toBe(200);
-    // The database can be read, so the instance stays ready (one SQLite file: there is no other instance to send traffic to).
-    expect((await request({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    // D38: /readyz answers 503 while the database cannot write, reads or not: the write lock is
+    // someone else's, so the instance is not ready (it was 200 before, when /readyz only read).
+    expectUnavailable(await request({ method: 'GET', url: '/readyz' }));
     expect((await request({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
 
     expect(await snapshot(ctx.db, user.teamId!)).toEqual(before);
@@ -377,8 +379,12 @@ describe.skipIf(onPostgres)('SQLite unwritable: writes 503, reads go on, recover
     expectUnavailable(refused!);
     expectClientUnavailable(await request(uploadRequest(project.apiToken, project.id)));
     expect((await snapshot(ctx.db, user.teamId!)).reports).toEqual(before.reports);
+    // D38: the database cannot write, so the instance is not ready.
+    expectUnavailable(await request({ method: 'GET', url: '/readyz' }));
 
     await sql`pragma max_page_count = 1073741823`.execute(ctx.db);
+    const ready = await request({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode, ready.body).toBe(200);
     const uploaded = await request(uploadRequest(project.apiToken, project.id));
     expect(uploaded.statusCode, uploaded.body).toBe(201);
   });

@@ -48,7 +48,10 @@ describe('GET /readyz (D1)', () => {
     expect(ready.headers['content-type']).toBe(JSON_UTF8);
     expect(ready.json()).toEqual({ error: 'Service Unavailable', message: expect.any(String) });
     expectNoInternals(ready);
-    expectNoRateLimitHeaders(ready);
+    expect(ready.headers['x-ratelimit-limit']).toBeUndefined();
+    expect(ready.headers['x-ratelimit-remaining']).toBeUndefined();
+    // D38: a database 503 says when to try again.
+    expect(ready.headers['retry-after']).toBe('5');
 
     const health = await ctx.request({ method: 'GET', url: '/healthz' });
     expect(health.statusCode).toBe(200);

@@ -14,6 +14,7 @@ import * as authChanges from './0012-auth-changes.js';
 import * as personalTeamsStayPersonal from './0013-personal-teams-stay-personal.js';
 import * as uploadReceipts from './0014-upload-receipts.js';
 import * as signInAttempts from './0015-sign-in-attempts.js';
+import * as readinessProbe from './0016-readiness-probe.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -36,6 +37,7 @@ export const migrations: Record<string, Migration> = {
   '0013-personal-teams-stay-personal': personalTeamsStayPersonal,
   '0014-upload-receipts': uploadReceipts,
   '0015-sign-in-attempts': signInAttempts,
+  '0016-readiness-probe': readinessProbe,
 };
 
 /**

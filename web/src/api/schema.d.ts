@@ -25,7 +25,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database is reachable (and where rate-limit counters live) */
+        /** The database can be written to (and where rate-limit counters live) */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -1683,13 +1683,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1951,13 +1953,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2224,13 +2228,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2442,13 +2448,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2712,13 +2720,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2905,13 +2915,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3199,13 +3211,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3472,13 +3486,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3747,13 +3763,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4020,13 +4038,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4293,13 +4313,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4539,13 +4561,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4736,13 +4760,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4968,13 +4994,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5214,13 +5242,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5475,13 +5505,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5668,13 +5700,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5941,13 +5975,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6185,13 +6221,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6378,13 +6416,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6651,13 +6691,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6818,13 +6860,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7072,13 +7116,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7349,13 +7395,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7516,13 +7564,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7771,13 +7821,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7965,13 +8017,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8245,13 +8299,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8518,13 +8574,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8798,13 +8856,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9084,13 +9144,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9359,13 +9421,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9552,13 +9616,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9842,13 +9908,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10117,13 +10185,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10284,13 +10354,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10557,13 +10629,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10830,13 +10904,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11076,13 +11152,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11296,13 +11374,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11489,13 +11569,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11783,13 +11865,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11978,13 +12062,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12272,13 +12358,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12547,13 +12635,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12824,13 +12914,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13122,13 +13214,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13368,13 +13462,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13668,13 +13764,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13813,13 +13911,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14046,14 +14146,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down; or the service is busy with checking other passwords, and then `Retry-After` and `retry_after` say when to try again. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with checking other passwords, and then `Retry-After` and `retry_after` say when. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds to wait when the service is busy. */
+                    /** @description Seconds to wait before trying again: when the database failed the request, or the service is busy. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14294,13 +14394,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14548,14 +14650,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down; or the service is busy with checking other passwords, and then `Retry-After` and `retry_after` say when to try again. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with checking other passwords, and then `Retry-After` and `retry_after` say when. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds to wait when the service is busy. */
+                    /** @description Seconds to wait before trying again: when the database failed the request, or the service is busy. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14937,14 +15039,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down; or the service is busy with other large reports, and then `Retry-After` and `retry_after` say when to try again. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports, and then `Retry-After` and `retry_after` say when. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds to wait when the service is busy. */
+                    /** @description Seconds to wait before trying again: when the database failed the request, or the service is busy. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15329,14 +15431,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down; or the service is busy with other large reports, and then `Retry-After` and `retry_after` say when to try again. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports, and then `Retry-After` and `retry_after` say when. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds to wait when the service is busy. */
+                    /** @description Seconds to wait before trying again: when the database failed the request, or the service is busy. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15628,13 +15730,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15799,13 +15903,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15962,13 +16068,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16130,13 +16238,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16295,13 +16405,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16468,13 +16580,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency (the database) is down, or the service is busy with other large reports. */
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
             503: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
