@@ -4,7 +4,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect } from 'vitest';
 import { appTest } from '../helpers/app-fixture.js';
-import type { RequestOptions } from '../helpers/test-app.js';
+import { countRows, type RequestOptions } from '../helpers/test-app.js';
 import {
   JSON_UTF8,
   NOT_FOUND,
@@ -36,15 +36,8 @@ const it = appTest({ project: { name: 'Existing' } })
   .extend(
     'projectCount',
     ({ ctx }) =>
-      async () =>
-        Number(
-          (
-            await ctx.db
-              .selectFrom('projects')
-              .select((eb) => eb.fn.countAll().as('n'))
-              .executeTakeFirstOrThrow()
-          ).n,
-        ),
+      () =>
+        countRows(ctx.db, 'projects'),
   );
 
 describe('D5: a body that is not JSON gets 415', () => {
