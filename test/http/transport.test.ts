@@ -32,31 +32,25 @@ const it = appTest({ project: { name: 'Existing' } })
     { method: 'POST' as const, url: '/api/v1/projects' },
     { method: 'PUT' as const, url: `/api/v1/projects/${projectId}` },
     { method: 'POST' as const, url: '/api/v1/tokens' },
-  ])
-  .extend(
-    'projectCount',
-    ({ ctx }) =>
-      () =>
-        countRows(ctx.db, 'projects'),
-  );
+  ]);
 
 describe('D5: a body that is not JSON gets 415', () => {
   for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
     it(`answers 415 Unsupported Media Type for content-type ${contentType} on every body endpoint`, async ({
       call,
       bodyEndpoints,
-      projectCount,
+      ctx,
     }) => {
       for (const { method, url } of bodyEndpoints) {
         const response = await call({ method, url, body: 'name=Shop&framework_version=11', headers: { 'content-type': contentType } });
         expectApiHeaders(response);
         expectErrorLike(response, 415, 'Unsupported Media Type', /JSON/);
       }
-      expect(await projectCount()).toBe(1);
+      expect(await countRows(ctx.db, 'projects')).toBe(1);
     });
   }
 
-  it('answers 415 for a text/plain body that happens to contain valid JSON', async ({ call, projectCount }) => {
+  it('answers 415 for a text/plain body that happens to contain valid JSON', async ({ call, ctx }) => {
     const response = await call({
       method: 'POST',
       url: '/api/v1/projects',
@@ -64,7 +58,7 @@ describe('D5: a body that is not JSON gets 415', () => {
       headers: { 'content-type': 'text/plain' },
     });
     expectErrorLike(response, 415, 'Unsupported Media Type', /JSON/);
-    expect(await projectCount()).toBe(1);
+    expect(await countRows(ctx.db, 'projects')).toBe(1);
   });
 });
 
@@ -78,17 +72,17 @@ describe('D5: bodies that are JSON but unusable get 400', () => {
   });
 
   for (const raw of ['[]', '"x"', 'null', '42', 'true']) {
-    it(`answers 400 for the JSON value ${raw}, which is not an object, on POST /projects`, async ({ call, projectCount }) => {
+    it(`answers 400 for the JSON value ${raw}, which is not an object, on POST /projects`, async ({ call, ctx }) => {
       const response = await call({ method: 'POST', url: '/api/v1/projects', body: raw, headers: { 'content-type': 'application/json' } });
       expectErrorLike(response, 400, 'Bad Request', /.+/);
-      expect(await projectCount()).toBe(1);
+      expect(await countRows(ctx.db, 'projects')).toBe(1);
     });
   }
 
   it('answers 400, not a 500 from a blown stack, for a body nested hundreds of thousands of levels deep', async ({
     call,
     bodyEndpoints,
-    projectCount,
+    ctx,
   }) => {
     const deepArrays = `{"name":${'['.repeat(400_000)}${']'.repeat(400_000)},"framework_version":"11"}`;
     const deepObjects = `{"name":"Shop","framework_version":"11","x":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}`;
@@ -99,7 +93,7 @@ describe('D5: bodies that are JSON but unusable get 400', () => {
         expectErrorLike(response, 400, 'Bad Request', /nested more than 32 levels/);
       }
     }
-    expect(await projectCount()).toBe(1);
+    expect(await countRows(ctx.db, 'projects')).toBe(1);
   });
 
   it('accepts bodies nested up to 32 levels in ignored fields', async ({ call }) => {
@@ -119,14 +113,14 @@ describe('D5: bodies that are JSON but unusable get 400', () => {
 describe('D5: bodies over 1 MiB get 413', () => {
   const oversized = JSON.stringify({ name: 'x'.repeat(1024 * 1024), framework_version: '11' });
 
-  it('answers 413 Payload Too Large naming the limit on every body endpoint', async ({ call, bodyEndpoints, projectCount }) => {
+  it('answers 413 Payload Too Large naming the limit on every body endpoint', async ({ call, bodyEndpoints, ctx }) => {
     expect(Buffer.byteLength(oversized)).toBeGreaterThan(1024 * 1024);
     for (const { method, url } of bodyEndpoints) {
       const response = await call({ method, url, body: oversized });
       expectApiHeaders(response);
       expectErrorLike(response, 413, 'Payload Too Large', /1 ?MiB|1,?048,?576/);
     }
-    expect(await projectCount()).toBe(1);
+    expect(await countRows(ctx.db, 'projects')).toBe(1);
   });
 
   it('reads a body of exactly 1 MiB (and then validates it: 422)', async ({ call }) => {
@@ -227,13 +221,13 @@ describe('D5: a prototype key is refused in its own words, not as malformed JSON
     '{"__proto__": {"polluted": "yes"}, "name": "Proto", "framework_version": "11"}',
     '{"name": "Nested", "framework_version": "11", "settings": {"__proto__": {"polluted": "yes"}}}',
     '{"constructor": {"prototype": {"polluted": "yes"}}, "name": "Ctor", "framework_version": "11"}',
-  ])('answers %s with that 400 on every body endpoint, storing nothing', async (raw, { call, bodyEndpoints, projectCount }) => {
-    const before = await projectCount();
+  ])('answers %s with that 400 on every body endpoint, storing nothing', async (raw, { call, bodyEndpoints, ctx }) => {
+    const before = await countRows(ctx.db, 'projects');
     for (const { method, url } of bodyEndpoints) {
       const response = await call({ method, url, body: raw, headers: { 'content-type': 'application/json' } });
       expectError(response, 400, PROTOTYPE_KEY);
     }
-    expect(await projectCount()).toBe(before);
+    expect(await countRows(ctx.db, 'projects')).toBe(before);
   });
 
   it('answers the same on the client package upload, with success: false', async ({ ctx, user }) => {

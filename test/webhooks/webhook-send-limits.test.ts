@@ -45,12 +45,6 @@ const it = appTest({ user: { plan: 'enterprise' }, project: { name: 'Shop' } })
     ({ post }) =>
       (hook: string, delivery: string) =>
         post(`${hook}/deliveries/${delivery}/redeliver`),
-  )
-  .extend(
-    'deliveryCount',
-    ({ ctx }) =>
-      () =>
-        countRows(ctx.db, 'webhook_deliveries'),
   );
 
 describe('ping and redeliver: 10 a minute per webhook, 409 when inactive (D31)', () => {
@@ -59,7 +53,6 @@ describe('ping and redeliver: 10 a minute per webhook, 409 when inactive (D31)',
     createHook,
     ping,
     redeliver,
-    deliveryCount,
   }) => {
     const hook = await createHook();
     const first = await ping(hook);
@@ -67,13 +60,13 @@ describe('ping and redeliver: 10 a minute per webhook, 409 when inactive (D31)',
     const deliveryId = first.json().data.id as string;
     for (let i = 0; i < 4; i++) accepted(await ping(hook));
     for (let i = 0; i < 5; i++) accepted(await redeliver(hook, deliveryId));
-    expect(await deliveryCount()).toBe(10);
+    expect(await countRows(ctx.db, 'webhook_deliveries')).toBe(10);
 
     const overPing = await ping(hook);
     const retryAfter = expectTooManyRequests(overPing);
     expect(retryAfter).toBe(60);
     expectTooManyRequests(await redeliver(hook, deliveryId));
-    expect(await deliveryCount()).toBe(10);
+    expect(await countRows(ctx.db, 'webhook_deliveries')).toBe(10);
 
     // Per webhook: another one of the same project has its own budget.
     const other = await createHook();
@@ -91,20 +84,20 @@ describe('ping and redeliver: 10 a minute per webhook, 409 when inactive (D31)',
     createHook,
     ping,
     redeliver,
-    deliveryCount,
+    ctx,
   }) => {
     const hook = await createHook();
     const delivery = (await ping(hook)).json().data.id as string;
     const deactivated = await put(hook, { active: false });
     expect(deactivated.statusCode, deactivated.body).toBe(200);
-    const before = await deliveryCount();
+    const before = await countRows(ctx.db, 'webhook_deliveries');
 
     for (let i = 0; i < 12; i++) expectError(await ping(hook), 409, INACTIVE);
     expectError(await redeliver(hook, delivery), 409, INACTIVE);
     // D4: a path resource that does not exist is a 404 before any state of the webhook.
     expectError(await redeliver(hook, MISSING), 404, NOT_FOUND);
     expectError(await ping(`${hooks}/${MISSING}`), 404, NOT_FOUND);
-    expect(await deliveryCount()).toBe(before);
+    expect(await countRows(ctx.db, 'webhook_deliveries')).toBe(before);
 
     // Active again: the 409s took nothing of the ten.
     expect((await put(hook, { active: true })).statusCode).toBe(200);
