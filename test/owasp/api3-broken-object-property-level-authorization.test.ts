@@ -16,6 +16,7 @@ import { decodeResults } from '../../src/reports/results/results-encoding.js';
 import { expectError, expectValidationError, missingAbility, sha256 } from '../helpers/contract.js';
 import { clientCall, minimalReport, upload } from '../helpers/client-wire.js';
 import { ENDPOINTS } from '../helpers/endpoints.js';
+import { EMPTY_SETTINGS } from '../projects/project-expectations.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 const LONG_AGO = '2001-01-01T00:00:00.000Z';
@@ -101,14 +102,7 @@ describe('API3 mass assignment: properties a body may not set', () => {
       created_at: now,
       updated_at: now,
     });
-    expect(JSON.parse(row.settings)).toEqual({
-      fail_on: null,
-      fail_threshold: null,
-      primary_tracker: null,
-      ticket_target_project_key: null,
-      ticket_target_project_name: null,
-      fail_on_new: null,
-    });
+    expect(JSON.parse(row.settings)).toEqual(EMPTY_SETTINGS);
     expect(project.id).not.toBe(FOREIGN_UUID);
     expect(api_token).not.toBe(PLANTED_TOKEN);
     expect(await ctx.db.selectFrom('projects').select('id').where('id', '=', FOREIGN_UUID).executeTakeFirst()).toBeUndefined();
