@@ -145,6 +145,19 @@ export async function countRows(db: Db, table: keyof Database): Promise<number> 
   return Number(n);
 }
 
+/** The id of the user's token: the first one, or the one named `name`. */
+export async function tokenIdOf(ctx: TestContext, user: TestUser, name?: string): Promise<number> {
+  return (
+    await ctx.db
+      .selectFrom('personal_access_tokens')
+      .select('id')
+      .where('user_id', '=', user.id)
+      .$if(name !== undefined, (query) => query.where('name', '=', name!))
+      .orderBy('id')
+      .executeTakeFirstOrThrow()
+  ).id;
+}
+
 /** Listens on a free port of 127.0.0.1, for tests over a real socket; returns the port. */
 export async function listenOnLoopback(ctx: TestContext): Promise<number> {
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
