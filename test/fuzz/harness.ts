@@ -25,7 +25,7 @@ import { projectTokenCredential } from '../../src/projects/project-api-token.js'
 import { createProjectsRepository } from '../../src/projects/projects.repository.js';
 import { sendRaw, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
 import { EMPTY_SETTINGS, PROJECT_KEYS } from '../projects/project-expectations.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { buildTestApp, listenOnLoopback, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 // ---------------------------------------------------------------------------------------------
 // Campaign size and replay
@@ -409,10 +409,7 @@ export class FuzzServer {
     const ctx = await buildTestApp({ env: { RATE_LIMIT_USER_BASE: '1000000', UPLOAD_RATE_LIMIT: '1000000' } });
     const server = new FuzzServer(ctx);
     try {
-      await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-      const address = ctx.app.server.address();
-      if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-      server.port = address.port;
+      server.port = await listenOnLoopback(ctx);
       server.world = await seed(ctx);
       server.baseline = await readRows(ctx);
       await server.loadDocument();

@@ -511,13 +511,16 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       },
     );
 
-    it('streams over a real connection: chunked, no Content-Length, every header on it', async ({ ctx, user, projectId, apiToken }) => {
+    it('streams over a real connection: chunked, no Content-Length, every header on it', async ({
+      ctx,
+      user,
+      projectId,
+      apiToken,
+      port,
+    }) => {
       const uuid = (await uploadOk(ctx, apiToken, loadFixture('report-full', projectId))).report.uuid as string;
-      await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-      const address = ctx.app.server.address();
-      if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
       for (const format of ['sarif', 'csv']) {
-        const response = await sendRaw(address.port, {
+        const response = await sendRaw(port, {
           method: 'GET',
           target: `/api/v1/reports/${uuid}/export?format=${format}`,
           headers: [['Authorization', `Bearer ${user.token}`]],
