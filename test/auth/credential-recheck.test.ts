@@ -20,23 +20,15 @@ import { minimalReport } from '../helpers/client-wire.js';
 import { NOT_FOUND, SUBSCRIPTION_REQUIRED, UNAUTHENTICATED } from '../helpers/contract.js';
 import { startRaw, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
 import { onPostgres } from '../helpers/test-backend.js';
-import { type TestUser, listenOnLoopback } from '../helpers/test-app.js';
+import { type TestUser, listenOnLoopback, tokenIdOf } from '../helpers/test-app.js';
 
 const it = sharedAppTest({ env: { UPLOAD_RATE_LIMIT: '1000' } })
   /** The id of the user's first token, or of the one with that name. */
   .extend(
     'tokenIdOf',
     ({ ctx }) =>
-      async (user: TestUser, name?: string) =>
-        (
-          await ctx.db
-            .selectFrom('personal_access_tokens')
-            .select('id')
-            .where('user_id', '=', user.id)
-            .$if(name !== undefined, (query) => query.where('name', '=', name!))
-            .orderBy('id')
-            .executeTakeFirstOrThrow()
-        ).id,
+      (user: TestUser, name?: string) =>
+        tokenIdOf(ctx, user, name),
   )
   .extend(
     'projectRow',

@@ -4,37 +4,41 @@
  * in the same store as every other limit (Redis on the postgres backend), with D8's headers and
  * 429 + Retry-After. The fake clock moves the window; nothing sleeps.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { type AppOptions, appTest } from '../helpers/app-fixture.js';
 import { expectTooManyRequests } from '../helpers/contract.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 const BUDGET = 600;
 /** One proxy address for every request below: were the badges limited per IP, it would be spent at once. */
 const PROXY = '140.82.112.21';
 
+/** A fresh app (built with `options`) per test with two projects of one user, `key` and `otherKey` their badge keys. */
+const badgeTest = (options: AppOptions = {}) =>
+  appTest({ ...options, user: { plan: 'business' } })
+    .extend('keys', async ({ ctx, user }) => {
+      const keys = [];
+      for (const name of ['First', 'Second']) {
+        const { project } = await ctx.given.project(user, { name });
+        keys.push(
+          (await ctx.db.selectFrom('projects').select('badge_key').where('id', '=', project.id).executeTakeFirstOrThrow()).badge_key,
+        );
+      }
+      return keys as [string, string];
+    })
+    .extend('key', ({ keys }) => keys[0])
+    .extend('otherKey', ({ keys }) => keys[1])
+    .extend(
+      'badge',
+      ({ ctx }) =>
+        (badgeKey: string, file = 'score.svg') =>
+          ctx.request({ method: 'GET', url: `/badges/${badgeKey}/${file}`, remoteAddress: PROXY }),
+    );
+const it = badgeTest();
+
 describe('the badge rate limit: 600 a minute per key (E2.3)', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let key: string;
-  let otherKey: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user({ plan: 'business' });
-    const keys = [];
-    for (const name of ['First', 'Second']) {
-      const { project } = await ctx.given.project(user, { name });
-      keys.push((await ctx.db.selectFrom('projects').select('badge_key').where('id', '=', project.id).executeTakeFirstOrThrow()).badge_key);
-    }
-    [key, otherKey] = keys as [string, string];
-  });
-  afterEach(async () => ctx.close());
-
-  const badge = (badgeKey: string, file = 'score.svg') =>
-    ctx.request({ method: 'GET', url: `/badges/${badgeKey}/${file}`, remoteAddress: PROXY });
-
   it('serves 600 requests of one key in a window, from one address, then 429 with Retry-After; another key is unaffected', {
     timeout: 120_000,
-  }, async () => {
+  }, async ({ ctx, key, otherKey, badge }) => {
     const files = ['score.svg', 'gate.svg', 'score.json'];
     for (let i = 1; i <= BUDGET; i++) {
       // The three files of a key share its budget.
@@ -66,7 +70,7 @@ describe('the badge rate limit: 600 a minute per key (E2.3)', () => {
     expect(again.headers['x-ratelimit-remaining']).toBe(String(BUDGET - 1));
   });
 
-  it('counts 304s and unknown keys too, each unknown key in its own bucket', async () => {
+  it('counts 304s and unknown keys too, each unknown key in its own bucket', async ({ ctx, key, badge }) => {
     const first = await badge(key);
     const revalidated = await ctx.request({
       method: 'GET',
@@ -82,7 +86,7 @@ describe('the badge rate limit: 600 a minute per key (E2.3)', () => {
     expect(unknown.headers['x-ratelimit-remaining']).toBe(String(BUDGET - 1));
   });
 
-  it('counts keys without the badge-key shape in one shared bucket, never one per arbitrary path segment', async () => {
+  it('counts keys without the badge-key shape in one shared bucket, never one per arbitrary path segment', async ({ key, badge }) => {
     const first = await badge('x'.repeat(5000));
     const second = await badge('not-a-key');
     expect([first.statusCode, second.statusCode]).toEqual([404, 404]);
@@ -94,24 +98,13 @@ describe('the badge rate limit: 600 a minute per key (E2.3)', () => {
 });
 
 describe('BADGE_RATE_LIMIT', () => {
-  it('sets the per-key budget (load tests), still with 429 beyond it', async () => {
-    const ctx = await buildTestApp({ env: { BADGE_RATE_LIMIT: '3' } });
-    try {
-      const user = await ctx.given.user({ plan: 'business' });
-      const { project } = await ctx.given.project(user);
-      const { badge_key: key } = await ctx.db
-        .selectFrom('projects')
-        .select('badge_key')
-        .where('id', '=', project.id)
-        .executeTakeFirstOrThrow();
-      for (let i = 1; i <= 3; i++) {
-        const response = await ctx.request({ method: 'GET', url: `/badges/${key}/score.json`, remoteAddress: PROXY });
-        expect(response.statusCode).toBe(200);
-        expect(response.headers['x-ratelimit-limit']).toBe('3');
-      }
-      expectTooManyRequests(await ctx.request({ method: 'GET', url: `/badges/${key}/score.json`, remoteAddress: PROXY }));
-    } finally {
-      await ctx.close();
+  const limitedIt = badgeTest({ env: { BADGE_RATE_LIMIT: '3' } });
+  limitedIt('sets the per-key budget (load tests), still with 429 beyond it', async ({ key, badge }) => {
+    for (let i = 1; i <= 3; i++) {
+      const response = await badge(key, 'score.json');
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['x-ratelimit-limit']).toBe('3');
     }
+    expectTooManyRequests(await badge(key, 'score.json'));
   });
 });

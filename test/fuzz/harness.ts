@@ -24,7 +24,8 @@ import type { Database } from '../../src/db/schema.js';
 import { projectTokenCredential } from '../../src/projects/project-api-token.js';
 import { createProjectsRepository } from '../../src/projects/projects.repository.js';
 import { sendRaw, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { EMPTY_SETTINGS, PROJECT_KEYS } from '../projects/project-expectations.js';
+import { buildTestApp, listenOnLoopback, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 // ---------------------------------------------------------------------------------------------
 // Campaign size and replay
@@ -408,10 +409,7 @@ export class FuzzServer {
     const ctx = await buildTestApp({ env: { RATE_LIMIT_USER_BASE: '1000000', UPLOAD_RATE_LIMIT: '1000000' } });
     const server = new FuzzServer(ctx);
     try {
-      await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-      const address = ctx.app.server.address();
-      if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-      server.port = address.port;
+      server.port = await listenOnLoopback(ctx);
       server.world = await seed(ctx);
       server.baseline = await readRows(ctx);
       await server.loadDocument();
@@ -520,26 +518,8 @@ export class FuzzServer {
       const read = await this.ctx.request({ method: 'GET', url: `/api/v1/projects/${id}`, token: this.world.pat });
       if (read.statusCode !== 200) continue;
       const project = read.json().data as Record<string, unknown>;
-      expect(Object.keys(project).sort()).toEqual([
-        'archived_at',
-        'created_at',
-        'description',
-        'framework_version',
-        'id',
-        'latest_report',
-        'name',
-        'repository_url',
-        'settings',
-        'team_id',
-      ]);
-      expect(Object.keys(project.settings as object).sort()).toEqual([
-        'fail_on',
-        'fail_on_new',
-        'fail_threshold',
-        'primary_tracker',
-        'ticket_target_project_key',
-        'ticket_target_project_name',
-      ]);
+      expect(Object.keys(project).sort()).toEqual(PROJECT_KEYS);
+      expect(Object.keys(project.settings as object).sort()).toEqual(Object.keys(EMPTY_SETTINGS).sort());
     }
     expect(this.ctx.contract.violations.splice(0), 'answers that drift from the OpenAPI document').toEqual([]);
   }

@@ -8,6 +8,7 @@
  * - `token`: that user's personal token (`user.token`);
  * - `project`: a project of that user's team and its API token (`ctx.given.project(user)`);
  * - `projectId`, `apiToken`: that project's id and API token;
+ * - `port`: the app listening on a free port of 127.0.0.1, for tests over a real socket;
  * - `log`: what the app logged, with `appTest({ log: 'trace' })`.
  *
  * ```ts
@@ -20,13 +21,13 @@
  * ```
  *
  * With `sharedAppTest` the app is built for the file's first test that asks for it and closed after
- * its last, and `user`, `project` and the rest are made once for the file too (what a `beforeAll`
+ * its last, and `user`, `project`, `port` and the rest are made once for the file too (what a `beforeAll`
  * gave); a test that needs a fresh user makes it with `ctx.given.user()`. A file adds its own fixtures
  * on top with `.extend(name, ({ ctx, project }) => …)`, e.g. a request builder bound to the app.
  */
 import { test as base } from 'vitest';
 import { LogCapture } from './log-capture.js';
-import { buildTestApp, type TestContext } from './test-app.js';
+import { buildTestApp, listenOnLoopback, type TestContext } from './test-app.js';
 
 export type AppOptions = NonNullable<Parameters<typeof buildTestApp>[0]>;
 export type UserOptions = NonNullable<Parameters<TestContext['given']['user']>[0]>;
@@ -61,7 +62,8 @@ export function appTest(options: FixtureOptions = {}) {
     .extend('token', async ({ user }) => user.token)
     .extend('project', async ({ ctx, user }) => ctx.given.project(user, options.project))
     .extend('projectId', async ({ project }) => project.project.id)
-    .extend('apiToken', async ({ project }) => project.apiToken);
+    .extend('apiToken', async ({ project }) => project.apiToken)
+    .extend('port', async ({ ctx }) => listenOnLoopback(ctx));
 }
 
 /** One app for the whole file (built at its first test that asks for `ctx`), and one `user`, `token`, `project` for the file. */
@@ -75,6 +77,7 @@ export function sharedAppTest(options: FixtureOptions = {}) {
       .extend('project', { scope: 'file' }, async ({ ctx, user }) => ctx.given.project(user, options.project))
       .extend('projectId', { scope: 'file' }, async ({ project }) => project.project.id)
       .extend('apiToken', { scope: 'file' }, async ({ project }) => project.apiToken)
+      .extend('port', { scope: 'file' }, async ({ ctx }) => listenOnLoopback(ctx))
   );
 }
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { JSON_UTF8, expectFieldErrors, expectNoInternals } from './contract.js';
-import type { TestContext, TestUser } from './test-app.js';
+import { countRows, type TestContext, type TestUser } from './test-app.js';
 
 /** The recorded request bodies of the published client (a copy of shared/fixtures/reports). */
 export const FIXTURES_DIR = fileURLToPath(new URL('../fixtures/client-wire/reports', import.meta.url));
@@ -230,16 +230,7 @@ export function expectRateLimitHeaders(response: LightMyRequestResponse, limit: 
 
 /** Rows in `reports` and `run_failures`, to prove a refused request stored nothing. */
 export async function storedRows(ctx: TestContext): Promise<{ reports: number; failures: number }> {
-  const count = async (table: 'reports' | 'run_failures') =>
-    Number(
-      (
-        await ctx.db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
-  return { reports: await count('reports'), failures: await count('run_failures') };
+  return { reports: await countRows(ctx.db, 'reports'), failures: await countRows(ctx.db, 'run_failures') };
 }
 
 /** `GET /api/v1/projects/{id}` as `user`: the project (with latest_report and settings). */

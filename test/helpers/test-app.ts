@@ -10,7 +10,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Clock } from '../../src/clock.js';
 import { openDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/migrate.js';
-import type { Plan, TeamRole } from '../../src/db/schema.js';
+import type { Database, Plan, TeamRole } from '../../src/db/schema.js';
 import type { App } from '../../src/http/app-types.js';
 import type { CreateProjectBody, Project } from '../../src/projects/projects.schemas.js';
 import { createHeavyWork } from '../../src/reports/threads/heavy-work.js';
@@ -134,6 +134,28 @@ export async function buildTestApp(
       }
     },
   };
+}
+
+/** How many rows `table` holds now (e.g. to prove that a refused request stored nothing). */
+export async function countRows(db: Db, table: keyof Database): Promise<number> {
+  const { n } = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/** The id of the user's token: the first one, or the one named `name`. */
+export async function tokenIdOf(ctx: TestContext, user: TestUser, name?: string): Promise<number> {
+  return (
+    await ctx.db
+      .selectFrom('personal_access_tokens')
+      .select('id')
+      .where('user_id', '=', user.id)
+      .$if(name !== undefined, (query) => query.where('name', '=', name!))
+      .orderBy('id')
+      .executeTakeFirstOrThrow()
+  ).id;
 }
 
 /** Listens on a free port of 127.0.0.1, for tests over a real socket; returns the port. */

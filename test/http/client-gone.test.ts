@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minimalReport, storedRows } from '../helpers/client-wire.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { buildTestApp, listenOnLoopback, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 interface LogLine {
   level: number;
@@ -32,10 +32,7 @@ beforeAll(async () => {
   ctx = await buildTestApp({ env: { LOG_LEVEL: 'info' }, deps: { logStream } });
   user = await ctx.given.user();
   ({ apiToken } = await ctx.given.project(user, { name: 'Dropped' }));
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = ctx.app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-  port = address.port;
+  port = await listenOnLoopback(ctx);
 });
 afterAll(async () => ctx.close());
 

@@ -13,7 +13,7 @@ import { sharedAppTest } from '../helpers/app-fixture.js';
 import { JSON_UTF8, UNAUTHENTICATED } from '../helpers/contract.js';
 import { minimalReport, storedRows } from '../helpers/client-wire.js';
 import { sendRaw, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { buildTestApp, listenOnLoopback, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { DISCARD_LIMIT_BYTES } from '../../src/http/early-answer.js';
 
 const it = sharedAppTest({ env: { UPLOAD_RATE_LIMIT: '1000' } });
@@ -29,10 +29,7 @@ it.beforeAll(async ({ ctx }) => {
   // Enterprise: the v1 cases send many requests as one user.
   user = await ctx.given.user({ plan: 'enterprise' });
   ({ apiToken } = await ctx.given.project(user, { name: 'Early answers' }));
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = ctx.app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-  port = address.port;
+  port = await listenOnLoopback(ctx);
 });
 
 /** An upload over the 10 MiB limit that is otherwise a valid report. */
@@ -203,10 +200,7 @@ describe('a client answered early that stops sending (HTTP_REQUEST_TIMEOUT_MS=60
     slow = await buildTestApp({ env: { HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '600' } });
     const owner = await slow.given.user();
     ({ apiToken: slowApiToken } = await slow.given.project(owner, { name: 'Stalls' }));
-    await slow.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = slow.app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-    slowPort = address.port;
+    slowPort = await listenOnLoopback(slow);
   });
   afterAll(async () => slow.close());
 

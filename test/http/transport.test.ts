@@ -2,8 +2,9 @@
  * D5 (transport), D3 (envelope, no internals) and D2 (JSON, UTC timestamps) across /api/v1.
  */
 import type { LightMyRequestResponse } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
+import { countRows, type RequestOptions } from '../helpers/test-app.js';
 import {
   JSON_UTF8,
   NOT_FOUND,
@@ -15,54 +16,41 @@ import {
   sha256,
 } from '../helpers/contract.js';
 
-let ctx: TestContext;
-let user: TestUser;
-let projectId: string;
-
-beforeEach(async () => {
-  ctx = await buildTestApp();
-  user = await ctx.given.user();
-  projectId = (await ctx.given.project(user, { name: 'Existing' })).project.id;
-});
-afterEach(async () => ctx.close());
-
-/** A request as `user`, checked for the things every answer here must have. */
-async function call(options: Omit<Parameters<TestContext['request']>[0], 'token'> & { token?: string }) {
-  const response = await ctx.request({ token: user.token, ...options });
-  expect(response.headers['content-type']).toBe(JSON_UTF8);
-  expectNoInternals(response);
-  return response;
-}
-
-const bodyEndpoints = () => [
-  { method: 'POST' as const, url: '/api/v1/projects' },
-  { method: 'PUT' as const, url: `/api/v1/projects/${projectId}` },
-  { method: 'POST' as const, url: '/api/v1/tokens' },
-];
-
-const projectCount = async () =>
-  Number(
-    (
-      await ctx.db
-        .selectFrom('projects')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+/**
+ * A fresh app for each test, always with `user` and its project Existing (`projectId`), which the
+ * counts below expect; `call` is a request as `user`, checked for what every answer here must have.
+ */
+const it = appTest({ project: { name: 'Existing' } })
+  .extend('existing', { auto: true }, async ({ project }) => project)
+  .extend('call', ({ ctx, user }) => async (options: Omit<RequestOptions, 'token'> & { token?: string }) => {
+    const response = await ctx.request({ token: user.token, ...options });
+    expect(response.headers['content-type']).toBe(JSON_UTF8);
+    expectNoInternals(response);
+    return response;
+  })
+  .extend('bodyEndpoints', ({ projectId }) => [
+    { method: 'POST' as const, url: '/api/v1/projects' },
+    { method: 'PUT' as const, url: `/api/v1/projects/${projectId}` },
+    { method: 'POST' as const, url: '/api/v1/tokens' },
+  ]);
 
 describe('D5: a body that is not JSON gets 415', () => {
   for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
-    it(`answers 415 Unsupported Media Type for content-type ${contentType} on every body endpoint`, async () => {
-      for (const { method, url } of bodyEndpoints()) {
+    it(`answers 415 Unsupported Media Type for content-type ${contentType} on every body endpoint`, async ({
+      call,
+      bodyEndpoints,
+      ctx,
+    }) => {
+      for (const { method, url } of bodyEndpoints) {
         const response = await call({ method, url, body: 'name=Shop&framework_version=11', headers: { 'content-type': contentType } });
         expectApiHeaders(response);
         expectErrorLike(response, 415, 'Unsupported Media Type', /JSON/);
       }
-      expect(await projectCount()).toBe(1);
+      expect(await countRows(ctx.db, 'projects')).toBe(1);
     });
   }
 
-  it('answers 415 for a text/plain body that happens to contain valid JSON', async () => {
+  it('answers 415 for a text/plain body that happens to contain valid JSON', async ({ call, ctx }) => {
     const response = await call({
       method: 'POST',
       url: '/api/v1/projects',
@@ -70,13 +58,13 @@ describe('D5: a body that is not JSON gets 415', () => {
       headers: { 'content-type': 'text/plain' },
     });
     expectErrorLike(response, 415, 'Unsupported Media Type', /JSON/);
-    expect(await projectCount()).toBe(1);
+    expect(await countRows(ctx.db, 'projects')).toBe(1);
   });
 });
 
 describe('D5: bodies that are JSON but unusable get 400', () => {
-  it('answers 400 Bad Request for malformed JSON', async () => {
-    for (const { method, url } of bodyEndpoints()) {
+  it('answers 400 Bad Request for malformed JSON', async ({ call, bodyEndpoints }) => {
+    for (const { method, url } of bodyEndpoints) {
       const response = await call({ method, url, body: '{"name": "Shop",', headers: { 'content-type': 'application/json' } });
       expectApiHeaders(response);
       expectErrorLike(response, 400, 'Bad Request', /JSON/);
@@ -84,34 +72,38 @@ describe('D5: bodies that are JSON but unusable get 400', () => {
   });
 
   for (const raw of ['[]', '"x"', 'null', '42', 'true']) {
-    it(`answers 400 for the JSON value ${raw}, which is not an object, on POST /projects`, async () => {
+    it(`answers 400 for the JSON value ${raw}, which is not an object, on POST /projects`, async ({ call, ctx }) => {
       const response = await call({ method: 'POST', url: '/api/v1/projects', body: raw, headers: { 'content-type': 'application/json' } });
       expectErrorLike(response, 400, 'Bad Request', /.+/);
-      expect(await projectCount()).toBe(1);
+      expect(await countRows(ctx.db, 'projects')).toBe(1);
     });
   }
 
-  it('answers 400, not a 500 from a blown stack, for a body nested hundreds of thousands of levels deep', async () => {
+  it('answers 400, not a 500 from a blown stack, for a body nested hundreds of thousands of levels deep', async ({
+    call,
+    bodyEndpoints,
+    ctx,
+  }) => {
     const deepArrays = `{"name":${'['.repeat(400_000)}${']'.repeat(400_000)},"framework_version":"11"}`;
     const deepObjects = `{"name":"Shop","framework_version":"11","x":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}`;
     for (const body of [deepArrays, deepObjects]) {
-      for (const { method, url } of bodyEndpoints()) {
+      for (const { method, url } of bodyEndpoints) {
         const response = await call({ method, url, body, headers: { 'content-type': 'application/json' } });
         expectApiHeaders(response);
         expectErrorLike(response, 400, 'Bad Request', /nested more than 32 levels/);
       }
     }
-    expect(await projectCount()).toBe(1);
+    expect(await countRows(ctx.db, 'projects')).toBe(1);
   });
 
-  it('accepts bodies nested up to 32 levels in ignored fields', async () => {
+  it('accepts bodies nested up to 32 levels in ignored fields', async ({ call }) => {
     const body = `{"name":"Shop","framework_version":"11","x":${'['.repeat(31)}${']'.repeat(31)}}`;
     const response = await call({ method: 'POST', url: '/api/v1/projects', body, headers: { 'content-type': 'application/json' } });
     expect(response.statusCode).toBe(201);
   });
 
-  it('answers 400 for an empty body sent as application/json', async () => {
-    for (const { method, url } of bodyEndpoints()) {
+  it('answers 400 for an empty body sent as application/json', async ({ call, bodyEndpoints }) => {
+    for (const { method, url } of bodyEndpoints) {
       const response = await call({ method, url, body: '', headers: { 'content-type': 'application/json' } });
       expectErrorLike(response, 400, 'Bad Request', /.+/);
     }
@@ -121,17 +113,17 @@ describe('D5: bodies that are JSON but unusable get 400', () => {
 describe('D5: bodies over 1 MiB get 413', () => {
   const oversized = JSON.stringify({ name: 'x'.repeat(1024 * 1024), framework_version: '11' });
 
-  it('answers 413 Payload Too Large naming the limit on every body endpoint', async () => {
+  it('answers 413 Payload Too Large naming the limit on every body endpoint', async ({ call, bodyEndpoints, ctx }) => {
     expect(Buffer.byteLength(oversized)).toBeGreaterThan(1024 * 1024);
-    for (const { method, url } of bodyEndpoints()) {
+    for (const { method, url } of bodyEndpoints) {
       const response = await call({ method, url, body: oversized });
       expectApiHeaders(response);
       expectErrorLike(response, 413, 'Payload Too Large', /1 ?MiB|1,?048,?576/);
     }
-    expect(await projectCount()).toBe(1);
+    expect(await countRows(ctx.db, 'projects')).toBe(1);
   });
 
-  it('reads a body of exactly 1 MiB (and then validates it: 422)', async () => {
+  it('reads a body of exactly 1 MiB (and then validates it: 422)', async ({ call }) => {
     const prefix = '{"framework_version":"11","name":"';
     const body = `${prefix + 'x'.repeat(1024 * 1024 - prefix.length - 2)}"}`;
     expect(Buffer.byteLength(body)).toBe(1024 * 1024);
@@ -142,40 +134,41 @@ describe('D5: bodies over 1 MiB get 413', () => {
 });
 
 describe('D5: unknown paths get 404, unsupported methods 405', () => {
-  it('answers an unknown path under /api/v1 with the exact 404 envelope and the rate-limit headers', async () => {
+  it('answers an unknown path under /api/v1 with the exact 404 envelope and the rate-limit headers', async ({ call }) => {
     const response = await call({ method: 'GET', url: '/api/v1/nope' });
     expectApiHeaders(response);
     expectError(response, 404, NOT_FOUND);
   });
 
-  it('answers an unknown path outside /api/v1 with the exact 404 envelope', async () => {
+  it('answers an unknown path outside /api/v1 with the exact 404 envelope', async ({ call }) => {
     // (`/` is the dashboard, E7: test/web/dashboard-serving.test.ts.)
     for (const url of ['/nope', '/projects', '/assets/nope.js', '/sign-in/more']) {
       expectError(await call({ method: 'GET', url }), 404, NOT_FOUND);
     }
   });
 
-  it('answers an unknown path under /api outside /api/v1 for the client package: with success false', async () => {
+  it('answers an unknown path under /api outside /api/v1 for the client package: with success false', async ({ call }) => {
     // CLIENT-WIRE.md: the client package reads `success` and `message` from every /api answer.
     const response = await call({ method: 'GET', url: '/api/v2/projects' });
     expect(response.statusCode).toBe(404);
     expect(response.json()).toEqual({ success: false, ...NOT_FOUND });
   });
 
+  /** `{project}` stands for the project's id. */
   const cases = [
-    { method: 'PATCH', path: () => '/api/v1/projects', allow: ['GET', 'HEAD', 'POST'] },
-    { method: 'DELETE', path: () => '/api/v1/projects', allow: ['GET', 'HEAD', 'POST'] },
-    { method: 'PATCH', path: () => `/api/v1/projects/${projectId}`, allow: ['DELETE', 'GET', 'HEAD', 'PUT'] },
-    { method: 'POST', path: () => `/api/v1/projects/${projectId}`, allow: ['DELETE', 'GET', 'HEAD', 'PUT'] },
-    { method: 'GET', path: () => `/api/v1/projects/${projectId}/regenerate-token`, allow: ['POST'] },
-    { method: 'PUT', path: () => `/api/v1/projects/${projectId}/archive`, allow: ['POST'] },
-    { method: 'PUT', path: () => '/api/v1/tokens', allow: ['GET', 'HEAD', 'POST'] },
-    { method: 'GET', path: () => '/api/v1/tokens/1', allow: ['DELETE'] },
+    { method: 'PATCH', path: '/api/v1/projects', allow: ['GET', 'HEAD', 'POST'] },
+    { method: 'DELETE', path: '/api/v1/projects', allow: ['GET', 'HEAD', 'POST'] },
+    { method: 'PATCH', path: '/api/v1/projects/{project}', allow: ['DELETE', 'GET', 'HEAD', 'PUT'] },
+    { method: 'POST', path: '/api/v1/projects/{project}', allow: ['DELETE', 'GET', 'HEAD', 'PUT'] },
+    { method: 'GET', path: '/api/v1/projects/{project}/regenerate-token', allow: ['POST'] },
+    { method: 'PUT', path: '/api/v1/projects/{project}/archive', allow: ['POST'] },
+    { method: 'PUT', path: '/api/v1/tokens', allow: ['GET', 'HEAD', 'POST'] },
+    { method: 'GET', path: '/api/v1/tokens/1', allow: ['DELETE'] },
   ] as const;
 
   for (const { method, path, allow } of cases) {
-    it(`answers ${method} on a known path with 405 and Allow: ${allow.join(', ')}`, async () => {
-      const response = await call({ method, url: path() });
+    it(`answers ${method} on a known path with 405 and Allow: ${allow.join(', ')}`, async ({ projectId, call }) => {
+      const response = await call({ method, url: path.replace('{project}', projectId) });
       expectApiHeaders(response);
       expect(response.statusCode).toBe(405);
       const allowHeader = String(response.headers.allow ?? '');
@@ -192,7 +185,7 @@ describe('D5: unknown paths get 404, unsupported methods 405', () => {
     });
   }
 
-  it('answers HEAD on a GET route like GET, without a body', async () => {
+  it('answers HEAD on a GET route like GET, without a body', async ({ ctx, user }) => {
     const response = await ctx.request({ method: 'HEAD', url: '/api/v1/tokens', token: user.token });
     expect(response.statusCode).toBe(200);
     expect(response.body).toBe('');
@@ -208,9 +201,9 @@ describe('D5: prototype keys in a body never pollute', () => {
     '{"name": "tok", "abilities": ["read"], "__proto__": {"polluted": "yes"}}',
   ];
 
-  it('answers 400 or a normal answer, never 500, and Object.prototype stays clean', async () => {
+  it('answers 400 or a normal answer, never 500, and Object.prototype stays clean', async ({ call, bodyEndpoints }) => {
     for (const raw of attacks) {
-      for (const { method, url } of bodyEndpoints()) {
+      for (const { method, url } of bodyEndpoints) {
         const response = await call({ method, url, body: raw, headers: { 'content-type': 'application/json' } });
         expect([200, 201, 400, 422]).toContain(response.statusCode);
         expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -224,20 +217,20 @@ describe('D5: prototype keys in a body never pollute', () => {
 describe('D5: a prototype key is refused in its own words, not as malformed JSON', () => {
   const PROTOTYPE_KEY = { error: 'Bad Request', message: 'The request body may not contain "__proto__" or "constructor.prototype" keys.' };
 
-  it.each([
+  it.for([
     '{"__proto__": {"polluted": "yes"}, "name": "Proto", "framework_version": "11"}',
     '{"name": "Nested", "framework_version": "11", "settings": {"__proto__": {"polluted": "yes"}}}',
     '{"constructor": {"prototype": {"polluted": "yes"}}, "name": "Ctor", "framework_version": "11"}',
-  ])('answers %s with that 400 on every body endpoint, storing nothing', async (raw) => {
-    const before = await projectCount();
-    for (const { method, url } of bodyEndpoints()) {
+  ])('answers %s with that 400 on every body endpoint, storing nothing', async (raw, { call, bodyEndpoints, ctx }) => {
+    const before = await countRows(ctx.db, 'projects');
+    for (const { method, url } of bodyEndpoints) {
       const response = await call({ method, url, body: raw, headers: { 'content-type': 'application/json' } });
       expectError(response, 400, PROTOTYPE_KEY);
     }
-    expect(await projectCount()).toBe(before);
+    expect(await countRows(ctx.db, 'projects')).toBe(before);
   });
 
-  it('answers the same on the client package upload, with success: false', async () => {
+  it('answers the same on the client package upload, with success: false', async ({ ctx, user }) => {
     const { apiToken } = await ctx.given.project(user, { name: 'Uploads' });
     const response = await ctx.request({
       method: 'POST',
@@ -249,7 +242,7 @@ describe('D5: a prototype key is refused in its own words, not as malformed JSON
     expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 400, body: { success: false, ...PROTOTYPE_KEY } });
   });
 
-  it('still answers malformed JSON as malformed', async () => {
+  it('still answers malformed JSON as malformed', async ({ call }) => {
     const response = await call({
       method: 'POST',
       url: '/api/v1/projects',
@@ -261,25 +254,25 @@ describe('D5: a prototype key is refused in its own words, not as malformed JSON
 });
 
 describe('the reference page refuses paths outside its files in the envelope', () => {
-  it.each(['/docs/static/%00', '/docs/static/a%00.js'])('answers GET %s with 400 "The request URL is not valid."', async (url) => {
+  it.for(['/docs/static/%00', '/docs/static/a%00.js'])('answers GET %s with 400 "The request URL is not valid."', async (url, { ctx }) => {
     const response = await ctx.request({ method: 'GET', url });
     expect(response.headers['content-type']).toBe(JSON_UTF8);
     expectError(response, 400, { error: 'Bad Request', message: 'The request URL is not valid.' });
   });
 
-  it.each([
+  it.for([
     '/docs/static/../../package.json',
     '/docs/static/%2e%2e/%2e%2e/package.json',
     '/docs/static/..%5c..%5cpackage.json',
     '/docs/static/%2e%2e%5cpackage.json',
     '/docs/static/nothing-here.js',
-  ])('answers GET %s with the 404 envelope', async (url) => {
+  ])('answers GET %s with the 404 envelope', async (url, { ctx }) => {
     expectError(await ctx.request({ method: 'GET', url }), 404, NOT_FOUND);
   });
 
-  it.each(['', '?x=1', '?url=https://evil.example/'])(
+  it.for(['', '?x=1', '?url=https://evil.example/'])(
     'redirects GET /docs/static/index.html%s to the page, never to the same URL (D36), and drops the query',
-    async (query) => {
+    async (query, { ctx }) => {
       const response = await ctx.request({ method: 'GET', url: `/docs/static/index.html${query}` });
       expect(response.statusCode).toBe(302);
       expect(response.headers.location).toBe('/docs/');
@@ -290,7 +283,7 @@ describe('the reference page refuses paths outside its files in the envelope', (
 
 describe('D3: no internals in any answer', () => {
   // Fastify's router rejects these before our hooks run; D3 still wants the envelope and D8 the headers.
-  it('answers a {project} or {token} longer than the router allows with the 404 envelope (D11, D9)', async () => {
+  it('answers a {project} or {token} longer than the router allows with the 404 envelope (D11, D9)', async ({ call }) => {
     for (const url of [
       `/api/v1/projects/${'x'.repeat(101)}`,
       `/api/v1/projects/${'x'.repeat(5000)}`,
@@ -302,7 +295,7 @@ describe('D3: no internals in any answer', () => {
     }
   });
 
-  it('answers a path with broken percent-encoding with a 400 in the D3 envelope, not echoing the URL', async () => {
+  it('answers a path with broken percent-encoding with a 400 in the D3 envelope, not echoing the URL', async ({ call }) => {
     for (const url of ['/api/v1/projects/%zz', '/api/v1/tokens/%E0%A4%A']) {
       const response = await call({ method: 'GET', url });
       expectApiHeaders(response);
@@ -310,12 +303,12 @@ describe('D3: no internals in any answer', () => {
     }
   });
 
-  it('answers a page number past 2147483647 with 422, not a server error (D27)', async () => {
+  it('answers a page number past 2147483647 with 422, not a server error (D27)', async ({ call }) => {
     const response = await call({ method: 'GET', url: '/api/v1/projects?page=99999999999999999999' });
     expectValidationError(response, ['page']);
   });
 
-  it('never shows a stack trace, SQL or a path, whatever goes wrong', async () => {
+  it('never shows a stack trace, SQL or a path, whatever goes wrong', async ({ call }) => {
     const requests: Parameters<typeof call>[0][] = [
       { method: 'GET', url: '/api/v1/projects?page=1e300' },
       { method: 'GET', url: '/api/v1/projects?page=-1' },
@@ -353,7 +346,7 @@ describe('D2: timestamps are UTC with milliseconds and Z', () => {
     );
   }
 
-  it('writes every *_at of projects, reports and tokens as YYYY-MM-DDTHH:mm:ss.sssZ', async () => {
+  it('writes every *_at of projects, reports and tokens as YYYY-MM-DDTHH:mm:ss.sssZ', async ({ ctx, projectId, call }) => {
     await ctx.given.report(projectId);
     const created = await call({
       method: 'POST',
@@ -388,7 +381,7 @@ describe('D5: unknown body fields are ignored, never stored', () => {
     favourite_colour: 'green',
   };
 
-  it('creates a project with its own id, team, token and timestamps whatever the body says', async () => {
+  it('creates a project with its own id, team, token and timestamps whatever the body says', async ({ ctx, user, call }) => {
     const response = await call({ method: 'POST', url: '/api/v1/projects', body: { name: 'Shop', framework_version: '11', ...junk } });
     expect(response.statusCode).toBe(201);
     const { project, api_token } = response.json();
@@ -403,7 +396,7 @@ describe('D5: unknown body fields are ignored, never stored', () => {
     expect(await ctx.db.selectFrom('projects').select('id').where('id', '=', junk.id).executeTakeFirst()).toBeUndefined();
   });
 
-  it('updates a project without touching id, team, token or timestamps the body names', async () => {
+  it('updates a project without touching id, team, token or timestamps the body names', async ({ ctx, user, projectId, call }) => {
     const before = await ctx.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow();
     ctx.clock.advance(5_000);
     const response = await call({
@@ -430,7 +423,7 @@ describe('D5: unknown body fields are ignored, never stored', () => {
     });
   });
 
-  it('creates a token for the caller with fresh metadata whatever the body says', async () => {
+  it('creates a token for the caller with fresh metadata whatever the body says', async ({ ctx, user, call }) => {
     const other = await ctx.given.user();
     const response = await call({
       method: 'POST',

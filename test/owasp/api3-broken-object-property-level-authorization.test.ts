@@ -11,34 +11,50 @@
  *   see, and a plain-text token only where the contract shows it once (create, regenerate).
  */
 import type { LightMyRequestResponse } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { decodeResults } from '../../src/reports/results/results-encoding.js';
 import { expectError, expectValidationError, missingAbility, sha256 } from '../helpers/contract.js';
 import { clientCall, minimalReport, upload } from '../helpers/client-wire.js';
 import { ENDPOINTS } from '../helpers/endpoints.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { EMPTY_SETTINGS } from '../projects/project-expectations.js';
+import type { TestContext, TestUser } from '../helpers/test-app.js';
 
 const LONG_AGO = '2001-01-01T00:00:00.000Z';
 const FOREIGN_UUID = '0190a8f4-7c1d-7a4b-9f2e-3c5d6e7f8a00';
 const PLANTED_TOKEN = 'P'.repeat(40);
 
-let ctx: TestContext;
-let user: TestUser;
-/** Another user with a team, a project, a report and tokens: what a mass assignment would aim at. */
-let victim: TestUser;
-let victimProjectId: string;
-let victimReportId: number;
-beforeEach(async () => {
-  ctx = await buildTestApp();
-  user = await ctx.given.user();
-  victim = await ctx.given.user({ plan: 'enterprise' });
-  victimProjectId = (await ctx.given.project(victim, { name: 'Victim' })).project.id;
-  victimReportId = (await ctx.given.report(victimProjectId)).id;
-});
-afterEach(async () => ctx.close());
+/**
+ * A fresh app for each test, with the caller (`user`) and, in every test, another user with a team,
+ * a project, a report and tokens (`victim`): what a mass assignment would aim at, and objects the
+ * walks below must never show.
+ */
+const it = appTest()
+  .extend('victimWorld', { auto: true }, async ({ ctx }) => {
+    const victim = await ctx.given.user({ plan: 'enterprise' });
+    const victimProjectId = (await ctx.given.project(victim, { name: 'Victim' })).project.id;
+    const victimReportId = (await ctx.given.report(victimProjectId)).id;
+    return { victim, victimProjectId, victimReportId };
+  })
+  .extend('victim', ({ victimWorld }) => victimWorld.victim)
+  .extend('victimProjectId', ({ victimWorld }) => victimWorld.victimProjectId)
+  .extend('victimReportId', ({ victimWorld }) => victimWorld.victimReportId)
+  .extend(
+    'projectRow',
+    ({ ctx }) =>
+      (id: string) =>
+        ctx.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirstOrThrow(),
+  )
+  /** What a mass assignment could also reach beside the project: teams, memberships, subscriptions. */
+  .extend('accountRows', ({ ctx, victimProjectId, projectRow }) => async () => ({
+    teams: await ctx.db.selectFrom('teams').selectAll().orderBy('id').execute(),
+    members: await ctx.db.selectFrom('team_members').selectAll().orderBy('team_id').orderBy('user_id').execute(),
+    subscriptions: await ctx.db.selectFrom('subscriptions').selectAll().orderBy('id').execute(),
+    victimProject: await projectRow(victimProjectId),
+  }));
 
 /** Properties no body may set, with values that would be noticed if they were stored. */
-const forbiddenProjectFields = () => ({
+const forbiddenProjectFields = (victim: TestUser, victimReportId: number) => ({
   id: FOREIGN_UUID,
   uuid: FOREIGN_UUID,
   team_id: victim.teamId,
@@ -60,24 +76,22 @@ const forbiddenProjectFields = () => ({
   subscription: { plan: 'enterprise', status: 'active', ends_at: null },
 });
 
-const projectRow = (id: string) => ctx.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-/** What a mass assignment could also reach beside the project: teams, memberships, subscriptions. */
-const accountRows = async () => ({
-  teams: await ctx.db.selectFrom('teams').selectAll().orderBy('id').execute(),
-  members: await ctx.db.selectFrom('team_members').selectAll().orderBy('team_id').orderBy('user_id').execute(),
-  subscriptions: await ctx.db.selectFrom('subscriptions').selectAll().orderBy('id').execute(),
-  victimProject: await projectRow(victimProjectId),
-});
-
 describe('API3 mass assignment: properties a body may not set', () => {
-  it("POST /projects: creates in the caller's team with its own id, token, timestamps and default state", async () => {
+  it("POST /projects: creates in the caller's team with its own id, token, timestamps and default state", async ({
+    ctx,
+    user,
+    victim,
+    victimReportId,
+    projectRow,
+    accountRows,
+  }) => {
     const before = await accountRows();
     ctx.clock.advance(1_000);
     const response = await ctx.request({
       method: 'POST',
       url: '/api/v1/projects',
       token: user.token,
-      body: { name: 'Shop', framework_version: '11', ...forbiddenProjectFields(), settings: { fail_on: 'low' } },
+      body: { name: 'Shop', framework_version: '11', ...forbiddenProjectFields(victim, victimReportId), settings: { fail_on: 'low' } },
     });
     expect(response.statusCode, response.body).toBe(201);
     const { project, api_token } = response.json();
@@ -101,14 +115,7 @@ describe('API3 mass assignment: properties a body may not set', () => {
       created_at: now,
       updated_at: now,
     });
-    expect(JSON.parse(row.settings)).toEqual({
-      fail_on: null,
-      fail_threshold: null,
-      primary_tracker: null,
-      ticket_target_project_key: null,
-      ticket_target_project_name: null,
-      fail_on_new: null,
-    });
+    expect(JSON.parse(row.settings)).toEqual(EMPTY_SETTINGS);
     expect(project.id).not.toBe(FOREIGN_UUID);
     expect(api_token).not.toBe(PLANTED_TOKEN);
     expect(await ctx.db.selectFrom('projects').select('id').where('id', '=', FOREIGN_UUID).executeTakeFirst()).toBeUndefined();
@@ -121,7 +128,14 @@ describe('API3 mass assignment: properties a body may not set', () => {
     expect({ ...after, teams: null }).toEqual({ ...before, teams: null });
   });
 
-  it('PUT /projects/{project}: changes the named fields only, never ownership, token, timestamps, latest report or archive state', async () => {
+  it('PUT /projects/{project}: changes the named fields only, never ownership, token, timestamps, latest report or archive state', async ({
+    ctx,
+    user,
+    victim,
+    victimReportId,
+    projectRow,
+    accountRows,
+  }) => {
     const { project } = await ctx.given.project(user, { name: 'Mine' });
     const before = await projectRow(project.id);
     const accountsBefore = await accountRows();
@@ -133,7 +147,7 @@ describe('API3 mass assignment: properties a body may not set', () => {
       body: {
         name: 'Renamed',
         framework_version: '12',
-        ...forbiddenProjectFields(),
+        ...forbiddenProjectFields(victim, victimReportId),
         // Unknown settings keys are dropped too: the stored settings keep D14's five keys.
         settings: { fail_on: 'high', api_token: PLANTED_TOKEN, owner: victim.id, extra: true },
       },
@@ -152,7 +166,7 @@ describe('API3 mass assignment: properties a body may not set', () => {
     expect(await accountRows()).toEqual(accountsBefore);
   });
 
-  it("POST /tokens: the token is the caller's, with fresh metadata, whatever the body says", async () => {
+  it("POST /tokens: the token is the caller's, with fresh metadata, whatever the body says", async ({ ctx, user, victim }) => {
     const response = await ctx.request({
       method: 'POST',
       url: '/api/v1/tokens',
@@ -190,7 +204,7 @@ describe('API3 mass assignment: properties a body may not set', () => {
     expect(victimTokens).toHaveLength(1);
   });
 
-  it('POST /tokens: abilities outside read/write/admin are refused (422), storing nothing', async () => {
+  it('POST /tokens: abilities outside read/write/admin are refused (422), storing nothing', async ({ ctx, user }) => {
     const count = async () => (await ctx.db.selectFrom('personal_access_tokens').select('id').execute()).length;
     const before = await count();
     for (const abilities of [['superuser'], ['*'], ['ADMIN'], ['root'], ['read', 'owner']]) {
@@ -200,7 +214,7 @@ describe('API3 mass assignment: properties a body may not set', () => {
     expect(await count()).toBe(before);
   });
 
-  it('POST /tokens: a token cannot mint one with abilities beyond its own (only admin creates tokens, D6)', async () => {
+  it('POST /tokens: a token cannot mint one with abilities beyond its own (only admin creates tokens, D6)', async ({ ctx }) => {
     const writer = await ctx.given.user({ abilities: ['read', 'write'] });
     const before = await ctx.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', writer.id).execute();
     for (const abilities of [['admin'], ['read', 'write', 'admin'], ['read']]) {
@@ -210,7 +224,14 @@ describe('API3 mass assignment: properties a body may not set', () => {
     expect(await ctx.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', writer.id).execute()).toEqual(before);
   });
 
-  it('uploads: the report gets its own id, uuid, project, timestamps and computed summary, whatever the body says', async () => {
+  it('uploads: the report gets its own id, uuid, project, timestamps and computed summary, whatever the body says', async ({
+    ctx,
+    user,
+    victim,
+    victimReportId,
+    projectRow,
+    accountRows,
+  }) => {
     const { project, apiToken } = await ctx.given.project(user, { name: 'Uploads' });
     const projectBefore = await projectRow(project.id);
     const accountsBefore = await accountRows();
@@ -290,14 +311,14 @@ describe('API3 no hidden properties in any answer', () => {
   }
 
   /** The hashes stored right now: a candidate whose SHA-256 is one of them is a live plain-text token. */
-  async function storedHashes(): Promise<Set<string>> {
+  async function storedHashes(ctx: TestContext): Promise<Set<string>> {
     const tokens = await ctx.db.selectFrom('personal_access_tokens').select('token_hash as hash').execute();
     const projects = await ctx.db.selectFrom('projects').select('api_token_hash as hash').execute();
     return new Set([...tokens, ...projects].map((row) => row.hash));
   }
 
   /** What the caller may see: its teams, their projects, their reports and failed runs, its tokens. */
-  async function visibleToCaller() {
+  async function visibleToCaller(ctx: TestContext, user: TestUser) {
     const teams = (await ctx.db.selectFrom('team_members').select('team_id').where('user_id', '=', user.id).execute()).map(
       (r) => r.team_id,
     );
@@ -311,10 +332,15 @@ describe('API3 no hidden properties in any answer', () => {
   }
 
   /** Checks one answer; `issued` is the key that may carry a plain-text token, if any. */
-  async function expectNothingHidden(name: string, response: LightMyRequestResponse, issued?: string) {
+  async function expectNothingHidden(
+    { ctx, user }: { ctx: TestContext; user: TestUser },
+    name: string,
+    response: LightMyRequestResponse,
+    issued?: string,
+  ) {
     const body = response.json();
-    const hashes = await storedHashes();
-    const visible = await visibleToCaller();
+    const hashes = await storedHashes(ctx);
+    const visible = await visibleToCaller(ctx, user);
     const where = (path: string[]) => `${name}: ${path.join('.')}`;
 
     for (const { path, key, value, parent } of walk(body)) {
@@ -347,7 +373,7 @@ describe('API3 no hidden properties in any answer', () => {
     if (issued !== undefined) expect(body[issued], `${name} issues its token`).toEqual(expect.any(String));
   }
 
-  it("walks every /api/v1 endpoint's success answer (ENDPOINTS) and finds nothing hidden", async () => {
+  it("walks every /api/v1 endpoint's success answer (ENDPOINTS) and finds nothing hidden", async ({ ctx, user }) => {
     // The caller's project has a report, a failed run and an upload, so every shape is filled in.
     const { apiToken } = await ctx.given.project(user, { name: 'Full' });
     expect((await upload(ctx, apiToken, minimalReport())).statusCode).toBe(201);
@@ -360,7 +386,7 @@ describe('API3 no hidden properties in any answer', () => {
       const request = await endpoint.prepare(ctx, user);
       const response = await ctx.request({ ...request, token: user.token });
       expect(response.statusCode, `${endpoint.name}: ${response.body}`).toBe(endpoint.success);
-      await expectNothingHidden(endpoint.name, response, TOKEN_KEYS[endpoint.name]);
+      await expectNothingHidden({ ctx, user }, endpoint.name, response, TOKEN_KEYS[endpoint.name]);
       walked.push(endpoint.name);
     }
     // The endpoints that issue a token are in the table (else the exception above would be unused).
@@ -381,11 +407,11 @@ describe('API3 no hidden properties in any answer', () => {
       const response = await ctx.request({ method: 'GET', url, token: user.token });
       expect(response.statusCode).toBe(200);
       expect(response.body.length).toBeGreaterThan(60);
-      await expectNothingHidden(`GET ${url}`, response);
+      await expectNothingHidden({ ctx, user }, `GET ${url}`, response);
     }
   });
 
-  it('walks every client-package answer and finds nothing hidden: the project token is never echoed', async () => {
+  it('walks every client-package answer and finds nothing hidden: the project token is never echoed', async ({ ctx, user }) => {
     const { apiToken } = await ctx.given.project(user, { name: 'Client' });
     const calls: [string, Promise<LightMyRequestResponse>][] = [
       ['POST /api/reports', upload(ctx, apiToken, minimalReport())],
@@ -397,13 +423,13 @@ describe('API3 no hidden properties in any answer', () => {
     for (const [name, pending] of calls) {
       const response = await pending;
       expect(response.statusCode, `${name}: ${response.body}`).toBeLessThan(300);
-      await expectNothingHidden(name, response);
+      await expectNothingHidden({ ctx, user }, name, response);
       expect(response.body).not.toContain(apiToken);
       expect(response.body).not.toContain(sha256(apiToken));
     }
   });
 
-  it('walks error answers too: a validation error does not echo a token sent in the body', async () => {
+  it('walks error answers too: a validation error does not echo a token sent in the body', async ({ ctx, user }) => {
     const plain = user.token;
     const responses: [string, LightMyRequestResponse][] = [
       [
@@ -422,22 +448,28 @@ describe('API3 no hidden properties in any answer', () => {
     ];
     for (const [name, response] of responses) {
       expect(response.statusCode).toBe(422);
-      await expectNothingHidden(name, response);
+      await expectNothingHidden({ ctx, user }, name, response);
       expect(response.body).not.toContain(plain);
     }
   });
 
-  it('is able to see a leak: the walker flags a plain-text token, a hash and an internal id', async () => {
+  it('is able to see a leak: the walker flags a plain-text token, a hash and an internal id', async ({
+    ctx,
+    user,
+    victim,
+    victimProjectId,
+    victimReportId,
+  }) => {
     // A self-check of the walker on fabricated answers, so a walker that sees nothing cannot pass.
     const fake = (body: unknown) => ({ json: () => body }) as unknown as LightMyRequestResponse;
     const hash = sha256(user.token);
-    await expect(expectNothingHidden('fake', fake({ data: { note: `here: ${user.token}` } }))).rejects.toThrow();
-    await expect(expectNothingHidden('fake', fake({ data: { value: hash } }))).rejects.toThrow();
-    await expect(expectNothingHidden('fake', fake({ data: { token_hash: 'x' } }))).rejects.toThrow();
-    await expect(expectNothingHidden('fake', fake({ data: { user_id: user.id } }))).rejects.toThrow();
-    await expect(expectNothingHidden('fake', fake({ data: { team_id: victim.teamId } }))).rejects.toThrow();
-    await expect(expectNothingHidden('fake', fake({ data: { id: victimProjectId } }))).rejects.toThrow();
-    await expect(expectNothingHidden('fake', fake({ data: { id: victimReportId, uuid: FOREIGN_UUID } }))).rejects.toThrow();
-    await expect(expectNothingHidden('fake', fake({ data: { ok: true } }))).resolves.toBeUndefined();
+    await expect(expectNothingHidden({ ctx, user }, 'fake', fake({ data: { note: `here: ${user.token}` } }))).rejects.toThrow();
+    await expect(expectNothingHidden({ ctx, user }, 'fake', fake({ data: { value: hash } }))).rejects.toThrow();
+    await expect(expectNothingHidden({ ctx, user }, 'fake', fake({ data: { token_hash: 'x' } }))).rejects.toThrow();
+    await expect(expectNothingHidden({ ctx, user }, 'fake', fake({ data: { user_id: user.id } }))).rejects.toThrow();
+    await expect(expectNothingHidden({ ctx, user }, 'fake', fake({ data: { team_id: victim.teamId } }))).rejects.toThrow();
+    await expect(expectNothingHidden({ ctx, user }, 'fake', fake({ data: { id: victimProjectId } }))).rejects.toThrow();
+    await expect(expectNothingHidden({ ctx, user }, 'fake', fake({ data: { id: victimReportId, uuid: FOREIGN_UUID } }))).rejects.toThrow();
+    await expect(expectNothingHidden({ ctx, user }, 'fake', fake({ data: { ok: true } }))).resolves.toBeUndefined();
   });
 });

@@ -20,48 +20,67 @@
  */
 import { connect, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { sharedAppTest } from '../helpers/app-fixture.js';
 import { expectApiHeaders, expectError, expectErrorLike, expectValidationError } from '../helpers/contract.js';
 import { clientCall, expectClientError, expectClientValidationError, minimalReport, storedRows, upload } from '../helpers/client-wire.js';
 import { ENDPOINTS, snapshot } from '../helpers/endpoints.js';
 import { heldBytes, longMessageReport, stalledRequest, untilStalled } from '../helpers/stalled-reader.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 const MiB = 1024 * 1024;
 
 /** The client-package routes that take a body. */
 const CLIENT_POSTS = ['/api/reports', '/api/v1/reports', '/api/reports/failure'] as const;
 
-describe('API4 limits per request', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let projectId: string;
-  let apiToken: string;
-  // One app for the file (each refused request is shown to change nothing); a fresh user, team and
-  // project for every test, so no test sees another's data or spends another's rate limit.
-  beforeAll(async () => {
-    ctx = await buildTestApp();
-  });
-  afterAll(async () => ctx.close());
-  beforeEach(async () => {
+/**
+ * One app for the file's per-request tests (each refused request is shown to change nothing); a
+ * fresh user, team and project for every test (`fresh`), so no test sees another's data or spends
+ * another's rate limit.
+ */
+const it = sharedAppTest()
+  .extend('fresh', async ({ ctx }) => {
     // Enterprise: these tests send many requests as one user.
-    user = await ctx.given.user({ plan: 'enterprise' });
-    ({
-      project: { id: projectId },
-      apiToken,
-    } = await ctx.given.project(user, { name: 'Bounded' }));
-  });
-
+    const user = await ctx.given.user({ plan: 'enterprise' });
+    const { project, apiToken } = await ctx.given.project(user, { name: 'Bounded' });
+    return { user, projectId: project.id, apiToken };
+  })
   /** Everything a refused request could have written. */
-  const everything = async () => ({ ...(await snapshot(ctx)), rows: await storedRows(ctx) });
+  .extend('everything', ({ ctx }) => async () => ({ ...(await snapshot(ctx)), rows: await storedRows(ctx) }));
 
+/** Another app for the file, listening, with the default deadlines. */
+const defaultServerIt = sharedAppTest();
+
+/** And one with short deadlines (HTTP_HEADERS_TIMEOUT_MS=300, HTTP_REQUEST_TIMEOUT_MS=600) and a project to upload to. */
+const slowServerIt = sharedAppTest({ env: { HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '600' }, project: { name: 'Slow' } });
+
+/**
+ * And one, listening, where an Enterprise user's project holds a report whose exports are large:
+ * its `uuid`, the server's sockets as they connect and how many queries the app ran so far.
+ */
+const stalledIt = sharedAppTest({ user: { plan: 'enterprise' }, project: { name: 'Stalled' } }).extend(
+  'stalled',
+  { scope: 'file' },
+  async ({ ctx, apiToken }) => {
+    // 150 messages of 60,000 characters: 8.6 MiB in what was one batch of rows, more than the
+    // kernel's socket buffers take (a smaller answer fits there whole, and the server holds nothing).
+    const uploaded = await upload(ctx, apiToken, longMessageReport(150));
+    expect(uploaded.statusCode).toBe(201);
+    let queryCount = 0;
+    ctx.onQuery(() => void queryCount++);
+    const serverSockets: Socket[] = [];
+    ctx.app.server.on('connection', (socket: Socket) => serverSockets.push(socket));
+    return { uuid: uploaded.json().report.uuid as string, serverSockets, queries: () => queryCount };
+  },
+);
+
+describe('API4 limits per request', () => {
   describe('body size', () => {
     // Over 1 MiB, but valid JSON: only the size is wrong.
     const overOneMiB = JSON.stringify({ name: 'Big', framework_version: '11', pad: ' '.repeat(MiB) });
 
-    it.each(ENDPOINTS.filter((e) => e.method !== 'GET').map((e) => [e.name, e] as const))(
+    it.for(ENDPOINTS.filter((e) => e.method !== 'GET').map((e) => [e.name, e] as const))(
       '%s: a body over 1 MiB gets 413 naming the limit, and nothing is stored (D5)',
-      async (_name, endpoint) => {
+      async ([_name, endpoint], { ctx, everything, fresh: { user } }) => {
         const request = await endpoint.prepare(ctx, user);
         const before = await everything();
         const response = await ctx.request({ ...request, token: user.token, body: overOneMiB });
@@ -71,24 +90,34 @@ describe('API4 limits per request', () => {
       },
     );
 
-    it.each(CLIENT_POSTS)('%s: a body over 10 MiB gets 413, and nothing is stored', async (url) => {
-      const body = JSON.stringify({ ...minimalReport(), pad: ' '.repeat(10 * MiB) });
-      const before = await everything();
-      expectClientError(await upload(ctx, apiToken, body, { url }), 413, 'Payload Too Large', /10 MiB/);
-      expect(await everything()).toEqual(before);
-    });
+    it.for(CLIENT_POSTS)(
+      '%s: a body over 10 MiB gets 413, and nothing is stored',
+      async (url, { ctx, everything, fresh: { apiToken } }) => {
+        const body = JSON.stringify({ ...minimalReport(), pad: ' '.repeat(10 * MiB) });
+        const before = await everything();
+        expectClientError(await upload(ctx, apiToken, body, { url }), 413, 'Payload Too Large', /10 MiB/);
+        expect(await everything()).toEqual(before);
+      },
+    );
 
     let bomb: Buffer | undefined;
-    it.each(CLIENT_POSTS)('%s: a gzip bomb (tiny compressed, 64 MiB inflated) gets 413, and nothing is stored', async (url) => {
-      bomb ??= gzipSync(Buffer.from(JSON.stringify({ ...minimalReport(), pad: ' '.repeat(64 * MiB) })));
-      expect(bomb.length).toBeLessThan(200 * 1024);
-      const before = await everything();
-      const response = await upload(ctx, apiToken, bomb, { url, headers: { 'content-encoding': 'gzip' } });
-      expectClientError(response, 413, 'Payload Too Large', /10 MiB/);
-      expect(await everything()).toEqual(before);
-    });
+    it.for(CLIENT_POSTS)(
+      '%s: a gzip bomb (tiny compressed, 64 MiB inflated) gets 413, and nothing is stored',
+      async (url, { ctx, everything, fresh: { apiToken } }) => {
+        bomb ??= gzipSync(Buffer.from(JSON.stringify({ ...minimalReport(), pad: ' '.repeat(64 * MiB) })));
+        expect(bomb.length).toBeLessThan(200 * 1024);
+        const before = await everything();
+        const response = await upload(ctx, apiToken, bomb, { url, headers: { 'content-encoding': 'gzip' } });
+        expectClientError(response, 413, 'Payload Too Large', /10 MiB/);
+        expect(await everything()).toEqual(before);
+      },
+    );
 
-    it('does not inflate gzip bodies on /api/v1 at all: the compressed bytes are not JSON (400)', async () => {
+    it('does not inflate gzip bodies on /api/v1 at all: the compressed bytes are not JSON (400)', async ({
+      ctx,
+      everything,
+      fresh: { user },
+    }) => {
       const bomb = gzipSync(Buffer.from(JSON.stringify({ name: 'Zip', framework_version: '11', pad: ' '.repeat(8 * MiB) })));
       const before = await everything();
       const response = await ctx.request({
@@ -108,22 +137,25 @@ describe('API4 limits per request', () => {
     const deepUpload = (levels: number) => `{"results":[{"analyzer_id":"x","status":"passed","metadata":${nested(levels)}}]}`;
     const deepFailure = (levels: number) => `{"failure_reason":"uncaught_exception","metadata":${nested(levels)}}`;
 
-    it.each([
+    it.for([
       ['/api/reports', deepUpload],
       ['/api/v1/reports', deepUpload],
       ['/api/reports/failure', deepFailure],
-    ] as const)('%s: a body nested deeper than 32 levels gets 400, plain or gzipped, and nothing is stored', async (url, body) => {
-      const before = await everything();
-      for (const levels of [40, 100_000]) {
-        const raw = body(levels);
-        expectClientError(await upload(ctx, apiToken, raw, { url }), 400, 'Bad Request', /nested more than 32 levels/);
-        const zipped = await upload(ctx, apiToken, gzipSync(Buffer.from(raw)), { url, headers: { 'content-encoding': 'gzip' } });
-        expectClientError(zipped, 400, 'Bad Request', /nested more than 32 levels/);
-      }
-      expect(await everything()).toEqual(before);
-      // Control: the same body a few levels deep is stored.
-      expect((await upload(ctx, apiToken, body(5), { url })).statusCode).toBe(201);
-    });
+    ] as const)(
+      '%s: a body nested deeper than 32 levels gets 400, plain or gzipped, and nothing is stored',
+      async ([url, body], { ctx, everything, fresh: { apiToken } }) => {
+        const before = await everything();
+        for (const levels of [40, 100_000]) {
+          const raw = body(levels);
+          expectClientError(await upload(ctx, apiToken, raw, { url }), 400, 'Bad Request', /nested more than 32 levels/);
+          const zipped = await upload(ctx, apiToken, gzipSync(Buffer.from(raw)), { url, headers: { 'content-encoding': 'gzip' } });
+          expectClientError(zipped, 400, 'Bad Request', /nested more than 32 levels/);
+        }
+        expect(await everything()).toEqual(before);
+        // Control: the same body a few levels deep is stored.
+        expect((await upload(ctx, apiToken, body(5), { url })).statusCode).toBe(201);
+      },
+    );
   });
 
   describe('list lengths in uploads (422, nothing stored)', () => {
@@ -131,7 +163,7 @@ describe('API4 limits per request', () => {
     const issues = (n: number) => Array.from({ length: n }, () => ({ message: 'm', severity: 'low' }));
     const keyed = (list: unknown[]) => Object.fromEntries(list.map((item, i) => [String(i), item]));
 
-    it('refuses more than 10,000 results (field "results") and stores 10,000', async () => {
+    it('refuses more than 10,000 results (field "results") and stores 10,000', async ({ ctx, everything, fresh: { apiToken } }) => {
       const before = await everything();
       const over = await upload(ctx, apiToken, { results: Array.from({ length: 10_001 }, (_, i) => passed(i)) });
       expectClientValidationError(over, ['results']);
@@ -140,7 +172,7 @@ describe('API4 limits per request', () => {
       expect(at.statusCode, at.body).toBe(201);
     });
 
-    it.each([
+    it.for([
       ['issues as a list', 'results.0.issues', (n: number) => ({ analyzer_id: 'x', status: 'failed', issues: issues(n) })],
       [
         'issues keyed by position (PHP)',
@@ -157,18 +189,21 @@ describe('API4 limits per request', () => {
         'results.0.suppressed_issues',
         (n: number) => ({ analyzer_id: 'x', status: 'passed', suppressed_issues: keyed(issues(n)) }),
       ],
-    ] as const)('refuses more than 100,000 %s in one result (field "%s")', async (_label, field, result) => {
-      const before = await everything();
-      const response = await upload(ctx, apiToken, { results: [result(100_001)] });
-      expectClientValidationError(response, [field]);
-      expect(await everything()).toEqual(before);
-    });
+    ] as const)(
+      'refuses more than 100,000 %s in one result (field "%s")',
+      async ([_label, field, result], { ctx, everything, fresh: { apiToken } }) => {
+        const before = await everything();
+        const response = await upload(ctx, apiToken, { results: [result(100_001)] });
+        expectClientValidationError(response, [field]);
+        expect(await everything()).toEqual(before);
+      },
+    );
   });
 
   describe('string lengths (422 naming the field, nothing stored)', () => {
     const long = (n: number) => 'x'.repeat(n);
 
-    it.each([
+    it.for([
       ['POST /projects name', 'POST', '/api/v1/projects', { name: long(256), framework_version: '11' }, 'name'],
       [
         'POST /projects description',
@@ -199,13 +234,16 @@ describe('API4 limits per request', () => {
         { name: 'n', framework_version: '11', settings: { ticket_target_project_name: long(256) } },
         'settings.ticket_target_project_name',
       ],
-    ] as const)('/api/v1: %s one character over its limit', async (_label, method, url, body, field) => {
-      const before = await everything();
-      const target = url === 'project' ? `/api/v1/projects/${projectId}` : url;
-      const response = await ctx.request({ method, url: target, token: user.token, body });
-      expectValidationError(response, [field]);
-      expect(await everything()).toEqual(before);
-    });
+    ] as const)(
+      '/api/v1: %s one character over its limit',
+      async ([_label, method, url, body, field], { ctx, everything, fresh: { user, projectId } }) => {
+        const before = await everything();
+        const target = url === 'project' ? `/api/v1/projects/${projectId}` : url;
+        const response = await ctx.request({ method, url: target, token: user.token, body });
+        expectValidationError(response, [field]);
+        expect(await everything()).toEqual(before);
+      },
+    );
 
     const result = (extra: Record<string, unknown> = {}, issue: Record<string, unknown> = {}) => ({
       analyzer_id: 'x',
@@ -213,7 +251,7 @@ describe('API4 limits per request', () => {
       issues: [{ message: 'm', severity: 'low', ...issue }],
       ...extra,
     });
-    it.each([
+    it.for([
       ['project_id', { project_id: long(256) }, 'project_id'],
       ['laravel_version', { laravel_version: long(101) }, 'laravel_version'],
       ['package_version', { package_version: long(101) }, 'package_version'],
@@ -228,17 +266,17 @@ describe('API4 limits per request', () => {
         { results: [result({}, { code_snippet: { file: long(4097), lines: [] } })] },
         'results.0.issues.0.code_snippet.file',
       ],
-    ] as const)('uploads: %s one character over its limit', async (_label, fields, field) => {
+    ] as const)('uploads: %s one character over its limit', async ([_label, fields, field], { ctx, everything, fresh: { apiToken } }) => {
       const before = await everything();
       expectClientValidationError(await upload(ctx, apiToken, { results: [result()], ...fields }), [field]);
       expect(await everything()).toEqual(before);
     });
 
-    it.each([
+    it.for([
       ['failure_label', { failure_label: long(256) }],
       ['error_message', { error_message: long(65_536) }],
       ['status', { status: long(51) }],
-    ] as const)('failure notices: %s one character over its limit', async (field, fields) => {
+    ] as const)('failure notices: %s one character over its limit', async ([field, fields], { ctx, everything, fresh: { apiToken } }) => {
       const before = await everything();
       expectClientValidationError(await clientCall(ctx, apiToken, fields, { url: '/api/reports/failure' }), [field]);
       expect(await everything()).toEqual(before);
@@ -246,9 +284,13 @@ describe('API4 limits per request', () => {
   });
 
   describe('page bounds (D16)', () => {
-    const LISTS = () => ['/api/v1/projects', `/api/v1/projects/${projectId}/reports`, `/api/v1/projects/${projectId}/failures`];
+    const LISTS = (projectId: string) => [
+      '/api/v1/projects',
+      `/api/v1/projects/${projectId}/reports`,
+      `/api/v1/projects/${projectId}/failures`,
+    ];
 
-    it.each([
+    it.for([
       ['0', '0'],
       ['-1', '-1'],
       ['1.5', '1.5'],
@@ -268,25 +310,28 @@ describe('API4 limits per request', () => {
       ['1e308', '1e308'],
       ['hex', '0x10'],
       ['a leading space', '%201'],
-    ])('answers page=%s with 422 on every list, never a 5xx', async (_label, page) => {
-      for (const url of LISTS()) {
+    ])('answers page=%s with 422 on every list, never a 5xx', async ([_label, page], { ctx, fresh: { user, projectId } }) => {
+      for (const url of LISTS(projectId)) {
         const response = await ctx.request({ method: 'GET', url: `${url}?page=${page}`, token: user.token });
         expectApiHeaders(response);
         expectValidationError(response, ['page']);
       }
     });
 
-    it.each(['2', '999999999', '2147483647'])('answers page=%s (past the end) with 200 and empty data on every list', async (page) => {
-      for (const url of LISTS()) {
-        const response = await ctx.request({ method: 'GET', url: `${url}?page=${page}`, token: user.token });
-        expect(response.statusCode, `${url}?page=${page}: ${response.body}`).toBe(200);
-        const body = response.json();
-        expect(body.data).toEqual([]);
-        expect(body.meta).toMatchObject({ per_page: 20, from: null, to: null, last_page: 1 });
-      }
-    });
+    it.for(['2', '999999999', '2147483647'])(
+      'answers page=%s (past the end) with 200 and empty data on every list',
+      async (page, { ctx, fresh: { user, projectId } }) => {
+        for (const url of LISTS(projectId)) {
+          const response = await ctx.request({ method: 'GET', url: `${url}?page=${page}`, token: user.token });
+          expect(response.statusCode, `${url}?page=${page}: ${response.body}`).toBe(200);
+          const body = response.json();
+          expect(body.data).toEqual([]);
+          expect(body.meta).toMatchObject({ per_page: 20, from: null, to: null, last_page: 1 });
+        }
+      },
+    );
 
-    it('keeps the page size at 20 whatever the query asks for', async () => {
+    it('keeps the page size at 20 whatever the query asks for', async ({ ctx, fresh: { user } }) => {
       for (let i = 0; i < 21; i++) await ctx.given.project(user, { name: `P${i}` });
       const response = await ctx.request({
         method: 'GET',
@@ -340,25 +385,9 @@ function rawClient(port: number): Promise<RawClient> {
   });
 }
 
-/** The port the app listens on (port 0 was asked for: a free one). */
-async function listen(ctx: TestContext): Promise<number> {
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = ctx.app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-  return address.port;
-}
-
 describe('API4 limits per connection', () => {
   describe('with the default configuration', () => {
-    let ctx: TestContext;
-    let port: number;
-    beforeAll(async () => {
-      ctx = await buildTestApp();
-      port = await listen(ctx);
-    });
-    afterAll(async () => ctx.close());
-
-    it('sets deadlines on the server: 10 s for the headers, 30 s for the whole request, 60 s idle', () => {
+    defaultServerIt('sets deadlines on the server: 10 s for the headers, 30 s for the whole request, 60 s idle', ({ ctx }) => {
       expect(ctx.config.httpHeadersTimeoutMs).toBe(10_000);
       expect(ctx.config.httpRequestTimeoutMs).toBe(30_000);
       expect(ctx.app.server.headersTimeout).toBe(10_000);
@@ -366,7 +395,7 @@ describe('API4 limits per connection', () => {
       expect(ctx.app.server.timeout).toBe(60_000);
     });
 
-    it('answers a header block over 16 KiB with 431 and closes the connection', async () => {
+    defaultServerIt('answers a header block over 16 KiB with 431 and closes the connection', async ({ port }) => {
       const client = await rawClient(port);
       client.socket.write(`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Padding: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
       const answer = await client.closed(5_000);
@@ -380,23 +409,13 @@ describe('API4 limits per connection', () => {
   // headers or stalls its body is cut off; the bound of the wait below is generous for a busy machine.
   describe('with short deadlines (HTTP_HEADERS_TIMEOUT_MS=300, HTTP_REQUEST_TIMEOUT_MS=600)', () => {
     const BOUND_MS = 5_000;
-    let ctx: TestContext;
-    let port: number;
-    let apiToken: string;
-    beforeAll(async () => {
-      ctx = await buildTestApp({ env: { HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '600' } });
-      const user = await ctx.given.user();
-      ({ apiToken } = await ctx.given.project(user, { name: 'Slow' }));
-      port = await listen(ctx);
-    });
-    afterAll(async () => ctx.close());
 
-    it('applies the configured deadlines to the server', () => {
+    slowServerIt('applies the configured deadlines to the server', ({ ctx }) => {
       expect(ctx.app.server.headersTimeout).toBe(300);
       expect(ctx.app.server.requestTimeout).toBe(600);
     });
 
-    it('cuts off a client that dribbles its headers one line at a time (408, closed)', async () => {
+    slowServerIt('cuts off a client that dribbles its headers one line at a time (408, closed)', async ({ port }) => {
       const client = await rawClient(port);
       client.socket.write('GET /api/v1/projects HTTP/1.1\r\nHost: localhost\r\n');
       let line = 0;
@@ -415,75 +434,56 @@ describe('API4 limits per connection', () => {
       }
     });
 
-    it('cuts off a client that sends its headers and then stalls the body (408, closed), storing nothing', async () => {
-      const client = await rawClient(port);
-      const body = JSON.stringify(minimalReport());
-      client.socket.write(
-        `POST /api/reports HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${apiToken}\r\n` +
-          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
-      );
-      try {
-        const answer = await client.closed(BOUND_MS);
-        expect(answer, 'the connection was still open after the bound').not.toBeNull();
-        expectParserRefusal(answer, 408, 'Request Timeout');
-      } finally {
-        client.socket.destroy();
-      }
-      expect(await storedRows(ctx)).toEqual({ reports: 0, failures: 0 });
-      // Control: a client that sends promptly is answered normally.
-      const ok = await fetch(`http://127.0.0.1:${port}/api/reports`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${apiToken}`, 'content-type': 'application/json' },
-        body,
-      });
-      expect(ok.status).toBe(201);
-    });
+    slowServerIt(
+      'cuts off a client that sends its headers and then stalls the body (408, closed), storing nothing',
+      async ({ ctx, port, apiToken }) => {
+        const client = await rawClient(port);
+        const body = JSON.stringify(minimalReport());
+        client.socket.write(
+          `POST /api/reports HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${apiToken}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+        );
+        try {
+          const answer = await client.closed(BOUND_MS);
+          expect(answer, 'the connection was still open after the bound').not.toBeNull();
+          expectParserRefusal(answer, 408, 'Request Timeout');
+        } finally {
+          client.socket.destroy();
+        }
+        expect(await storedRows(ctx)).toEqual({ reports: 0, failures: 0 });
+        // Control: a client that sends promptly is answered normally.
+        const ok = await fetch(`http://127.0.0.1:${port}/api/reports`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiToken}`, 'content-type': 'application/json' },
+          body,
+        });
+        expect(ok.status).toBe(201);
+      },
+    );
   });
 });
 
 describe('API4 limits per answer: clients that stop reading (D33)', () => {
-  let ctx: TestContext;
-  let port: number;
-  let token: string;
-  let uuid: string;
-  const serverSockets: Socket[] = [];
-  let queryCount = 0;
-  beforeAll(async () => {
-    ctx = await buildTestApp();
-    const user = await ctx.given.user({ plan: 'enterprise' });
-    token = user.token;
-    const { apiToken } = await ctx.given.project(user, { name: 'Stalled' });
-    // 150 messages of 60,000 characters: 8.6 MiB in what was one batch of rows, more than the
-    // kernel's socket buffers take (a smaller answer fits there whole, and the server holds nothing).
-    const uploaded = await upload(ctx, apiToken, longMessageReport(150));
-    expect(uploaded.statusCode).toBe(201);
-    uuid = uploaded.json().report.uuid;
-    ctx.onQuery(() => void queryCount++);
-    port = await listen(ctx);
-    ctx.app.server.on('connection', (socket: Socket) => serverSockets.push(socket));
-  }, 60_000);
-  afterAll(async () => ctx.close());
-
-  it('holds under 2 MiB for each export whose client never reads, and each gets the whole file once it does', async () => {
-    const exportOf = (format: string) =>
-      stalledRequest(port, `/api/v1/reports/${uuid}/export?format=${format}`, { Authorization: `Bearer ${token}` });
-    const whole = { csv: await exportOf('csv').readToEnd(), sarif: await exportOf('sarif').readToEnd() };
-    expect(whole.csv.body.length + whole.sarif.body.length).toBeGreaterThan(16 * MiB);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const before = heldBytes();
-    const first = serverSockets.length;
-    const formats = ['csv', 'sarif', 'csv', 'sarif', 'csv', 'sarif'] as const;
-    const readers = formats.map(exportOf);
-    await untilStalled(
-      () => serverSockets.slice(first),
-      readers.length,
-      () => queryCount,
-    );
-    const perReader = (heldBytes() - before) / readers.length;
-    expect(perReader, `${(perReader / MiB).toFixed(1)} MiB held per reader`).toBeLessThan(2 * MiB);
-    const answers = await Promise.all(readers.map((reader) => reader.readToEnd()));
-    for (const [i, answer] of answers.entries()) expect(answer.body.equals(whole[formats[i]!].body)).toBe(true);
-  }, 60_000);
+  stalledIt(
+    'holds under 2 MiB for each export whose client never reads, and each gets the whole file once it does',
+    async ({ port, user, stalled: { uuid, serverSockets, queries } }) => {
+      const exportOf = (format: string) =>
+        stalledRequest(port, `/api/v1/reports/${uuid}/export?format=${format}`, { Authorization: `Bearer ${user.token}` });
+      const whole = { csv: await exportOf('csv').readToEnd(), sarif: await exportOf('sarif').readToEnd() };
+      expect(whole.csv.body.length + whole.sarif.body.length).toBeGreaterThan(16 * MiB);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const before = heldBytes();
+      const first = serverSockets.length;
+      const formats = ['csv', 'sarif', 'csv', 'sarif', 'csv', 'sarif'] as const;
+      const readers = formats.map(exportOf);
+      await untilStalled(() => serverSockets.slice(first), readers.length, queries);
+      const perReader = (heldBytes() - before) / readers.length;
+      expect(perReader, `${(perReader / MiB).toFixed(1)} MiB held per reader`).toBeLessThan(2 * MiB);
+      const answers = await Promise.all(readers.map((reader) => reader.readToEnd()));
+      for (const [i, answer] of answers.entries()) expect(answer.body.equals(whole[formats[i]!].body)).toBe(true);
+    },
+    120_000,
+  ); // the app's setup (an 8.6 MiB upload) runs in the test's time too
 });
 
 /**

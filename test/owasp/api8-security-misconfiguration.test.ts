@@ -10,14 +10,15 @@
  * - TRACE and OPTIONS do not reflect the request back.
  */
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { sharedAppTest } from '../helpers/app-fixture.js';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
 import type { App } from '../../src/http/app-types.js';
 import { expectError, expectNoInternals, freshAddress } from '../helpers/contract.js';
 import { clientCall, minimalReport, upload } from '../helpers/client-wire.js';
-import { buildTestApp, send, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { send } from '../helpers/test-app.js';
 
 /** The headers every answer of the API carries (the API policy). */
 function expectApiSecurityHeaders(response: LightMyRequestResponse, name: string) {
@@ -41,91 +42,82 @@ function expectNothingAdvertised(response: LightMyRequestResponse, name: string)
   if (h.server !== undefined) expect(String(h.server), name).not.toMatch(/\d/);
 }
 
-describe('API8 security headers on every kind of answer', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let projectId: string;
-  let apiToken: string;
-  beforeAll(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user();
-    ({
-      project: { id: projectId },
-      apiToken,
-    } = await ctx.given.project(user, { name: 'Headers' }));
-  });
-  afterAll(async () => ctx.close());
-
+/** One app for the file's header tests, with a user and a project. */
+const it = sharedAppTest({ project: { name: 'Headers' } }).extend(
+  'answers',
   /** One request per kind of answer the service gives, with the status it must have. */
-  const answers = async (): Promise<[string, number, LightMyRequestResponse][]> => {
-    const limitedIp = freshAddress();
-    for (let i = 0; i < 10; i++) await ctx.request({ method: 'GET', url: '/api/v1/tokens', remoteAddress: limitedIp });
-    const clientLimitedIp = freshAddress();
-    for (let i = 0; i < 10; i++) await clientCall(ctx, null, undefined, { url: '/api/project', remoteAddress: clientLimitedIp });
-    const json = { 'content-type': 'application/json' };
-    return [
-      ['200 v1 read', 200, await ctx.request({ method: 'GET', url: '/api/v1/tokens', token: user.token })],
-      [
-        '201 v1 create',
-        201,
-        await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name: 'H', framework_version: '11' } }),
-      ],
-      ['HEAD v1', 200, await ctx.request({ method: 'HEAD', url: '/api/v1/tokens', token: user.token })],
-      [
-        '400 malformed JSON',
-        400,
-        await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: '{"name":', headers: json }),
-      ],
-      ['400 undecodable URL', 400, await ctx.request({ method: 'GET', url: '/api/v1/projects/%zz', token: user.token })],
-      ['401 v1', 401, await ctx.request({ method: 'GET', url: '/api/v1/tokens', remoteAddress: freshAddress() })],
-      [
-        '403 v1',
-        403,
-        await ctx.request({
-          method: 'POST',
-          url: '/api/v1/tokens',
-          token: await ctx.given.token(user, { abilities: ['read'] }),
-          body: { name: 'x', abilities: ['read'] },
-        }),
-      ],
-      ['404 v1 resource', 404, await ctx.request({ method: 'GET', url: '/api/v1/projects/nope', token: user.token })],
-      ['404 unknown v1 path', 404, await ctx.request({ method: 'GET', url: '/api/v1/nope', token: user.token })],
-      ['404 unknown path', 404, await ctx.request({ method: 'GET', url: '/nope' })],
-      // (`/` is the dashboard, with its own page policy: below.)
-      ['404 a path beside the dashboard', 404, await ctx.request({ method: 'GET', url: '/projects' })],
-      ['405 v1', 405, await ctx.request({ method: 'PATCH', url: '/api/v1/projects', token: user.token })],
-      [
-        '413 v1',
-        413,
-        await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name: 'x'.repeat(1024 * 1024 + 1) } }),
-      ],
-      [
-        '415 v1',
-        415,
-        await ctx.request({
-          method: 'POST',
-          url: '/api/v1/projects',
-          token: user.token,
-          body: 'x',
-          headers: { 'content-type': 'text/plain' },
-        }),
-      ],
-      ['422 v1', 422, await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: {} })],
-      ['429 v1', 429, await ctx.request({ method: 'GET', url: '/api/v1/tokens', remoteAddress: limitedIp })],
-      ['201 client upload', 201, await upload(ctx, apiToken, minimalReport({ project_id: projectId }))],
-      ['200 client verify', 200, await clientCall(ctx, apiToken, undefined, { url: '/api/token/verify' })],
-      ['401 client', 401, await clientCall(ctx, null, undefined, { url: '/api/project', remoteAddress: freshAddress() })],
-      ['404 client unknown path', 404, await clientCall(ctx, apiToken, undefined, { url: '/api/nope' })],
-      ['422 client', 422, await upload(ctx, apiToken, { results: 'nope' })],
-      ['429 client', 429, await clientCall(ctx, null, undefined, { url: '/api/project', remoteAddress: clientLimitedIp })],
-      ['200 healthz', 200, await ctx.request({ method: 'GET', url: '/healthz' })],
-      ['200 readyz', 200, await ctx.request({ method: 'GET', url: '/readyz' })],
-      ['200 metrics', 200, await ctx.request({ method: 'GET', url: '/metrics' })],
-      ['200 openapi.json', 200, await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })],
-    ];
-  };
+  ({ ctx, user, projectId, apiToken }) =>
+    async (): Promise<[string, number, LightMyRequestResponse][]> => {
+      const limitedIp = freshAddress();
+      for (let i = 0; i < 10; i++) await ctx.request({ method: 'GET', url: '/api/v1/tokens', remoteAddress: limitedIp });
+      const clientLimitedIp = freshAddress();
+      for (let i = 0; i < 10; i++) await clientCall(ctx, null, undefined, { url: '/api/project', remoteAddress: clientLimitedIp });
+      const json = { 'content-type': 'application/json' };
+      return [
+        ['200 v1 read', 200, await ctx.request({ method: 'GET', url: '/api/v1/tokens', token: user.token })],
+        [
+          '201 v1 create',
+          201,
+          await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name: 'H', framework_version: '11' } }),
+        ],
+        ['HEAD v1', 200, await ctx.request({ method: 'HEAD', url: '/api/v1/tokens', token: user.token })],
+        [
+          '400 malformed JSON',
+          400,
+          await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: '{"name":', headers: json }),
+        ],
+        ['400 undecodable URL', 400, await ctx.request({ method: 'GET', url: '/api/v1/projects/%zz', token: user.token })],
+        ['401 v1', 401, await ctx.request({ method: 'GET', url: '/api/v1/tokens', remoteAddress: freshAddress() })],
+        [
+          '403 v1',
+          403,
+          await ctx.request({
+            method: 'POST',
+            url: '/api/v1/tokens',
+            token: await ctx.given.token(user, { abilities: ['read'] }),
+            body: { name: 'x', abilities: ['read'] },
+          }),
+        ],
+        ['404 v1 resource', 404, await ctx.request({ method: 'GET', url: '/api/v1/projects/nope', token: user.token })],
+        ['404 unknown v1 path', 404, await ctx.request({ method: 'GET', url: '/api/v1/nope', token: user.token })],
+        ['404 unknown path', 404, await ctx.request({ method: 'GET', url: '/nope' })],
+        // (`/` is the dashboard, with its own page policy: below.)
+        ['404 a path beside the dashboard', 404, await ctx.request({ method: 'GET', url: '/projects' })],
+        ['405 v1', 405, await ctx.request({ method: 'PATCH', url: '/api/v1/projects', token: user.token })],
+        [
+          '413 v1',
+          413,
+          await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: { name: 'x'.repeat(1024 * 1024 + 1) } }),
+        ],
+        [
+          '415 v1',
+          415,
+          await ctx.request({
+            method: 'POST',
+            url: '/api/v1/projects',
+            token: user.token,
+            body: 'x',
+            headers: { 'content-type': 'text/plain' },
+          }),
+        ],
+        ['422 v1', 422, await ctx.request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: {} })],
+        ['429 v1', 429, await ctx.request({ method: 'GET', url: '/api/v1/tokens', remoteAddress: limitedIp })],
+        ['201 client upload', 201, await upload(ctx, apiToken, minimalReport({ project_id: projectId }))],
+        ['200 client verify', 200, await clientCall(ctx, apiToken, undefined, { url: '/api/token/verify' })],
+        ['401 client', 401, await clientCall(ctx, null, undefined, { url: '/api/project', remoteAddress: freshAddress() })],
+        ['404 client unknown path', 404, await clientCall(ctx, apiToken, undefined, { url: '/api/nope' })],
+        ['422 client', 422, await upload(ctx, apiToken, { results: 'nope' })],
+        ['429 client', 429, await clientCall(ctx, null, undefined, { url: '/api/project', remoteAddress: clientLimitedIp })],
+        ['200 healthz', 200, await ctx.request({ method: 'GET', url: '/healthz' })],
+        ['200 readyz', 200, await ctx.request({ method: 'GET', url: '/readyz' })],
+        ['200 metrics', 200, await ctx.request({ method: 'GET', url: '/metrics' })],
+        ['200 openapi.json', 200, await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })],
+      ];
+    },
+);
 
-  it('sets the API policy headers on every answer, and nothing that advertises the stack or grants CORS', async () => {
+describe('API8 security headers on every kind of answer', () => {
+  it('sets the API policy headers on every answer, and nothing that advertises the stack or grants CORS', async ({ answers }) => {
     const all = await answers();
     for (const [name, status, response] of all) {
       expect(response.statusCode, `${name}: ${response.body.slice(0, 200)}`).toBe(status);
@@ -133,7 +125,11 @@ describe('API8 security headers on every kind of answer', () => {
     }
   });
 
-  it('marks every /api/v1 answer Cache-Control: no-store (D36), errors, the document and sign-in included', async () => {
+  it('marks every /api/v1 answer Cache-Control: no-store (D36), errors, the document and sign-in included', async ({
+    ctx,
+    user,
+    answers,
+  }) => {
     const all = await answers();
     const onApiV1 = all.filter(([name]) => /v1|malformed JSON|undecodable URL|openapi\.json/.test(name));
     expect(onApiV1.length).toBeGreaterThanOrEqual(15);
@@ -143,7 +139,7 @@ describe('API8 security headers on every kind of answer', () => {
     }
   });
 
-  it('gives /docs and its assets a same-origin policy: no wildcard, no remote host, no framing', async () => {
+  it('gives /docs and its assets a same-origin policy: no wildcard, no remote host, no framing', async ({ ctx }) => {
     const pages = ['/docs', '/docs/', '/docs/static/index.html', '/docs/static/swagger-initializer.js', '/docs/static/swagger-ui.css'];
     for (const url of pages) {
       const response = await ctx.request({ method: 'GET', url });
@@ -164,7 +160,7 @@ describe('API8 security headers on every kind of answer', () => {
     }
   });
 
-  it('gives the dashboard (E7) a same-origin policy without inline scripts: no wildcard, no remote host, no framing', async () => {
+  it('gives the dashboard (E7) a same-origin policy without inline scripts: no wildcard, no remote host, no framing', async ({ ctx }) => {
     const page = await ctx.request({ method: 'GET', url: '/' });
     const asset = /src="(\/assets\/[^"]+\.js)"/.exec(page.body)?.[1];
     expect(asset, 'the page names its script').toBeDefined();
@@ -191,12 +187,9 @@ describe('API8 security headers on every kind of answer', () => {
     }
   });
 
-  it('sends the same headers over a real socket, with no Server or X-Powered-By header', async () => {
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = ctx.app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
+  it('sends the same headers over a real socket, with no Server or X-Powered-By header', async ({ port }) => {
     for (const path of ['/healthz', '/api/v1/tokens', '/api/project', '/nope']) {
-      const response = await fetch(`http://127.0.0.1:${address.port}${path}`);
+      const response = await fetch(`http://127.0.0.1:${port}${path}`);
       await response.arrayBuffer();
       expect(response.headers.get('x-powered-by'), path).toBeNull();
       expect(response.headers.get('server'), path).toBeNull();
@@ -205,7 +198,7 @@ describe('API8 security headers on every kind of answer', () => {
     }
   });
 
-  it('answers TRACE and OPTIONS without reflecting the request and without a CORS grant', async () => {
+  it('answers TRACE and OPTIONS without reflecting the request and without a CORS grant', async ({ ctx, user, projectId }) => {
     const marker = '<script>reflected-4242</script>';
     for (const method of ['TRACE', 'OPTIONS'] as const) {
       for (const url of ['/api/v1/projects', `/api/v1/projects/${projectId}`, '/api/reports', '/api/project', '/healthz', '/nope']) {
@@ -235,37 +228,34 @@ describe('API8 security headers on every kind of answer', () => {
   });
 });
 
-describe('API8 errors without internals in production (NODE_ENV=production)', () => {
-  let ctx: TestContext;
-  let db: Db;
-  let app: App;
-  let user: TestUser;
-  const SECRET_DETAIL = 'select * from personal_access_tokens where token_hash = $1 /work/main/src/secret.ts:42';
+const SECRET_DETAIL = 'select * from personal_access_tokens where token_hash = $1 /work/main/src/secret.ts:42';
 
-  // An app like the production one on the test's store, with routes that fail the way a bug would.
-  beforeAll(async () => {
-    ctx = await buildTestApp();
-    user = await ctx.given.user();
-    db = ctx.store.open();
-    const config = loadConfig({ ...ctx.store.env, NODE_ENV: 'production', LOG_LEVEL: 'silent' });
-    expect(config.isProduction).toBe(true);
-    app = await createApp(config, { db, clock: ctx.clock });
-    app.get('/api/v1/failing', { config: { ability: 'read' } }, async () => {
-      throw new Error(SECRET_DETAIL);
-    });
-    app.get('/api/failing', { config: { clientApi: { rateGroup: 'reads' } } }, async () => {
-      throw Object.assign(new TypeError(SECRET_DETAIL), { code: 'SQLITE_ERROR', sql: SECRET_DETAIL });
-    });
-    await app.ready();
+/**
+ * Another app for the file: one like the production one on the test's store, with routes that fail
+ * the way a bug would; `destroyed` is set by the test that destroys its database.
+ */
+const productionIt = sharedAppTest().extend('production', { scope: 'file' }, async ({ ctx }, { onCleanup }) => {
+  const db: Db = ctx.store.open();
+  const config = loadConfig({ ...ctx.store.env, NODE_ENV: 'production', LOG_LEVEL: 'silent' });
+  expect(config.isProduction).toBe(true);
+  const app: App = await createApp(config, { db, clock: ctx.clock });
+  app.get('/api/v1/failing', { config: { ability: 'read' } }, async () => {
+    throw new Error(SECRET_DETAIL);
   });
-  let destroyed = false;
-  afterAll(async () => {
+  app.get('/api/failing', { config: { clientApi: { rateGroup: 'reads' } } }, async () => {
+    throw Object.assign(new TypeError(SECRET_DETAIL), { code: 'SQLITE_ERROR', sql: SECRET_DETAIL });
+  });
+  await app.ready();
+  const production = { app, db, destroyed: false };
+  onCleanup(async () => {
     await app.close();
-    if (!destroyed) await db.destroy();
-    await ctx.close();
+    if (!production.destroyed) await db.destroy();
   });
+  return production;
+});
 
-  it('answers an unexpected error on /api/v1 with exactly the D3 500 envelope', async () => {
+describe('API8 errors without internals in production (NODE_ENV=production)', () => {
+  productionIt('answers an unexpected error on /api/v1 with exactly the D3 500 envelope', async ({ user, production: { app } }) => {
     const response = await send(app, { method: 'GET', url: '/api/v1/failing', token: user.token });
     expect(response.statusCode).toBe(500);
     expect(response.json()).toEqual({ error: 'Server Error', message: 'Something went wrong on our side. Please try again later.' });
@@ -274,7 +264,7 @@ describe('API8 errors without internals in production (NODE_ENV=production)', ()
     expectApiSecurityHeaders(response, '500');
   });
 
-  it('answers an unexpected error on /api with the same envelope and success:false', async () => {
+  productionIt('answers an unexpected error on /api with the same envelope and success:false', async ({ production: { app } }) => {
     const response = await send(app, { method: 'GET', url: '/api/failing' });
     expect(response.statusCode).toBe(500);
     expect(response.json()).toEqual({
@@ -286,7 +276,7 @@ describe('API8 errors without internals in production (NODE_ENV=production)', ()
     expectApiSecurityHeaders(response, '500 client');
   });
 
-  it("answers malformed JSON with our fixed sentence, not the parser's message", async () => {
+  productionIt("answers malformed JSON with our fixed sentence, not the parser's message", async ({ ctx, user, production: { app } }) => {
     const bodies = ['{"name": "x",', '{"a":1}}', "{'a':1}", '{"a":01}', '\u0000', '{"a":"\\x"}'];
     for (const body of bodies) {
       for (const [url, token] of [
@@ -311,10 +301,10 @@ describe('API8 errors without internals in production (NODE_ENV=production)', ()
 
   // A destroyed Kysely instance is not an outage (that is 503: test/faults/database-unavailable.test.ts)
   // but a failure inside the service: the fixed 500 envelope, with nothing of the driver's words.
-  it('answers a failure in the database layer with the fixed 500 envelope, no driver message', async () => {
-    await db.destroy();
-    destroyed = true;
-    const response = await send(app, { method: 'GET', url: '/api/v1/tokens', token: user.token, remoteAddress: freshAddress() });
+  productionIt('answers a failure in the database layer with the fixed 500 envelope, no driver message', async ({ user, production }) => {
+    await production.db.destroy();
+    production.destroyed = true;
+    const response = await send(production.app, { method: 'GET', url: '/api/v1/tokens', token: user.token, remoteAddress: freshAddress() });
     expect(response.statusCode).toBeGreaterThanOrEqual(500);
     const body = response.json();
     expect(Object.keys(body).sort()).toEqual(['error', 'message']);

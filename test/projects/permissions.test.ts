@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { TeamRole } from '../../src/db/schema.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { appTest } from '../helpers/app-fixture.js';
 import { expectNotFound } from '../helpers/contract.js';
 import { projectRow } from './project-expectations.js';
 
@@ -27,61 +27,65 @@ const allowed: Record<string, TeamRole[]> = {
 };
 const ROLES: TeamRole[] = ['owner', 'admin', 'member', 'readonly'];
 
+/** A fresh app for each test: `owner`'s team has a project (`projectId`) with a report; `call` sends one of the endpoints. */
+const it = appTest({ project: { name: 'Team project', description: 'keep me' } })
+  .extend('owner', ({ user }) => user)
+  .extend('projectId', async ({ ctx, project }) => {
+    await ctx.given.report(project.project.id);
+    return project.project.id;
+  })
+  .extend(
+    'call',
+    ({ ctx }) =>
+      (endpoint: Endpoint, id: string, token: string, body = endpoint.body) =>
+        ctx.request({ method: endpoint.method, url: endpoint.path(id), token, body }),
+  )
+  /** A user of another team. */
+  .extend('stranger', async ({ ctx }) => ctx.given.user({ plan: 'enterprise' }));
+
 describe('project endpoints: teams, roles and 404s (D11, D15)', () => {
-  let ctx: TestContext;
-  let owner: TestUser;
-  let projectId: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    owner = await ctx.given.user();
-    projectId = (await ctx.given.project(owner, { name: 'Team project', description: 'keep me' })).project.id;
-    await ctx.given.report(projectId);
-  });
-  afterEach(async () => ctx.close());
-
-  const call = (endpoint: Endpoint, id: string, token: string, body = endpoint.body) =>
-    ctx.request({ method: endpoint.method, url: endpoint.path(id), token, body });
-
   describe.each(ROLES)('a team %s', (role) => {
-    let user: TestUser;
-    beforeEach(async () => {
-      user = await ctx.given.inRole(owner, role);
-    });
-
-    it.each(endpoints.map((e) => [e.name, e] as const))('%s: allowed only for the roles of D15', async (name, endpoint) => {
-      const before = await projectRow(ctx, projectId);
-      const response = await call(endpoint, projectId, user.token);
-      if (allowed[name]!.includes(role)) {
-        expect(response.statusCode, response.body).toBe(200);
-      } else {
-        expectNotFound(response);
-        expect(await projectRow(ctx, projectId)).toEqual(before);
-      }
-    });
+    it.for(endpoints.map((e) => [e.name, e] as const))(
+      '%s: allowed only for the roles of D15',
+      async ([name, endpoint], { ctx, owner, projectId, call }) => {
+        const user = await ctx.given.inRole(owner, role);
+        const before = await projectRow(ctx, projectId);
+        const response = await call(endpoint, projectId, user.token);
+        if (allowed[name]!.includes(role)) {
+          expect(response.statusCode, response.body).toBe(200);
+        } else {
+          expectNotFound(response);
+          expect(await projectRow(ctx, projectId)).toEqual(before);
+        }
+      },
+    );
   });
 
   describe('a user of another team', () => {
-    let stranger: TestUser;
-    beforeEach(async () => {
-      stranger = await ctx.given.user({ plan: 'enterprise' });
-    });
+    it.for(endpoints.map((e) => [e.name, e] as const))(
+      'gets 404 on %s and the project is unchanged',
+      async ([, endpoint], { ctx, projectId, call, stranger }) => {
+        const before = await projectRow(ctx, projectId);
+        const reportsBefore = await ctx.db.selectFrom('reports').selectAll().execute();
+        expectNotFound(await call(endpoint, projectId, stranger.token));
+        expect(await projectRow(ctx, projectId)).toEqual(before);
+        expect(await ctx.db.selectFrom('reports').selectAll().execute()).toEqual(reportsBefore);
+      },
+    );
 
-    it.each(endpoints.map((e) => [e.name, e] as const))('gets 404 on %s and the project is unchanged', async (_name, endpoint) => {
-      const before = await projectRow(ctx, projectId);
-      const reportsBefore = await ctx.db.selectFrom('reports').selectAll().execute();
-      expectNotFound(await call(endpoint, projectId, stranger.token));
-      expect(await projectRow(ctx, projectId)).toEqual(before);
-      expect(await ctx.db.selectFrom('reports').selectAll().execute()).toEqual(reportsBefore);
-    });
-
-    it('can view the project once a member of its team, even when that team is not current (D15)', async () => {
+    it('can view the project once a member of its team, even when that team is not current (D15)', async ({
+      ctx,
+      owner,
+      projectId,
+      stranger,
+    }) => {
       // Viewing needs membership of the project's team (any role), not that it is the current team.
       await ctx.given.member(owner.teamId!, stranger, 'readonly', { makeCurrent: false });
       const response = await ctx.request({ method: 'GET', url: `/api/v1/projects/${projectId}`, token: stranger.token });
       expect(response.statusCode).toBe(200);
     });
 
-    it('does not list the project', async () => {
+    it('does not list the project', async ({ ctx, stranger }) => {
       const response = await ctx.request({ method: 'GET', url: '/api/v1/projects', token: stranger.token });
       expect(response.statusCode).toBe(200);
       expect(response.json().data).toEqual([]);
@@ -98,7 +102,7 @@ describe('project endpoints: teams, roles and 404s (D11, D15)', () => {
     ] as const;
 
     for (const endpoint of endpoints) {
-      it.each(missing)(`${endpoint.name}: 404 for %s`, async (_label, id) => {
+      it.for(missing)(`${endpoint.name}: 404 for %s`, async ([, id], { owner, call }) => {
         expectNotFound(await call(endpoint, id, owner.token));
       });
     }
@@ -107,26 +111,26 @@ describe('project endpoints: teams, roles and 404s (D11, D15)', () => {
   describe('D4: the 404 comes before the 422 (step 7 before 9)', () => {
     const invalidBody = { name: 12, framework_version: 99, settings: 'x' };
 
-    it('PUT with an invalid body to an unknown project is 404', async () => {
+    it('PUT with an invalid body to an unknown project is 404', async ({ owner, call }) => {
       expectNotFound(await call(endpoints[1]!, '01900000-0000-7000-8000-000000000001', owner.token, invalidBody));
     });
 
-    it('PUT with an invalid body to a non-UUID project is 404', async () => {
+    it('PUT with an invalid body to a non-UUID project is 404', async ({ owner, call }) => {
       expectNotFound(await call(endpoints[1]!, 'nope', owner.token, invalidBody));
     });
 
-    it("PUT with an invalid body to another team's project is 404", async () => {
+    it("PUT with an invalid body to another team's project is 404", async ({ ctx, projectId, call }) => {
       const stranger = await ctx.given.user();
       expectNotFound(await call(endpoints[1]!, projectId, stranger.token, invalidBody));
     });
 
-    it('PUT with an invalid body from a readonly member is 404', async () => {
+    it('PUT with an invalid body from a readonly member is 404', async ({ ctx, owner, projectId, call }) => {
       const reader = await ctx.given.user();
       await ctx.given.member(owner.teamId!, reader, 'readonly');
       expectNotFound(await call(endpoints[1]!, projectId, reader.token, invalidBody));
     });
 
-    it('PUT with an invalid body from a member is 422', async () => {
+    it('PUT with an invalid body from a member is 422', async ({ ctx, owner, projectId, call }) => {
       const member = await ctx.given.user();
       await ctx.given.member(owner.teamId!, member, 'member');
       expect((await call(endpoints[1]!, projectId, member.token, invalidBody)).statusCode).toBe(422);

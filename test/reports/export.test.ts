@@ -8,9 +8,11 @@ import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import Ajv04Module from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { createHeavyWork } from '../../src/reports/threads/heavy-work.js';
 import { createReportExportService } from '../../src/reports/export/report-export.service.js';
+import type { Db } from '../../src/db/database.js';
 import type { ReportRow } from '../../src/reports/store/report-rows.js';
 import { createExportRowsRepository } from '../../src/reports/export/export-rows.js';
 import {
@@ -25,9 +27,8 @@ import {
 } from '../helpers/contract.js';
 import { MISSING_REPORT } from '../helpers/endpoints.js';
 import { sendRaw } from '../helpers/raw-http.js';
-import { givenUploader, result, type UploadIssue, uploadBody } from '../helpers/reports-world.js';
+import { result, type UploadIssue, uploadBody } from '../helpers/reports-world.js';
 import { loadFixture, SEVERITIES, type Severity, uploadOk } from '../helpers/client-wire.js';
-import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 
 // ---------------------------------------------------------------------------------------------
 // The oracle: the official schema, a strict CSV reader, the report detail
@@ -135,37 +136,29 @@ function csvRowOf(issue: DetailIssue): string[] {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('GET /api/v1/reports/{report}/export (E3)', () => {
-  let ctx: TestContext;
-  let user: TestUser;
-  let projectId: string;
-  let apiToken: string;
-  beforeEach(async () => {
-    ctx = await buildTestApp();
-    ({ user, projectId, apiToken } = await givenUploader(ctx));
-  });
-  afterEach(async () => ctx.close());
-
-  const exportOf = (uuid: string, query: string, token: string | undefined = user.token) =>
-    ctx.request({ method: 'GET', url: `/api/v1/reports/${uuid}/export${query}`, token });
-
-  async function sarifOf(uuid: string): Promise<Record<string, any>> {
+/** A fresh app for each test, with a Business user and a project (the uploader) and the export's readers bound to them. */
+const it = appTest({ user: { plan: 'business' } })
+  .extend(
+    'exportOf',
+    ({ ctx, user }) =>
+      (uuid: string, query: string, token: string | undefined = user.token) =>
+        ctx.request({ method: 'GET', url: `/api/v1/reports/${uuid}/export${query}`, token }),
+  )
+  .extend('sarifOf', ({ exportOf }) => async (uuid: string): Promise<Record<string, any>> => {
     const response = await exportOf(uuid, '?format=sarif');
     expect(response.statusCode, response.body.slice(0, 500)).toBe(200);
     expect(response.headers['content-type']).toBe('application/sarif+json');
     const log = response.json();
     expectValidSarif(log);
     return log;
-  }
-
-  async function csvOf(uuid: string): Promise<{ text: string; records: string[][] }> {
+  })
+  .extend('csvOf', ({ exportOf }) => async (uuid: string): Promise<{ text: string; records: string[][] }> => {
     const response = await exportOf(uuid, '?format=csv');
     expect(response.statusCode, response.body.slice(0, 500)).toBe(200);
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
     return { text: response.body, records: parseCsv(response.body) };
-  }
-
-  async function issuesOf(uuid: string): Promise<DetailIssue[]> {
+  })
+  .extend('issuesOf', ({ ctx, user }) => async (uuid: string): Promise<DetailIssue[]> => {
     const response = await ctx.request({ method: 'GET', url: `/api/v1/reports/${uuid}`, token: user.token });
     expect(response.statusCode).toBe(200);
     const results = response.json().data.results as (Record<string, any> & { issues: Record<string, any>[] })[];
@@ -177,26 +170,33 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
         category: r.category,
       })),
     );
-  }
-
+  })
   /** Uploads one analyzer's issues, as the client sends them; returns the report uuid. */
-  async function uploadIssues(
-    issues: (Partial<UploadIssue> & { analyzer?: string })[],
-    extra: Record<string, unknown> = {},
-  ): Promise<string> {
-    const byAnalyzer = new Map<string, UploadIssue[]>();
-    for (const { analyzer = 'sql-injection', ...issue } of issues) {
-      byAnalyzer.set(analyzer, [
-        ...(byAnalyzer.get(analyzer) ?? []),
-        { message: 'An issue', severity: 'high', recommendation: '', ...issue },
-      ]);
-    }
-    const results = [...byAnalyzer].map(([analyzer, list]) => result(analyzer, 'failed', [], { issues: list }));
-    return (await uploadOk(ctx, apiToken, uploadBody(results, extra))).report.uuid as string;
-  }
+  .extend(
+    'uploadIssues',
+    ({ ctx, apiToken }) =>
+      async (issues: (Partial<UploadIssue> & { analyzer?: string })[], extra: Record<string, unknown> = {}): Promise<string> => {
+        const byAnalyzer = new Map<string, UploadIssue[]>();
+        for (const { analyzer = 'sql-injection', ...issue } of issues) {
+          byAnalyzer.set(analyzer, [
+            ...(byAnalyzer.get(analyzer) ?? []),
+            { message: 'An issue', severity: 'high', recommendation: '', ...issue },
+          ]);
+        }
+        const results = [...byAnalyzer].map(([analyzer, list]) => result(analyzer, 'failed', [], { issues: list }));
+        return (await uploadOk(ctx, apiToken, uploadBody(results, extra))).report.uuid as string;
+      },
+  );
 
+describe('GET /api/v1/reports/{report}/export (E3)', () => {
   describe('SARIF', () => {
-    it('gives one result per issue with its rule, level, message, location and fingerprint (report-full.json)', async () => {
+    it('gives one result per issue with its rule, level, message, location and fingerprint (report-full.json)', async ({
+      ctx,
+      projectId,
+      apiToken,
+      sarifOf,
+      issuesOf,
+    }) => {
       const sent = loadFixture('report-full', projectId);
       const uuid = (await uploadOk(ctx, apiToken, sent)).report.uuid as string;
       const log = await sarifOf(uuid);
@@ -253,9 +253,10 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       expect(issues.some((issue) => issue.location?.column !== undefined)).toBe(true);
     });
 
-    it.each(FIXTURES)(
+    it.for(FIXTURES)(
       "is valid against the OASIS SARIF 2.1.0 schema, with the detail's fingerprints in order (%s.json)",
-      async (name) => {
+      { timeout: 60_000 },
+      async (name, { ctx, projectId, apiToken, sarifOf, issuesOf }) => {
         const uuid = (await uploadOk(ctx, apiToken, loadFixture(name, projectId))).report.uuid as string;
         const log = await sarifOf(uuid);
         const issues = await issuesOf(uuid);
@@ -265,10 +266,9 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
         expect(run.tool.driver.rules.map((rule: any) => rule.id)).toEqual([...new Set(issues.map((issue) => issue.analyzer_id))]);
         for (const r of run.results) expect(run.tool.driver.rules[r.ruleIndex].id).toBe(r.ruleId);
       },
-      60_000,
     );
 
-    it('maps critical and high to error, medium to warning, low and info to note', async () => {
+    it('maps critical and high to error, medium to warning, low and info to note', async ({ sarifOf, uploadIssues }) => {
       const uuid = await uploadIssues(SEVERITIES.map((severity) => ({ severity, message: `A ${severity} one` })));
       const { results } = (await sarifOf(uuid)).runs[0];
       expect(results.map((r: any) => [r.message.text, r.level, r.properties.severity])).toEqual([
@@ -280,7 +280,11 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       ]);
     });
 
-    it('writes files as relative URI references under %SRCROOT%, percent-encoded; absolute paths as file URIs', async () => {
+    it('writes files as relative URI references under %SRCROOT%, percent-encoded; absolute paths as file URIs', async ({
+      sarifOf,
+      csvOf,
+      uploadIssues,
+    }) => {
       const files: [string, Record<string, unknown> | null][] = [
         ['app/Http/Kernel.php', { uri: 'app/Http/Kernel.php', uriBaseId: SRCROOT }],
         ['resources/views/my page #1?.blade.php', { uri: 'resources/views/my%20page%20%231%3F.blade.php', uriBaseId: SRCROOT }],
@@ -309,7 +313,11 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       expect(records.slice(1).map((record) => record[5])).toEqual(files.map(([file]) => file));
     });
 
-    it('shows an issue without a location at the application root, with no region, and says so', async () => {
+    it('shows an issue without a location at the application root, with no region, and says so', async ({
+      sarifOf,
+      csvOf,
+      uploadIssues,
+    }) => {
       const uuid = await uploadIssues([
         { message: 'APP_DEBUG is on' },
         { message: 'No line', location: { file: 'config/app.php' } },
@@ -336,7 +344,10 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       ]);
     });
 
-    it('gives an analyzer the client did not describe no help text, and names it from the catalogue or its id', async () => {
+    it('gives an analyzer the client did not describe no help text, and names it from the catalogue or its id', async ({
+      sarifOf,
+      uploadIssues,
+    }) => {
       const uuid = await uploadIssues([{ analyzer: 'debug-mode' }, { analyzer: 'custom-thing' }]);
       const { rules } = (await sarifOf(uuid)).runs[0].tool.driver;
       expect(rules).toEqual([
@@ -350,7 +361,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       ]);
     });
 
-    it('is an empty but valid log for a report without issues', async () => {
+    it('is an empty but valid log for a report without issues', async ({ ctx, apiToken, sarifOf, csvOf }) => {
       const uuid = (await uploadOk(ctx, apiToken, uploadBody([result('debug-mode', 'passed')]))).report.uuid as string;
       const log = await sarifOf(uuid);
       expect(log.runs[0].tool.driver.rules).toEqual([]);
@@ -371,7 +382,14 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
     };
     const C = { analyzer: 'debug-mode', severity: 'medium' as const, message: 'Debug on', location: { file: '.env', line: 3 } };
 
-    it("states new and unchanged issues, and leaves out the baseline's fixed ones", async () => {
+    it("states new and unchanged issues, and leaves out the baseline's fixed ones", async ({
+      ctx,
+      user,
+      sarifOf,
+      csvOf,
+      issuesOf,
+      uploadIssues,
+    }) => {
       const first = await uploadIssues([A, B], { ...main, analyzed_at: '2026-11-21T08:00:00+00:00' });
       const second = await uploadIssues([B, C], { ...main, analyzed_at: '2026-11-21T09:00:00+00:00' });
       const [a] = await issuesOf(first);
@@ -395,7 +413,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       expect(records.map((record) => record[8])).toEqual(['change', 'unchanged', 'new']);
     });
 
-    it('states no baseline state, and an empty change, for a report without a baseline', async () => {
+    it('states no baseline state, and an empty change, for a report without a baseline', async ({ sarifOf, csvOf, uploadIssues }) => {
       const uuid = await uploadIssues([A], main);
       const [sarif] = (await sarifOf(uuid)).runs[0].results;
       expect(sarif).not.toHaveProperty('baselineState');
@@ -405,16 +423,19 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
   });
 
   describe('CSV', () => {
-    it.each(['report-full', 'report-php-quirks'] as const)("reads back as exactly the report's issues (%s.json)", async (name) => {
-      const uuid = (await uploadOk(ctx, apiToken, loadFixture(name, projectId))).report.uuid as string;
-      const { text, records } = await csvOf(uuid);
-      const issues = await issuesOf(uuid);
-      // The header first (no byte order mark), every record ended by CRLF.
-      expect(text.startsWith(`${HEADER.join(',')}\r\n`)).toBe(true);
-      expect(records).toEqual([HEADER, ...issues.map(csvRowOf)]);
-    });
+    it.for(['report-full', 'report-php-quirks'] as const)(
+      "reads back as exactly the report's issues (%s.json)",
+      async (name, { ctx, projectId, apiToken, csvOf, issuesOf }) => {
+        const uuid = (await uploadOk(ctx, apiToken, loadFixture(name, projectId))).report.uuid as string;
+        const { text, records } = await csvOf(uuid);
+        const issues = await issuesOf(uuid);
+        // The header first (no byte order mark), every record ended by CRLF.
+        expect(text.startsWith(`${HEADER.join(',')}\r\n`)).toBe(true);
+        expect(records).toEqual([HEADER, ...issues.map(csvRowOf)]);
+      },
+    );
 
-    it("prefixes every text cell that starts like a formula with ', and only those", async () => {
+    it("prefixes every text cell that starts like a formula with ', and only those", async ({ csvOf, uploadIssues }) => {
       const starts = ['=SUM(A1:A9)', '+1 more', '-1 less', '@cmd', '\tTabbed', '\rCarriage', 'a=b is fine', " 'quoted' is fine"];
       const uuid = await uploadIssues([
         ...starts.map((message) => ({ message })),
@@ -435,7 +456,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       expect([last[0], last[4], last[5], last[6]]).toEqual(["'-leading-dash", 'id', '\'=HYPERLINK("http://x")', '5']);
     });
 
-    it('quotes commas, quotes, CR and LF so that they round-trip; UTF-8 as is', async () => {
+    it('quotes commas, quotes, CR and LF so that they round-trip; UTF-8 as is', async ({ exportOf, uploadIssues }) => {
       const messages = ['a, b', 'say "hi"', 'two\nlines', 'crlf\r\nline', 'plain', 'Ünïcødé ✓ 日本 😀', '"', ','];
       const uuid = await uploadIssues(messages.map((message) => ({ message, location: { file: 'dir, with "quotes"/x.php', line: 1 } })));
       const response = await exportOf(uuid, '?format=csv');
@@ -446,7 +467,10 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       expect(response.body).toContain('"say ""hi"""');
     });
 
-    it('quotes a cell holding ; or a tab (D35), so that a spreadsheet splitting on them sees no cell starting with =', async () => {
+    it('quotes a cell holding ; or a tab (D35), so that a spreadsheet splitting on them sees no cell starting with =', async ({
+      exportOf,
+      uploadIssues,
+    }) => {
       const messages = ["a;=cmd|' /C calc'!A0", 'x\t=1+1', 'semicolon; only'];
       const uuid = await uploadIssues(messages.map((message) => ({ message })));
       const response = await exportOf(uuid, '?format=csv');
@@ -463,34 +487,40 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
   });
 
   describe('headers', () => {
-    it.each([
+    it.for([
       ['sarif', 'application/sarif+json'],
       ['csv', 'text/csv; charset=utf-8'],
-    ])('%s: a download named after the report, uncached, with D8 and the API security headers', async (format, type) => {
-      const uuid = await uploadIssues([{ message: 'x' }]);
-      const response = await exportOf(uuid, `?format=${format}`);
-      expect(response.statusCode).toBe(200);
-      const h = response.headers;
-      expect(h['content-type']).toBe(type);
-      expect(h['content-disposition']).toBe(`attachment; filename="scoreboard-${uuid}.${format}"`);
-      expect(h['cache-control']).toBe('no-store');
-      expect(h['x-ratelimit-limit']).toBe('360');
-      expect(h['x-ratelimit-remaining']).toMatch(/^\d+$/);
-      expect(h['x-content-type-options']).toBe('nosniff');
-      expect(h['x-frame-options']).toBe('DENY');
-      expect(String(h['content-security-policy'])).toContain("default-src 'none'");
-      expect(h['referrer-policy']).toBe('no-referrer');
-      expect(h['cross-origin-resource-policy']).toBe('same-origin');
-      expect(h['x-powered-by']).toBeUndefined();
-    });
+    ])(
+      '%s: a download named after the report, uncached, with D8 and the API security headers',
+      async ([format, type], { exportOf, uploadIssues }) => {
+        const uuid = await uploadIssues([{ message: 'x' }]);
+        const response = await exportOf(uuid, `?format=${format}`);
+        expect(response.statusCode).toBe(200);
+        const h = response.headers;
+        expect(h['content-type']).toBe(type);
+        expect(h['content-disposition']).toBe(`attachment; filename="scoreboard-${uuid}.${format}"`);
+        expect(h['cache-control']).toBe('no-store');
+        expect(h['x-ratelimit-limit']).toBe('360');
+        expect(h['x-ratelimit-remaining']).toMatch(/^\d+$/);
+        expect(h['x-content-type-options']).toBe('nosniff');
+        expect(h['x-frame-options']).toBe('DENY');
+        expect(String(h['content-security-policy'])).toContain("default-src 'none'");
+        expect(h['referrer-policy']).toBe('no-referrer');
+        expect(h['cross-origin-resource-policy']).toBe('same-origin');
+        expect(h['x-powered-by']).toBeUndefined();
+      },
+    );
 
-    it('streams over a real connection: chunked, no Content-Length, every header on it', async () => {
+    it('streams over a real connection: chunked, no Content-Length, every header on it', async ({
+      ctx,
+      user,
+      projectId,
+      apiToken,
+      port,
+    }) => {
       const uuid = (await uploadOk(ctx, apiToken, loadFixture('report-full', projectId))).report.uuid as string;
-      await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-      const address = ctx.app.server.address();
-      if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
       for (const format of ['sarif', 'csv']) {
-        const response = await sendRaw(address.port, {
+        const response = await sendRaw(port, {
           method: 'GET',
           target: `/api/v1/reports/${uuid}/export?format=${format}`,
           headers: [['Authorization', `Bearer ${user.token}`]],
@@ -506,7 +536,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       }
     });
 
-    it('answers HEAD with the same headers and no body, reading no issue', async () => {
+    it('answers HEAD with the same headers and no body, reading no issue', async ({ ctx, user, exportOf, uploadIssues }) => {
       const uuid = await uploadIssues([{ message: 'x' }]);
       const get = await exportOf(uuid, '?format=csv');
       let issueQueries = 0;
@@ -528,13 +558,13 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
      * The export service on the real repositories, recording each batch it asks for when it asks
      * (a query in flight counts at once, and can be waited for).
      */
-    function recordedExports() {
+    function recordedExports(db: Db) {
       const batches: Promise<unknown>[] = [];
       const service = createReportExportService({
-        db: ctx.db,
+        db,
         heavyWork: createHeavyWork({ workerThreads: 0, workerQueueMax: 1, workerInlineMaxBytes: 0 }),
         rows: (() => {
-          const rows = createExportRowsRepository(ctx.db);
+          const rows = createExportRowsRepository(db);
           const issuesAfter: typeof rows.issuesAfter = (...args) => {
             const batch = rows.issuesAfter(...args);
             batches.push(batch);
@@ -549,7 +579,12 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
     };
 
-    it('reads a 3,000-issue report in batches of 500, only as fast as the stream is consumed', async () => {
+    it('reads a 3,000-issue report in batches of 500, only as fast as the stream is consumed', async ({
+      ctx,
+      projectId,
+      apiToken,
+      issuesOf,
+    }) => {
       const uuid = (await uploadOk(ctx, apiToken, loadFixture('report-large', projectId))).report.uuid as string;
       const issues = (await issuesOf(uuid)).length;
       expect(issues).toBeGreaterThan(3000);
@@ -558,7 +593,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
 
       for (const format of ['sarif', 'csv'] as const) {
         // Opened, not read: the first batch only (so that a failure there is still an error answer).
-        const abandoned = recordedExports();
+        const abandoned = recordedExports(ctx.db);
         const stream = await abandoned.service.open(report, format);
         expect(stream.readable).toBe(true);
         await ticks(5);
@@ -572,7 +607,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
         expect(abandoned.batches.length).toBeLessThanOrEqual(2);
 
         // Read to the end: one query per 500 issues, the last one short.
-        const complete = recordedExports();
+        const complete = recordedExports(ctx.db);
         const chunks: Buffer[] = [];
         for await (const chunk of await complete.service.open(report, format)) chunks.push(chunk as Buffer);
         expect(complete.batches).toHaveLength(Math.floor(issues / 500) + 1);
@@ -586,7 +621,11 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       }
     }, 60_000);
 
-    it('answers a failure before the first byte with the D3 envelope, without the download headers', async () => {
+    it('answers a failure before the first byte with the D3 envelope, without the download headers', async ({
+      ctx,
+      exportOf,
+      uploadIssues,
+    }) => {
       const uuid = await uploadIssues([{ message: 'x' }]);
       await sql`alter table report_issues rename to report_issues_away`.execute(ctx.db);
       try {
@@ -604,7 +643,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
   });
 
   describe('errors, in the order of D4', () => {
-    it('answers 422 without a format, or with another one', async () => {
+    it('answers 422 without a format, or with another one', async ({ exportOf, uploadIssues }) => {
       const uuid = await uploadIssues([{ message: 'x' }]);
       expectValidationError(await exportOf(uuid, ''), ['format'], { format: 'The format field is required.' });
       expect((await exportOf(uuid, '')).json().message).toBe('The format field is required.');
@@ -615,7 +654,11 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       }
     });
 
-    it("answers 404 for another team's report, a missing one and a malformed id, before the format's 422", async () => {
+    it("answers 404 for another team's report, a missing one and a malformed id, before the format's 422", async ({
+      ctx,
+      exportOf,
+      uploadIssues,
+    }) => {
       const uuid = await uploadIssues([{ message: 'x' }]);
       const stranger = await ctx.given.user({ plan: 'business' });
       for (const query of ['?format=sarif', '?format=csv', '', '?format=pdf']) {
@@ -627,7 +670,12 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       expect((await exportOf(uuid, '?format=csv', stranger.token)).body).toBe((await exportOf(MISSING_REPORT, '?format=csv')).body);
     });
 
-    it('answers 401, then 403 Subscription Required, then 403 for the ability, before 404 and 422', async () => {
+    it('answers 401, then 403 Subscription Required, then 403 for the ability, before 404 and 422', async ({
+      ctx,
+      user,
+      exportOf,
+      uploadIssues,
+    }) => {
       const uuid = await uploadIssues([{ message: 'x' }]);
       const anonymous = await ctx.request({
         method: 'GET',
@@ -644,7 +692,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       expectError(await exportOf(uuid, '?format=csv', noAbility), 403, missingAbility('read'));
     });
 
-    it('lets every member of the team export, a readonly one too (D15 view)', async () => {
+    it('lets every member of the team export, a readonly one too (D15 view)', async ({ ctx, user, exportOf, uploadIssues }) => {
       const uuid = await uploadIssues([{ message: 'x' }]);
       const reader = await ctx.given.user({ plan: 'solo', abilities: ['read'] });
       await ctx.given.member(user.teamId!, reader, 'readonly');

@@ -32,8 +32,8 @@ import {
   ROLE_INVALID,
   ROLES,
   sharedTeam,
-  tokenIdOf,
 } from './teams-world.js';
+import { tokenIdOf } from '../helpers/test-app.js';
 
 const it = teamsTest
   /** A team with its owner and two users of every other role; `caller` is one of them, `target` another (or the caller). */

@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 import type { Ability } from '../../src/auth/abilities.js';
 import type { TeamRole } from '../../src/db/schema.js';
 import { expectError, expectValidationError } from '../helpers/contract.js';
-import { type TestContext, type TestUser, listenOnLoopback } from '../helpers/test-app.js';
+import { type TestContext, type TestUser, listenOnLoopback, tokenIdOf } from '../helpers/test-app.js';
 
 // E4's 403s (D3 `Forbidden` with a message that names what is missing).
 export const NEEDS_OWNER_OR_ADMIN = { error: 'Forbidden', message: 'This action requires the owner or admin role in this team.' } as const;
@@ -142,19 +142,6 @@ export async function currentTeamOf(ctx: TestContext, userId: number): Promise<n
 
 export async function invitationRows(ctx: TestContext, teamId: number) {
   return ctx.db.selectFrom('team_invitations').selectAll().where('team_id', '=', teamId).orderBy('id').execute();
-}
-
-/** The id of the user's token: the first one, or the one named `name`. */
-export async function tokenIdOf(ctx: TestContext, user: TestUser, name?: string): Promise<number> {
-  return (
-    await ctx.db
-      .selectFrom('personal_access_tokens')
-      .select('id')
-      .where('user_id', '=', user.id)
-      .$if(name !== undefined, (query) => query.where('name', '=', name!))
-      .orderBy('id')
-      .executeTakeFirstOrThrow()
-  ).id;
 }
 
 export interface StoredEvent {

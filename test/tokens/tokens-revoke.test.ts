@@ -1,21 +1,15 @@
 import { describe, expect } from 'vitest';
 import { test as appTest } from '../helpers/app-fixture.js';
-import type { TestUser } from '../helpers/test-app.js';
+import { type TestUser, tokenIdOf } from '../helpers/test-app.js';
 import { NOT_FOUND, TOKEN_REVOKED, UNAUTHENTICATED, expectError, missingAbility } from '../helpers/contract.js';
 
 const it = appTest
+  /** The id of the owner's token named `name`. */
   .extend(
     'tokenIdOf',
     ({ ctx }) =>
-      async (owner: TestUser, name: string) =>
-        (
-          await ctx.db
-            .selectFrom('personal_access_tokens')
-            .select('id')
-            .where('user_id', '=', owner.id)
-            .where('name', '=', name)
-            .executeTakeFirstOrThrow()
-        ).id,
+      (owner: TestUser, name: string) =>
+        tokenIdOf(ctx, owner, name),
   )
   .extend(
     'revoke',

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { expect, test } from 'vitest';
-import { createSandbox, ROOT, type Sandbox } from '../cli/cli-process.js';
+import { createSandbox, okWithInput, ROOT, type Sandbox } from '../cli/cli-process.js';
 import { CHROMIUM, hasChromium, launchChromium } from '../helpers/chromium.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 
@@ -30,16 +30,7 @@ export interface DashboardWorld {
 export async function startDashboardWorld(): Promise<DashboardWorld> {
   const sandbox = await createSandbox({ migrated: true });
   const user = { email: 'ada@example.com', password: 'correct horse battery staple' };
-  const created = await sandbox.cliWithInput(
-    `${user.password}\n`,
-    'users:create',
-    '--email',
-    user.email,
-    '--name',
-    'Ada',
-    '--password-stdin',
-  );
-  if (created.code !== 0) throw new Error(`users:create --password-stdin exited ${created.code}: ${created.stderr}`);
+  await createUserWithPassword(sandbox, { ...user, name: 'Ada' });
   const server = await startServerProcess(sandbox);
   const browser = await launchChromium();
   return {
@@ -53,6 +44,18 @@ export async function startDashboardWorld(): Promise<DashboardWorld> {
       await sandbox.cleanup();
     },
   };
+}
+
+async function createUserWithPassword(sandbox: Sandbox, user: { email: string; password: string; name?: string }): Promise<void> {
+  const name = user.name === undefined ? [] : ['--name', user.name];
+  await okWithInput(sandbox, `${user.password}\n`, 'users:create', '--email', user.email, ...name, '--password-stdin');
+}
+
+/** Fills the sign-in form the page shows and submits it (what follows, a redirect or an alert, is the caller's to wait for). */
+export async function submitSignIn(page: Page, user: { email: string; password: string }): Promise<void> {
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
 /** What a page did that it must not: requests to another origin, scripts or styles the policy blocked, uncaught errors. */
@@ -114,7 +117,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 /**
  * The browser tests' fixtures, all made once for the file (its tests run in order on one page):
  * `world` (the dashboard started, closed after the file's last test), `base` (its URL), `page`
- * (a page at 1440 × 900) and `watch` (what that page loads and breaks).
+ * (a page at 1440 × 900; `page.context().newPage()` opens another tab in its session) and `watch`
+ * (what that page loads and breaks).
  */
 export const dashboardTest = test
   // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern
@@ -125,12 +129,28 @@ export const dashboardTest = test
   })
   .extend('base', { scope: 'file' }, ({ world }) => world.server.url)
   // The page is watched from its start, whichever of the two a test names first.
+  // In a context of its own (not `browser.newPage()`'s), so that a test can open another tab in the same session.
   .extend('watchedPage', { scope: 'file' }, async ({ world, base }) => {
-    const page = await world.browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const page = await (await world.browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
     return { page, watch: watchPage(page, base) };
   })
   .extend('page', { scope: 'file' }, ({ watchedPage }) => watchedPage.page)
-  .extend('watch', { scope: 'file' }, ({ watchedPage }) => watchedPage.watch);
+  .extend('watch', { scope: 'file' }, ({ watchedPage }) => watchedPage.watch)
+  /** A user who can sign in to the dashboard, made as an operator would: `users:create --password-stdin`. */
+  .extend(
+    'createUser',
+    { scope: 'file' },
+    ({ world }) =>
+      (user: { email: string; password: string; name?: string }) =>
+        createUserWithPassword(world.sandbox, user),
+  )
+  /** Opens `path` signed out on `page`, is sent to sign in (the sign-in page names `path` to come back to), signs in as `user` and is back at `path`. */
+  .extend('signInThrough', { scope: 'file' }, ({ base }) => async (page: Page, path: string, user: { email: string; password: string }) => {
+    await page.goto(`${base}${path}`);
+    await page.waitForURL(`${base}/sign-in?next=${encodeURIComponent(path)}`);
+    await submitSignIn(page, user);
+    await page.waitForURL(`${base}${path}`);
+  });
 
 /** Says why a file's browser tests are skipped when there is no Chromium. */
 export function warnWithoutChromium(what: string): void {

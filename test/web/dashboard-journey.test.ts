@@ -1,15 +1,12 @@
 import { describe, expect } from 'vitest';
 import { CLIENT_POST_HEADERS, fixtureText } from '../helpers/client-wire.js';
-import { expectAccessible, hasChromium, screenshot, dashboardTest, warnWithoutChromium } from './dashboard-browser.js';
+import { dashboardTest, expectAccessible, hasChromium, screenshot, submitSignIn, warnWithoutChromium } from './dashboard-browser.js';
 
 const it = dashboardTest.extend(
   'signIn',
   ({ page, world }) =>
-    async function signIn(password: string) {
-      await page.getByLabel('Email').fill(world.user.email);
-      await page.getByLabel('Password').fill(password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-    },
+    (password: string) =>
+      submitSignIn(page, { email: world.user.email, password }),
 );
 
 /**
@@ -166,16 +163,14 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     expect(refused.status).toBe(401);
   });
 
-  it('invites a colleague, who signs in in another browser and accepts; the team then lists them', async ({ world, base, page }) => {
+  it('invites a colleague, who signs in in another browser and accepts; the team then lists them', async ({
+    world,
+    page,
+    createUser,
+    signInThrough,
+  }) => {
     const colleague = { email: 'grace@example.com', password: 'another long passphrase' };
-    const created = await world.sandbox.cliWithInput(
-      `${colleague.password}\n`,
-      'users:create',
-      '--email',
-      colleague.email,
-      '--password-stdin',
-    );
-    expect(created.code, created.stderr).toBe(0);
+    await createUser(colleague);
     await page.getByRole('link', { name: 'Team', exact: true }).click();
     await page.waitForURL(/\/teams\/\d+$/);
     const teamUrl = page.url();
@@ -186,12 +181,7 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
 
     const other = await world.browser.newPage({ viewport: { width: 375, height: 800 } });
     try {
-      await other.goto(`${base}/invitations`);
-      await other.waitForURL(`${base}/sign-in?next=%2Finvitations`);
-      await other.getByLabel('Email').fill(colleague.email);
-      await other.getByLabel('Password').fill(colleague.password);
-      await other.getByRole('button', { name: 'Sign in' }).click();
-      await other.waitForURL(`${base}/invitations`);
+      await signInThrough(other, '/invitations', colleague);
       await other.getByRole('button', { name: /^Accept the invitation to / }).click();
       await other.getByRole('link', { name: /^Go to / }).click();
       await other.waitForURL(teamUrl);

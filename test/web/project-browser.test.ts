@@ -1,7 +1,15 @@
 import { describe, expect } from 'vitest';
-import { ok, okWithInput } from '../cli/cli-process.js';
+import { ok } from '../cli/cli-process.js';
 import { CLIENT_POST_HEADERS, type FixtureName, loadFixture } from '../helpers/client-wire.js';
-import { expectAccessible, hasChromium, screenshot, dashboardTest, watchPage, warnWithoutChromium } from './dashboard-browser.js';
+import {
+  dashboardTest,
+  expectAccessible,
+  hasChromium,
+  screenshot,
+  submitSignIn,
+  watchPage,
+  warnWithoutChromium,
+} from './dashboard-browser.js';
 
 /** The project the page creates (its first test), which the helpers below address. */
 let projectId: string;
@@ -42,13 +50,8 @@ warnWithoutChromium('project page browser test');
 describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000 }, () => {
   let token: string;
 
-  it('shows a project without reports what to do next', async ({ world, base, page, projectUrl }) => {
-    await page.goto(`${base}/projects/new`);
-    await page.waitForURL(/\/sign-in\?next=/);
-    await page.getByLabel('Email').fill(world.user.email);
-    await page.getByLabel('Password').fill(world.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/projects/new`);
+  it('shows a project without reports what to do next', async ({ world, page, projectUrl, signInThrough }) => {
+    await signInThrough(page, '/projects/new', world.user);
     await page.getByLabel('Name').fill('Shop');
     await page.getByRole('button', { name: 'Create project' }).click();
     token = (await page.locator('#api-token').textContent()) ?? '';
@@ -209,10 +212,11 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     base,
     page,
     projectUrl,
+    createUser,
   }) => {
     const { data } = (await (await page.request.get(`${base}/api/v1/projects/${projectId}`)).json()) as { data: { team_id: number } };
     const bob = { email: 'bob@example.com', password: 'another long passphrase' };
-    await okWithInput(world.sandbox, `${bob.password}\n`, 'users:create', '--email', bob.email, '--name', 'Bob', '--password-stdin');
+    await createUser({ ...bob, name: 'Bob' });
     await ok(world.sandbox, 'teams:add-member', '--team', String(data.team_id), '--email', bob.email, '--role', 'member');
     await ok(world.sandbox, 'users:switch-team', '--email', bob.email, '--team', String(data.team_id));
 
@@ -220,9 +224,7 @@ describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000
     const member = await context.newPage();
     const memberWatch = watchPage(member, base);
     await member.goto(`${base}/sign-in`);
-    await member.getByLabel('Email').fill(bob.email);
-    await member.getByLabel('Password').fill(bob.password);
-    await member.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(member, bob);
     await member.waitForURL(`${base}/`);
     await member.goto(projectUrl());
     await member.locator('.trend-canvas canvas').first().waitFor();

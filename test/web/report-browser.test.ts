@@ -1,16 +1,13 @@
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CLIENT_POST_HEADERS, fixtureText, loadFixture } from '../helpers/client-wire.js';
 import {
-  CHROMIUM,
-  type DashboardWorld,
+  dashboardTest,
   expectAccessible,
   hasChromium,
-  type PageWatch,
   screenshot,
-  startDashboardWorld,
+  submitSignIn,
   WIDTHS,
-  watchPage,
+  warnWithoutChromium,
 } from './dashboard-browser.js';
 
 /**
@@ -19,34 +16,27 @@ import {
  * changes by kind in the URL, results by status, an issue's code with its target line, the exports,
  * and report-large (about 4,000 issues) a page at a time. Also how soon report-full answers a control.
  */
-if (!hasChromium) {
-  console.warn(
-    `[scoreboard] report page browser test skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
-  );
-}
+warnWithoutChromium('report page browser test');
 
 /** How soon report-full's page must answer a control after navigation. Issue 18 asks for 1 s; CI machines vary, so the test allows 3. */
 const INTERACTIVE_BUDGET_MS = 3_000;
 
-describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 }, () => {
-  let world: DashboardWorld;
-  let page: Page;
-  let watch: PageWatch;
-  let base: string;
-  let projectId: string;
-  let token: string;
-  let reportUrl: string;
+/** The client's POST /api/reports with the project token; the new report's UUID. */
+async function uploadReport(base: string, token: string, body: string): Promise<string> {
+  const answer = await fetch(`${base}/api/reports`, {
+    method: 'POST',
+    headers: { ...CLIENT_POST_HEADERS, authorization: `Bearer ${token}` },
+    body,
+  });
+  expect(answer.status).toBe(201);
+  return ((await answer.json()) as { report: { uuid: string } }).report.uuid;
+}
 
-  beforeAll(async () => {
-    world = await startDashboardWorld();
-    base = world.server.url;
-    page = await world.browser.newPage({ viewport: { width: 1440, height: 900 } });
-    watch = watchPage(page, base);
-
+const it = dashboardTest
+  /** Once for the file: signed in, the project Shop and its two runs of report-full; `reportUrl` the second's page. */
+  .extend('shop', { scope: 'file' }, async ({ world, base, page }) => {
     await page.goto(`${base}/sign-in`);
-    await page.getByLabel('Email').fill(world.user.email);
-    await page.getByLabel('Password').fill(world.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(page, world.user);
     await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
 
     // The project through the API with the session (its CSRF token from the session), as the new project page does.
@@ -57,39 +47,38 @@ describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 
     });
     expect(created.status()).toBe(201);
     const body = await created.json();
-    projectId = body.project.id;
-    token = body.api_token;
+    const projectId: string = body.project.id;
+    const token: string = body.api_token;
 
-    await upload(JSON.stringify(onMain(projectId)));
-    reportUrl = `${base}/reports/${await upload(JSON.stringify(changedFull(projectId)))}`;
-  }, 90_000);
-  afterAll(async () => world?.close());
-
+    await uploadReport(base, token, JSON.stringify(onMain(projectId)));
+    const reportUrl = `${base}/reports/${await uploadReport(base, token, JSON.stringify(changedFull(projectId)))}`;
+    return { projectId, token, reportUrl };
+  })
+  .extend('projectId', { scope: 'file' }, ({ shop }) => shop.projectId)
+  .extend('reportUrl', { scope: 'file' }, ({ shop }) => shop.reportUrl)
+  .extend(
+    'upload',
+    ({ base, shop }) =>
+      (body: string) =>
+        uploadReport(base, shop.token, body),
+  )
   /** A panel of the page by its heading's id (the page's own section holds every heading, so `has` would match it too). */
-  function panel(headingId: string) {
-    return page.locator(`section.panel[aria-labelledby="${headingId}"]`);
-  }
-
+  .extend(
+    'panel',
+    ({ page }) =>
+      (headingId: string) =>
+        page.locator(`section.panel[aria-labelledby="${headingId}"]`),
+  )
   /** axe-core at 375 px and at 1440 px (a table region or a wrapped filter can differ), back at 1440 afterwards. */
-  async function accessibleAtBothWidths(name: string) {
+  .extend('accessibleAtBothWidths', ({ page }) => async (name: string) => {
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
       await expectAccessible(page, `${name} at ${width} px`);
     }
-  }
+  });
 
-  /** The client's POST /api/reports with the project token; the new report's UUID. */
-  async function upload(body: string): Promise<string> {
-    const answer = await fetch(`${base}/api/reports`, {
-      method: 'POST',
-      headers: { ...CLIENT_POST_HEADERS, authorization: `Bearer ${token}` },
-      body,
-    });
-    expect(answer.status).toBe(201);
-    return ((await answer.json()) as { report: { uuid: string } }).report.uuid;
-  }
-
-  it('answers a control within the budget after navigation to report-full', async () => {
+describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 }, () => {
+  it('answers a control within the budget after navigation to report-full', async ({ page, reportUrl }) => {
     const started = Date.now();
     await page.goto(reportUrl);
     await page.getByLabel('Status').selectOption('failed');
@@ -100,7 +89,7 @@ describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 
     expect(elapsed).toBeLessThan(INTERACTIVE_BUDGET_MS);
   });
 
-  it('shows the summary and the gate in words', async () => {
+  it('shows the summary and the gate in words', async ({ page, reportUrl, projectId, panel, accessibleAtBothWidths }) => {
     await page.goto(reportUrl);
     await page.getByRole('heading', { name: /^Report of /, level: 1 }).waitFor();
     const summary = panel('report-summary-title');
@@ -117,7 +106,7 @@ describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 
     await screenshot(page, 'report');
   });
 
-  it('lists the fixed and the new issues by the kind in the URL; reload and back keep it', async () => {
+  it('lists the fixed and the new issues by the kind in the URL; reload and back keep it', async ({ page, panel }) => {
     const kinds = page.getByRole('navigation', { name: 'Kind of change' });
     await kinds.getByRole('link', { name: /^Fixed/ }).click();
     await page.waitForURL(/[?&]kind=fixed/);
@@ -143,7 +132,7 @@ describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 
     expect(await changes.locator('tbody .severity').textContent()).toBe('critical');
   });
 
-  it('filters the results by status, in the URL', async () => {
+  it('filters the results by status, in the URL', async ({ page, panel }) => {
     const results = panel('report-results-title');
     await page.getByLabel('Status').selectOption('passed');
     await page.waitForURL(/[?&]status=passed/);
@@ -153,7 +142,7 @@ describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 
     expect(new Set(await results.locator('tbody .status').allTextContents()).size).toBeGreaterThan(1);
   });
 
-  it('opens an issue’s code with its target line marked, for the eye and for screen readers', async () => {
+  it('opens an issue’s code with its target line marked, for the eye and for screen readers', async ({ page }) => {
     const issue = page.locator('.issue', { has: page.locator('details.snippet') }).first();
     const where = (await issue.locator('.report-location').textContent()) ?? '';
     const line = where.split(':').pop();
@@ -166,7 +155,7 @@ describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 
     await expectAccessible(page, 'report with a snippet open');
   });
 
-  it('downloads the report as SARIF and as CSV through plain links', async () => {
+  it('downloads the report as SARIF and as CSV through plain links', async ({ page, base }) => {
     for (const [name, type] of [
       ['Download SARIF', 'application/sarif+json'],
       ['Download CSV', 'text/csv'],
@@ -178,7 +167,7 @@ describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 
     }
   });
 
-  it('shows report-large a page of issues at a time', async () => {
+  it('shows report-large a page of issues at a time', async ({ page, base, projectId, upload, panel, accessibleAtBothWidths }) => {
     const large = await upload(fixtureText('report-large', projectId));
     const started = Date.now();
     await page.goto(`${base}/reports/${large}`);
@@ -202,7 +191,7 @@ describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 
     await screenshot(page, 'report-large');
   });
 
-  it('follows the system’s dark mode, still accessible', async () => {
+  it('follows the system’s dark mode, still accessible', async ({ page, reportUrl, accessibleAtBothWidths }) => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.goto(reportUrl);
     await page.locator('details.snippet summary').first().click();
@@ -212,7 +201,7 @@ describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
-  it('deletes the report after a confirmation, back to its project', async () => {
+  it('deletes the report after a confirmation, back to its project', async ({ page, base, projectId, reportUrl }) => {
     await page.goto(reportUrl);
     await page.getByRole('button', { name: 'Delete report' }).click();
     await page.getByRole('button', { name: 'Yes, delete report' }).click();
@@ -226,7 +215,7 @@ describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 
     await expectAccessible(page, 'deleted report');
   });
 
-  it('loaded nothing from another origin, broke no rule of the policy, threw nothing', () => {
+  it('loaded nothing from another origin, broke no rule of the policy, threw nothing', ({ watch }) => {
     expect(watch.foreignRequests).toEqual([]);
     expect(watch.policyViolations).toEqual([]);
     expect(watch.pageErrors).toEqual([]);

@@ -1,16 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it as plainIt } from 'vitest';
 import {
-  CHROMIUM,
-  type DashboardWorld,
+  dashboardTest as it,
   expectAccessible,
   hasChromium,
-  type PageWatch,
   screenshot,
   startDashboardWorld,
-  watchPage,
+  submitSignIn,
+  warnWithoutChromium,
 } from './dashboard-browser.js';
 
 /**
@@ -19,26 +18,10 @@ import {
  * after five failures is said in words; and a page of another origin, with the person signed in
  * here, cannot make the API change anything (the session's writes need its CSRF token).
  */
-if (!hasChromium) console.warn(`[scoreboard] sign-in browser tests skipped: no Chromium at ${CHROMIUM}`);
+warnWithoutChromium('sign-in browser tests');
 
 describe.skipIf(!hasChromium)('signing in, in Chromium', { timeout: 120_000 }, () => {
-  let world: DashboardWorld;
-  let context: BrowserContext;
-  let page: Page;
-  let watch: PageWatch;
-  let base: string;
-
-  beforeAll(async () => {
-    world = await startDashboardWorld();
-    base = world.server.url;
-    // A context of its own, so that the attacker's page below opens in the same browser session.
-    context = await world.browser.newContext({ viewport: { width: 1440, height: 900 } });
-    page = await context.newPage();
-    watch = watchPage(page, base);
-  }, 60_000);
-  afterAll(async () => world?.close());
-
-  it('signs in with the keyboard alone: Tab to each field, Enter to submit', async () => {
+  it('signs in with the keyboard alone: Tab to each field, Enter to submit', async ({ world, base, page }) => {
     await page.goto(`${base}/sign-in`);
     await page.getByLabel('Email').waitFor();
     // A newcomer without an account, or without a password, is told which command gives one.
@@ -59,15 +42,15 @@ describe.skipIf(!hasChromium)('signing in, in Chromium', { timeout: 120_000 }, (
     await page.getByRole('heading', { level: 1 }).waitFor();
   });
 
-  it('refuses writes from a page of another origin while the person is signed in here', async () => {
-    const before = await projectCount();
+  it('refuses writes from a page of another origin while the person is signed in here', async ({ base, page }) => {
+    const before = await projectCount(page);
     // Same site, other port: the browser sends the session cookie (SameSite=Lax is about sites), so
     // only the CSRF token stands between that page and the API. A site of its own (localhost) too.
     for (const host of ['127.0.0.1', 'localhost']) {
       const attacker = await serveAttackPage(base);
       try {
         // The person, signed in here, opens the other origin's page in another tab of the same browser.
-        const attackPage = await context.newPage();
+        const attackPage = await page.context().newPage();
         await attackPage.goto(`http://${host}:${(attacker.address() as AddressInfo).port}/`);
         await attackPage.getByText('done').waitFor();
         await attackPage.close();
@@ -76,56 +59,49 @@ describe.skipIf(!hasChromium)('signing in, in Chromium', { timeout: 120_000 }, (
       }
     }
     await page.goto(`${base}/projects/new`);
-    expect(await projectCount()).toBe(before);
+    expect(await projectCount(page)).toBe(before);
     // The person is still signed in here (the forged sign-out was refused too), and their own page still works.
     await page.getByLabel('Name').fill('Mine');
     await page.getByRole('button', { name: 'Create project' }).click();
     await page.locator('#api-token').waitFor();
-    expect(await projectCount()).toBe(before + 1);
+    expect(await projectCount(page)).toBe(before + 1);
   });
 
-  it('loaded nothing from another origin on our pages, broke no rule of the policy, threw nothing', () => {
+  it('loaded nothing from another origin on our pages, broke no rule of the policy, threw nothing', ({ watch }) => {
     expect(watch.foreignRequests).toEqual([]);
     expect(watch.policyViolations).toEqual([]);
     expect(watch.pageErrors).toEqual([]);
   });
-
-  async function projectCount(): Promise<number> {
-    const answer = await page.evaluate(async () => (await fetch('/api/v1/projects')).json());
-    return (answer as { meta: { total: number } }).meta.total;
-  }
 });
+
+async function projectCount(page: Page): Promise<number> {
+  const answer = await page.evaluate(async () => (await fetch('/api/v1/projects')).json());
+  return (answer as { meta: { total: number } }).meta.total;
+}
 
 // A service of its own: the first one's signed-out requests have spent much of this address's D8 budget.
 describe.skipIf(!hasChromium)('a locked email, in Chromium', { timeout: 120_000 }, () => {
-  let world: DashboardWorld;
-  let page: Page;
-  let base: string;
-
-  beforeAll(async () => {
-    world = await startDashboardWorld();
-    base = world.server.url;
-    page = await world.browser.newPage({ viewport: { width: 1440, height: 900 } });
-  }, 60_000);
-  afterAll(async () => world?.close());
-
-  it('says so when an email is locked after five failed sign-ins, and the right password waits too', async () => {
-    await page.goto(`${base}/sign-in`);
-    for (let attempt = 1; attempt <= 5; attempt++) {
-      await page.getByLabel('Email').fill(world.user.email);
-      await page.getByLabel('Password').fill(`wrong password number ${attempt}`);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await expect.poll(() => page.getByRole('alert').first().textContent()).toBe('These credentials do not match our records.');
-      await page.getByRole('button', { name: 'Sign in' }).and(page.locator(':enabled')).waitFor();
+  plainIt('says so when an email is locked after five failed sign-ins, and the right password waits too', async () => {
+    const world = await startDashboardWorld();
+    try {
+      const page = await world.browser.newPage({ viewport: { width: 1440, height: 900 } });
+      const base = world.server.url;
+      await page.goto(`${base}/sign-in`);
+      for (let attempt = 1; attempt <= 5; attempt++) {
+        await submitSignIn(page, { email: world.user.email, password: `wrong password number ${attempt}` });
+        await expect.poll(() => page.getByRole('alert').first().textContent()).toBe('These credentials do not match our records.');
+        await page.getByRole('button', { name: 'Sign in' }).and(page.locator(':enabled')).waitFor();
+      }
+      await submitSignIn(page, world.user);
+      await expect
+        .poll(() => page.getByRole('alert').first().textContent())
+        .toBe('Too many failed sign-in attempts for this email. Try again in 15 minutes.');
+      expect(page.url()).toMatch(/\/sign-in/);
+      await expectAccessible(page, 'sign-in locked');
+      await screenshot(page, 'sign-in-locked');
+    } finally {
+      await world.close();
     }
-    await page.getByLabel('Password').fill(world.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect
-      .poll(() => page.getByRole('alert').first().textContent())
-      .toBe('Too many failed sign-in attempts for this email. Try again in 15 minutes.');
-    expect(page.url()).toMatch(/\/sign-in/);
-    await expectAccessible(page, 'sign-in locked');
-    await screenshot(page, 'sign-in-locked');
   });
 });
 

@@ -1,15 +1,6 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CHROMIUM,
-  type DashboardWorld,
-  expectAccessible,
-  hasChromium,
-  type PageWatch,
-  screenshot,
-  startDashboardWorld,
-  watchPage,
-} from './dashboard-browser.js';
+import { describe, expect } from 'vitest';
+import { ok } from '../cli/cli-process.js';
+import { dashboardTest, expectAccessible, hasChromium, screenshot, warnWithoutChromium, watchPage } from './dashboard-browser.js';
 
 /**
  * E4 and E5 in the dashboard: Ada (made Business) creates a team and invites Bob through the team
@@ -17,64 +8,32 @@ import {
  * member and changes his role; the audit log shows the invitation, the joining and the role change,
  * and filters by action. Each page passes axe-core and is screenshot at 375 and 1440 px.
  */
-if (!hasChromium) {
-  console.warn(`[scoreboard] team browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
-}
+warnWithoutChromium('team browser tests');
 
 const BOB = { email: 'bob@example.com', password: 'bob has a long passphrase' };
 
-describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chromium', { timeout: 120_000 }, () => {
-  let world: DashboardWorld;
-  let base: string;
-  let adaContext: BrowserContext;
-  let bobContext: BrowserContext;
-  let ada: Page;
-  let bob: Page;
-  const watches: PageWatch[] = [];
-  let teamUrl = '';
-
-  beforeAll(async () => {
-    world = await startDashboardWorld();
-    base = world.server.url;
-    const plan = await world.sandbox.cli('users:plan', '--email', world.user.email, '--plan', 'business');
-    expect(plan.code, plan.stderr).toBe(0);
-    const created = await world.sandbox.cliWithInput(
-      `${BOB.password}\n`,
-      'users:create',
-      '--email',
-      BOB.email,
-      '--name',
-      'Bob',
-      '--password-stdin',
-    );
-    expect(created.code, created.stderr).toBe(0);
+const it = dashboardTest
+  /** Once for the file: Ada (the world's user, made Business) on the file's page; Bob, a user too, on a page in a browser context of his own. */
+  .extend('people', { scope: 'file' }, async ({ world, base, page, watch, createUser }) => {
+    await ok(world.sandbox, 'users:plan', '--email', world.user.email, '--plan', 'business');
+    await createUser({ ...BOB, name: 'Bob' });
     // Ada's personal team has a project, so that her new team's empty page has somewhere to point.
-    const token = JSON.parse((await world.sandbox.cli('tokens:create', '--email', world.user.email, '--json')).stdout).token as string;
-    const project = await fetch(`${world.server.url}/api/v1/projects`, {
+    const { token } = JSON.parse(await ok(world.sandbox, 'tokens:create', '--email', world.user.email, '--json')) as { token: string };
+    const project = await fetch(`${base}/api/v1/projects`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Shop', framework_version: '11' }),
     });
     expect(project.status).toBe(201);
-    adaContext = await world.browser.newContext({ viewport: { width: 1440, height: 900 } });
-    bobContext = await world.browser.newContext({ viewport: { width: 1440, height: 900 } });
-    ada = await adaContext.newPage();
-    bob = await bobContext.newPage();
-    watches.push(watchPage(ada, base), watchPage(bob, base));
-  }, 60_000);
-  afterAll(async () => world?.close());
+    const bob = await (await world.browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+    return { ada: page, bob, watches: [watch, watchPage(bob, base)] };
+  });
 
-  async function signIn(page: Page, path: string, user: { email: string; password: string }) {
-    await page.goto(`${base}${path}`);
-    await page.waitForURL(`${base}/sign-in?next=${encodeURIComponent(path)}`);
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}${path}`);
-  }
+describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chromium', { timeout: 120_000 }, () => {
+  let teamUrl = '';
 
-  it('creates a team from the invitations page and opens it', async () => {
-    await signIn(ada, '/invitations', world.user);
+  it('creates a team from the invitations page and opens it', async ({ world, signInThrough, people: { ada } }) => {
+    await signInThrough(ada, '/invitations', world.user);
     await ada.getByText('No invitations are waiting for you.').waitFor();
     await ada.getByLabel('Team name').fill('Acme');
     await ada.getByRole('button', { name: 'Create team' }).click();
@@ -89,7 +48,7 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
     await expect.poll(() => switcher.locator('option:checked').textContent()).toBe('Acme');
   });
 
-  it('says where the projects went when the new team has none: the other team, one click away', async () => {
+  it('says where the projects went when the new team has none: the other team, one click away', async ({ base, people: { ada } }) => {
     await ada.goto(`${base}/`);
     await ada.getByText('This team has no projects yet.').waitFor();
     await ada.getByText('Your projects in your other teams:').waitFor();
@@ -107,7 +66,7 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
     await ada.getByRole('heading', { name: 'Acme', level: 1 }).waitFor();
   });
 
-  it('invites Bob: a bad email is said at the field, then the invitation is pending', async () => {
+  it('invites Bob: a bad email is said at the field, then the invitation is pending', async ({ people: { ada } }) => {
     const invite = ada.locator('form', { has: ada.getByRole('heading', { name: 'Invite someone' }) });
     await invite.getByLabel('Email').fill('not an email');
     await invite.getByRole('button', { name: 'Send invitation' }).click();
@@ -122,8 +81,8 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
     expect(await ada.locator('#field-email-errors').count()).toBe(0);
   });
 
-  it('shows Bob the invitation; he accepts it and reaches the team', async () => {
-    await signIn(bob, '/invitations', BOB);
+  it('shows Bob the invitation; he accepts it and reaches the team', async ({ signInThrough, people: { bob } }) => {
+    await signInThrough(bob, '/invitations', BOB);
     const card = bob.locator('.card', { hasText: 'Acme' });
     await card.waitFor();
     expect(await card.textContent()).toContain('Member');
@@ -150,7 +109,7 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
     await bob.getByText('No invitations are waiting for you.').waitFor();
   });
 
-  it('shows Ada that Bob joined; she makes him an admin', async () => {
+  it('shows Ada that Bob joined; she makes him an admin', async ({ people: { ada } }) => {
     await ada.reload();
     const card = ada.locator('.card', { hasText: BOB.email });
     await card.waitFor();
@@ -170,7 +129,11 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
     await ada.emulateMedia({ colorScheme: 'light' });
   });
 
-  it('lists the team’s invitation, joining and role change in the audit log, and filters by action in the URL', async () => {
+  it('lists the team’s invitation, joining and role change in the audit log, and filters by action in the URL', async ({
+    world,
+    base,
+    people: { ada },
+  }) => {
     await ada.getByRole('link', { name: 'Audit log' }).click();
     await ada.waitForURL(`${base}/audit`);
     await ada.getByRole('region', { name: /Audit events of your actions/ }).waitFor();
@@ -212,7 +175,7 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
     await ada.emulateMedia({ colorScheme: 'light' });
   });
 
-  it('lets Bob leave after a confirmation; Ada sees him gone', async () => {
+  it('lets Bob leave after a confirmation; Ada sees him gone', async ({ base, people: { ada, bob } }) => {
     await bob.goto(teamUrl);
     await bob.getByRole('button', { name: 'Leave team' }).click();
     await bob.getByRole('button', { name: 'Yes, leave team' }).click();
@@ -223,7 +186,7 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
     expect(await ada.locator('.card', { hasText: BOB.email }).count()).toBe(0);
   });
 
-  it('loaded nothing from another origin, broke no rule of the policy, threw nothing', () => {
+  it('loaded nothing from another origin, broke no rule of the policy, threw nothing', ({ people: { watches } }) => {
     for (const watch of watches) {
       expect(watch.foreignRequests).toEqual([]);
       expect(watch.policyViolations).toEqual([]);
