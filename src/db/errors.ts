@@ -46,6 +46,16 @@ export const WRITE_SIDE_CAUSES: ReadonlySet<DatabaseFailureCause> = new Set(['lo
 
 const failure = (cause: DatabaseFailureCause, summary: string): DatabaseFailure => ({ cause, summary });
 
+/**
+ * A wait on the database given up by the service itself, outside the driver (e.g. /readyz's 2 s,
+ * D37): a `timeout` like a statement's, answered and logged as one.
+ */
+export class DatabaseDeadlineExceeded extends Error {
+  readonly code = DEADLINE_EXCEEDED;
+}
+
+const DEADLINE_EXCEEDED = 'SCOREBOARD_DATABASE_DEADLINE';
+
 /** PostgreSQL SQLSTATEs that are the database's state, not the request's (appendix A of its manual). */
 const POSTGRES_CODES = new Map<string, DatabaseFailure>(
   Object.entries({
@@ -117,6 +127,7 @@ export function databaseFailure(error: unknown): DatabaseFailure | null {
     const text = typeof message === 'string' ? message : '';
     return PG_MESSAGES.find(([pattern]) => pattern.test(text))?.[1] ?? null;
   }
+  if (code === DEADLINE_EXCEEDED) return failure('timeout', 'the database did not answer in time');
   const known = POSTGRES_CODES.get(code) ?? SOCKET_CODES.get(code);
   if (known) return known;
   if (/^08[0-9A-Z]{3}$/.test(code)) return failure('connection-lost', 'the connection to PostgreSQL failed');

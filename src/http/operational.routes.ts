@@ -1,7 +1,7 @@
 import { Registry, collectDefaultMetrics, Counter, Gauge, Histogram } from 'prom-client';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
-import { databaseFailure } from '../db/errors.js';
+import { DatabaseDeadlineExceeded, databaseFailure } from '../db/errors.js';
 import { checkDatabaseWritable } from '../db/readiness.js';
 import type { RateLimitBackendState } from '../rate-limit/redis-store.js';
 import { databaseUnavailable } from '../wire/api-error.js';
@@ -29,7 +29,10 @@ export const READINESS_DEADLINE_MS = 2_000;
 async function withinReadinessDeadline<T>(check: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer from the database within ${READINESS_DEADLINE_MS} ms`)), READINESS_DEADLINE_MS);
+    timer = setTimeout(
+      () => reject(new DatabaseDeadlineExceeded(`no answer from the database within ${READINESS_DEADLINE_MS} ms`)),
+      READINESS_DEADLINE_MS,
+    );
   });
   check.catch(() => {}); // its failure after the deadline is already answered
   try {

@@ -310,6 +310,11 @@ describe('the outage log: a start, a count at most every 10 s, an end', { timeou
     await repairDatabase();
     const created = await send(app, { method: 'POST', url: '/api/v1/projects', token: user.token, body: newProject('After') });
     expect(created.statusCode, created.body).toBe(201);
+    // Over once the database has worked for 10 s without failing a request.
+    expect(log.text).not.toContain('database available again');
+    ctx.clock.advance(10_000);
+    const later = await send(app, { method: 'POST', url: '/api/v1/projects', token: user.token, body: newProject('Later') });
+    expect(later.statusCode, later.body).toBe(201);
 
     const lines = logLines(log).filter((line) => line.msg !== 'request completed');
     const errors = lines.filter((line) => line.level === ERROR);
@@ -326,6 +331,28 @@ describe('the outage log: a start, a count at most every 10 s, an end', { timeou
     ]);
     const ends = lines.filter((line) => line.msg.startsWith('database available again'));
     expect(ends.map((line) => line.msg)).toEqual(['database available again after 26 s, 26 requests failed']);
+  });
+
+  it('counts an outage that lets some statements through as one: a failure within 10 s of working again goes on counting', async () => {
+    for (let round = 0; round < 3; round++) {
+      await breakDatabase();
+      expectDatabase503(await send(app, { method: 'POST', url: '/api/v1/projects', token: user.token, body: newProject(`F${round}`) }));
+      await repairDatabase();
+      ctx.clock.advance(4_000);
+      const created = await send(app, { method: 'POST', url: '/api/v1/projects', token: user.token, body: newProject(`W${round}`) });
+      expect(created.statusCode, created.body).toBe(201);
+      ctx.clock.advance(4_000);
+    }
+    ctx.clock.advance(10_000);
+    expect((await send(app, { method: 'POST', url: '/api/v1/projects', token: user.token, body: newProject('Quiet') })).statusCode).toBe(201);
+
+    const lines = logLines(log).filter((line) => line.msg.startsWith('database '));
+    expect(lines.filter((line) => line.level === ERROR)).toHaveLength(1);
+    // From the first failure to the first statement that worked after the last one: 2 × 8 s + 4 s.
+    expect(lines.slice(1).map((line) => line.msg)).toEqual([
+      'database unavailable: 2 requests failed in the last 16 s',
+      'database available again after 20 s, 3 requests failed',
+    ]);
   });
 
   it("logs the webhook worker's failing rounds once, and once when they work again, not every round", async () => {
@@ -359,6 +386,26 @@ describe('the outage log: a start, a count at most every 10 s, an end', { timeou
     }
   });
 
+  it.skipIf(onPostgres)('answers /readyz 503 after 2 s when its write waits longer, logged as the outage it is, not as a failed request', async () => {
+    // A transaction of this process holds SQLite's write connection for 2.5 s.
+    let release!: () => void;
+    const held = db.transaction().execute(async (trx) => {
+      await sql`update users set name = name where id = ${user.id}`.execute(trx);
+      await new Promise<void>((resolve) => {
+        release = resolve;
+        setTimeout(resolve, 2_500);
+      });
+    });
+    try {
+      expectDatabase503(await send(app, { method: 'GET', url: '/readyz' }));
+    } finally {
+      release();
+      await held;
+    }
+    const lines = logLines(log).filter((line) => line.level >= WARN);
+    expect(lines.map((line) => line.msg)).toEqual(['database unavailable (timeout): the database did not answer in time']);
+  });
+
   it('answers /readyz 503 with Retry-After while the database cannot write, and 200 once it can', async () => {
     expect((await send(app, { method: 'GET', url: '/readyz' })).statusCode).toBe(200);
     await breakDatabase();
@@ -367,7 +414,9 @@ describe('the outage log: a start, a count at most every 10 s, an end', { timeou
     const ready = await send(app, { method: 'GET', url: '/readyz' });
     expect(ready.statusCode, ready.body).toBe(200);
     expect(ready.json()).toMatchObject({ status: 'ok', database: 'ok' });
-    // The failed check started an outage in the log; the check's write that worked ended it.
+    ctx.clock.advance(10_000);
+    expect((await send(app, { method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    // The failed check started an outage in the log; the checks' writes that worked for 10 s ended it.
     // (On PostgreSQL the token cache's listener also tells of its own connection: not counted here.)
     const lines = logLines(log).filter((line) => line.msg.startsWith('database '));
     expect(lines.map((line) => line.msg.replace(/:.*/, ''))).toEqual([
