@@ -344,7 +344,9 @@ describe('the outage log: a start, a count at most every 10 s, an end', { timeou
       ctx.clock.advance(4_000);
     }
     ctx.clock.advance(10_000);
-    expect((await send(app, { method: 'POST', url: '/api/v1/projects', token: user.token, body: newProject('Quiet') })).statusCode).toBe(201);
+    expect((await send(app, { method: 'POST', url: '/api/v1/projects', token: user.token, body: newProject('Quiet') })).statusCode).toBe(
+      201,
+    );
 
     const lines = logLines(log).filter((line) => line.msg.startsWith('database '));
     expect(lines.filter((line) => line.level === ERROR)).toHaveLength(1);
@@ -386,25 +388,28 @@ describe('the outage log: a start, a count at most every 10 s, an end', { timeou
     }
   });
 
-  it.skipIf(onPostgres)('answers /readyz 503 after 2 s when its write waits longer, logged as the outage it is, not as a failed request', async () => {
-    // A transaction of this process holds SQLite's write connection for 2.5 s.
-    let release!: () => void;
-    const held = db.transaction().execute(async (trx) => {
-      await sql`update users set name = name where id = ${user.id}`.execute(trx);
-      await new Promise<void>((resolve) => {
-        release = resolve;
-        setTimeout(resolve, 2_500);
+  it.skipIf(onPostgres)(
+    'answers /readyz 503 after 2 s when its write waits longer, logged as the outage it is, not as a failed request',
+    async () => {
+      // A transaction of this process holds SQLite's write connection for 2.5 s.
+      let release!: () => void;
+      const held = db.transaction().execute(async (trx) => {
+        await sql`update users set name = name where id = ${user.id}`.execute(trx);
+        await new Promise<void>((resolve) => {
+          release = resolve;
+          setTimeout(resolve, 2_500);
+        });
       });
-    });
-    try {
-      expectDatabase503(await send(app, { method: 'GET', url: '/readyz' }));
-    } finally {
-      release();
-      await held;
-    }
-    const lines = logLines(log).filter((line) => line.level >= WARN);
-    expect(lines.map((line) => line.msg)).toEqual(['database unavailable (timeout): the database did not answer in time']);
-  });
+      try {
+        expectDatabase503(await send(app, { method: 'GET', url: '/readyz' }));
+      } finally {
+        release();
+        await held;
+      }
+      const lines = logLines(log).filter((line) => line.level >= WARN);
+      expect(lines.map((line) => line.msg)).toEqual(['database unavailable (timeout): the database did not answer in time']);
+    },
+  );
 
   it('answers /readyz 503 with Retry-After while the database cannot write, and 200 once it can', async () => {
     expect((await send(app, { method: 'GET', url: '/readyz' })).statusCode).toBe(200);
