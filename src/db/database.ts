@@ -351,10 +351,9 @@ class TableNamesIntrospector implements DatabaseIntrospector {
  * that connection fails too ("Client has encountered a connection error and is not queryable"), and
  * Kysely throws the rollback's error instead of the one that says what happened. The rollback's
  * failure is dropped here: the transaction ended anyway (the server rolls back a transaction whose
- * connection is gone), and a connection pg no longer counts as queryable leaves the pool. (A
- * ROLLBACK failing on a connection that is still open, as a client-side query timeout could make
- * it, is released to the pool as it was before: whatever gives statements a client-side deadline
- * must destroy such a connection.)
+ * connection is gone), and a connection pg no longer counts as queryable leaves the pool. A ROLLBACK
+ * that fails for its connection while the connection is still open (its client-side deadline) is
+ * seen by the deadline pool, which destroys that connection (postgres-deadlines.ts).
  */
 class KeepingOriginalErrorPostgresDriver extends PostgresDriver {
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
