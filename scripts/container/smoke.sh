@@ -15,6 +15,20 @@ local_base=false
 engine="${CONTAINER:-$(command -v podman >/dev/null && echo podman || echo docker)}"
 project=scoreboard-smoke
 if [[ "$engine" == podman ]]; then compose=(podman-compose -p "$project"); else compose=(docker compose -p "$project"); fi
+# What it needs, said before anything runs instead of the engine's own first failure.
+if ! command -v "$engine" >/dev/null; then
+  echo "smoke: $engine is not installed (Docker Engine with the Compose v2 plugin and buildx, or podman with podman-compose)" >&2
+  exit 1
+fi
+if ! "$engine" info >/dev/null 2>&1; then
+  echo "smoke: no $engine daemon answers: start it (e.g. sudo systemctl start $engine), or check that this user may use it" >&2
+  exit 1
+fi
+if ! "${compose[@]}" version >/dev/null 2>&1; then
+  if [[ "$engine" == podman ]]; then echo "smoke: podman-compose is not installed" >&2
+  else echo "smoke: 'docker compose' (the Compose v2 plugin) is not installed; the old docker-compose 1.x is not enough" >&2; fi
+  exit 1
+fi
 port="${SMOKE_PORT:-3300}"
 export PORT="$port" SCOREBOARD_IMAGE=localhost/scoreboard:smoke
 url="http://127.0.0.1:$port"
