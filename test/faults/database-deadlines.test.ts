@@ -7,6 +7,7 @@ import { CLIENT_POST_HEADERS, loadFixture } from '../helpers/client-wire.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { onPostgres } from '../helpers/test-backend.js';
+import { DATABASE_RETRY_AFTER, UNAVAILABLE, unavailableBody } from './database-503.js';
 
 /**
  * D37 (issue 36): database time is bounded. A TCP proxy between the app and PostgreSQL black-holes
@@ -20,11 +21,6 @@ import { onPostgres } from '../helpers/test-backend.js';
  * (/readyz 2 s, recovery 5 s) are asserted with its own numbers, and one test runs the default
  * deadlines (10 s statements) with the pool of 4 the issue saw recovering only after 75 s.
  */
-const UNAVAILABLE = {
-  error: 'Service Unavailable',
-  message: 'The service is temporarily unavailable. Please try again later.',
-} as const;
-
 /** The deadlines most tests configure (DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_CONNECT_TIMEOUT_MS). */
 const STATEMENT_MS = 2_000;
 const CONNECT_MS = 2_000;
@@ -151,9 +147,9 @@ describe.skipIf(!onPostgres)('D37: a silent or slow PostgreSQL link costs bounde
     expect({ kind: answer.kind, error: answer.error }).toEqual({ kind: 'answered', error: undefined });
     expect({ status: answer.status, body: answer.body }).toEqual({
       status: 503,
-      body: clientPackage ? { success: false, ...UNAVAILABLE } : UNAVAILABLE,
+      body: unavailableBody(clientPackage),
     });
-    // expect(answer.retryAfter).not.toBeNull(); // added by D38
+    expect(answer.retryAfter).toBe(DATABASE_RETRY_AFTER);
   }
 
   /** A read, a write, an upload and /readyz at once, while the link is silent: each a timely, enveloped 503. */
@@ -300,7 +296,7 @@ describe.skipIf(onPostgres)("D37 on SQLite: waiting for this process's own write
     });
     const ms = performance.now() - started;
     expect({ status: created.statusCode, body: created.json() }).toEqual({ status: 503, body: UNAVAILABLE });
-    // expect(created.headers['retry-after']).toBeDefined(); // added by D38
+    expect(created.headers['retry-after']).toBe(DATABASE_RETRY_AFTER);
     // The busy timeout's 5 s, not a hang (slack for a busy machine).
     expect(ms).toBeGreaterThanOrEqual(4_500);
     expect(ms).toBeLessThan(7_000);

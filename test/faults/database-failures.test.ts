@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
@@ -9,14 +8,13 @@ import { databaseFailure } from '../../src/db/errors.js';
 import type { App } from '../../src/http/app-types.js';
 import { createDeliveryWorker } from '../../src/webhooks/delivery-worker.js';
 import { createWebhookSender } from '../../src/webhooks/outbound-http.js';
-import { CLIENT_POST_HEADERS, loadFixture } from '../helpers/client-wire.js';
-import { JSON_UTF8, expectNoInternals } from '../helpers/contract.js';
 import { LogCapture } from '../helpers/log-capture.js';
 import { ContractChecker } from '../helpers/openapi-contract.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
-import { buildTestApp, send, type RequestOptions, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { buildTestApp, send, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { onPostgres } from '../helpers/test-backend.js';
+import { expectDatabase503, newProject, uploadRequest } from './database-503.js';
 
 /**
  * D38: a dependency's failure is a 503 that names its cause once. Statement and lock timeouts, a full
@@ -24,34 +22,6 @@ import { onPostgres } from '../helpers/test-backend.js';
  * survives a failing rollback; /readyz answers 503 while the database cannot write; and the log tells
  * an outage by its start (one error line naming the cause), a count at most every 10 s, and its end.
  */
-const UNAVAILABLE = {
-  error: 'Service Unavailable',
-  message: 'The service is temporarily unavailable. Please try again later.',
-} as const;
-
-/** A database 503: the envelope (with `success: false` on the client package's routes) and `Retry-After: 5`. */
-function expectDatabase503(response: LightMyRequestResponse, options: { client?: boolean } = {}): void {
-  expect({ status: response.statusCode, body: response.json() }).toEqual({
-    status: 503,
-    body: options.client ? { success: false, ...UNAVAILABLE } : UNAVAILABLE,
-  });
-  expect(response.headers['content-type']).toBe(JSON_UTF8);
-  expect(response.headers['retry-after']).toBe('5');
-  expectNoInternals(response);
-}
-
-const newProject = (name: string) => ({ name, framework_version: '11', description: 'created during the failure test' });
-
-function uploadRequest(apiToken: string, projectId: string, analyzedAt = '2026-11-21T05:09:23+00:00'): RequestOptions {
-  return {
-    method: 'POST',
-    url: '/api/reports',
-    token: apiToken,
-    headers: { ...CLIENT_POST_HEADERS },
-    body: { ...loadFixture('report-full', projectId), analyzed_at: analyzedAt },
-  };
-}
-
 /** The JSON lines of a captured log. */
 function logLines(log: LogCapture): { level: number; msg: string; cause?: string; failed?: number; err?: { message: string } }[] {
   return log.text

@@ -6,14 +6,15 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Db } from '../../src/db/database.js';
 import type { App } from '../../src/http/app-types.js';
 import { SqliteDatabase } from '../../src/db/sqlite-binding.js';
-import { CLIENT_POST_HEADERS, loadFixture } from '../helpers/client-wire.js';
-import { JSON_UTF8, expectError, expectNoInternals } from '../helpers/contract.js';
 import { ContractChecker } from '../helpers/openapi-contract.js';
 import { createSandbox, okJson, type Sandbox } from '../cli/cli-process.js';
 import { http, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { buildTestApp, send, type RequestOptions, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { onPostgres } from '../helpers/test-backend.js';
+import { DATABASE_RETRY_AFTER, expectDatabase503, newProject, UNAVAILABLE, uploadRequest } from './database-503.js';
+
+const expectClientDatabase503 = (response: LightMyRequestResponse) => expectDatabase503(response, { client: true });
 
 /**
  * Issue 7, faults: the database goes away under a running app. Every request that needs it answers
@@ -22,45 +23,8 @@ import { onPostgres } from '../helpers/test-backend.js';
  * instance out, /healthz stays 200 (the process is alive); nothing is half-written; and once the
  * database is back, the same app (no restart) answers normally again.
  */
-const UNAVAILABLE = {
-  error: 'Service Unavailable',
-  message: 'The service is temporarily unavailable. Please try again later.',
-} as const;
 /** database.ts: the pool gives up connecting after 5 s; an outage answer may not take longer (plus slack). */
 const CONNECTION_TIMEOUT_MS = 5_000;
-
-/** D38: a database 503 asks the client to come back in 5 s (an instance serves again within 5 s, D37). */
-const RETRY_AFTER = '5';
-
-function expectUnavailable(response: LightMyRequestResponse): void {
-  expectError(response, 503, UNAVAILABLE);
-  expect(response.headers['retry-after']).toBe(RETRY_AFTER);
-  expectNoInternals(response);
-}
-
-/**
- * CLIENT-WIRE.md: the client package's endpoints add `success: false` to the same envelope.
- * (client-wire.ts `expectClientError` is for answers under 500, which the client reads as final.)
- */
-function expectClientUnavailable(response: LightMyRequestResponse): void {
-  expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 503, body: { success: false, ...UNAVAILABLE } });
-  expect(response.headers['content-type']).toBe(JSON_UTF8);
-  expect(response.headers['retry-after']).toBe(RETRY_AFTER);
-  expectNoInternals(response);
-}
-
-/** `POST /api/reports` the way the client package sends it, with the full recorded report. */
-function uploadRequest(apiToken: string, projectId: string, analyzedAt = '2026-11-21T05:09:23+00:00'): RequestOptions {
-  return {
-    method: 'POST',
-    url: '/api/reports',
-    token: apiToken,
-    headers: { ...CLIENT_POST_HEADERS },
-    body: { ...loadFixture('report-full', projectId), analyzed_at: analyzedAt },
-  };
-}
-
-const newProject = (name: string) => ({ name, framework_version: '11', description: 'created during the fault test' });
 
 /** Rows that a failed write must not have left behind (and a successful one must have). */
 async function snapshot(db: Db, teamId: number) {
@@ -136,19 +100,19 @@ describe.skipIf(!onPostgres)('PostgreSQL unavailable: 503, then recovery without
     await proxy.down();
 
     const read = await timed(request({ method: 'GET', url: '/api/v1/projects', token: user.token }));
-    expectUnavailable(read.value);
+    expectDatabase503(read.value);
     const write = await timed(
       request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: newProject('During the outage') }),
     );
-    expectUnavailable(write.value);
+    expectDatabase503(write.value);
     const put = await request({ method: 'PUT', url: `/api/v1/projects/${project.id}`, token: user.token, body: newProject('Renamed') });
-    expectUnavailable(put);
+    expectDatabase503(put);
     const upload = await timed(request(uploadRequest(project.apiToken, project.id)));
-    expectClientUnavailable(upload.value);
+    expectClientDatabase503(upload.value);
     // A refused connection is known at once: no request waits for a timeout.
     for (const { ms } of [read, write, upload]) expect(ms).toBeLessThan(CONNECTION_TIMEOUT_MS);
 
-    expectUnavailable(await request({ method: 'GET', url: '/readyz' }));
+    expectDatabase503(await request({ method: 'GET', url: '/readyz' }));
     const health = await request({ method: 'GET', url: '/healthz' });
     expect(health.statusCode).toBe(200);
     expect(health.json()).toEqual({ status: 'ok' });
@@ -177,11 +141,11 @@ describe.skipIf(!onPostgres)('PostgreSQL unavailable: 503, then recovery without
       LightMyRequestResponse,
       LightMyRequestResponse,
     ];
-    expectUnavailable(read);
-    expectUnavailable(write);
-    expectUnavailable(show);
-    expectClientUnavailable(upload);
-    expectUnavailable(ready);
+    expectDatabase503(read);
+    expectDatabase503(write);
+    expectDatabase503(show);
+    expectClientDatabase503(upload);
+    expectDatabase503(ready);
     for (const { ms } of answers) expect(ms).toBeLessThan(CONNECTION_TIMEOUT_MS + 2_000);
 
     await proxy.up();
@@ -194,7 +158,7 @@ describe.skipIf(!onPostgres)('PostgreSQL unavailable: 503, then recovery without
     const cut = proxy.cutOnClientData((chunk) => chunk.includes('update "teams"'));
     const response = await request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: newProject('Cut') });
     await cut;
-    expectUnavailable(response);
+    expectDatabase503(response);
     expect(await snapshot(world.db, user.teamId!)).toEqual(before);
 
     // The pool replaced the dead connection: the same request now succeeds, whole.
@@ -213,7 +177,7 @@ describe.skipIf(!onPostgres)('PostgreSQL unavailable: 503, then recovery without
     const cut = proxy.cutOnClientData((chunk) => chunk.includes('update "projects" set "latest_report_id"'));
     const response = await request(uploadRequest(project.apiToken, project.id, '2026-11-21T10:00:00+00:00'));
     await cut;
-    expectClientUnavailable(response);
+    expectClientDatabase503(response);
     expect(await snapshot(world.db, user.teamId!)).toEqual(before);
     const shown = await request({ method: 'GET', url: `/api/v1/projects/${project.id}`, token: user.token });
     expect(shown.json().data.latest_report.uuid).toBe(first.json().report.uuid);
@@ -226,7 +190,7 @@ describe.skipIf(!onPostgres)('PostgreSQL unavailable: 503, then recovery without
     const response = await request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: newProject('Committed') });
     await cut;
     // The app cannot know the outcome: a 503 (never a 500, never a 201 it cannot vouch for).
-    expectUnavailable(response);
+    expectDatabase503(response);
     // PostgreSQL ran the COMMIT it received: the project is there, counted on its team.
     let after = await snapshot(world.db, user.teamId!);
     for (let attempt = 0; attempt < 100 && after.projects.length === before.projects.length; attempt++) {
@@ -266,11 +230,19 @@ describe.skipIf(!onPostgres)('scoreboard serve (a real process) when PostgreSQL 
     const cut = proxy.cutOnClientData((chunk) => chunk.includes('update "teams"'));
     const during = await http(server, 'POST', '/api/v1/projects', { token, body: newProject('Cut') });
     await cut;
-    expect({ status: during.status, body: during.body }).toEqual({ status: 503, body: UNAVAILABLE });
+    expect({ status: during.status, body: during.body, retryAfter: during.headers.get('retry-after') }).toEqual({
+      status: 503,
+      body: UNAVAILABLE,
+      retryAfter: DATABASE_RETRY_AFTER,
+    });
 
     await proxy.down();
     const down = await http(server, 'GET', '/api/v1/projects', { token });
-    expect({ status: down.status, body: down.body }).toEqual({ status: 503, body: UNAVAILABLE });
+    expect({ status: down.status, body: down.body, retryAfter: down.headers.get('retry-after') }).toEqual({
+      status: 503,
+      body: UNAVAILABLE,
+      retryAfter: DATABASE_RETRY_AFTER,
+    });
     expect((await http(server, 'GET', '/readyz')).status).toBe(503);
     expect((await http(server, 'GET', '/healthz')).status).toBe(200);
 
@@ -324,15 +296,15 @@ describe.skipIf(onPostgres)('SQLite unwritable: writes 503, reads go on, recover
     const before = await snapshot(ctx.db, user.teamId!);
     locker.exec('BEGIN EXCLUSIVE');
 
-    expectUnavailable(await request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: newProject('Locked out') }));
-    expectUnavailable(
+    expectDatabase503(await request({ method: 'POST', url: '/api/v1/projects', token: user.token, body: newProject('Locked out') }));
+    expectDatabase503(
       await request({ method: 'PUT', url: `/api/v1/projects/${project.id}`, token: user.token, body: newProject('Renamed') }),
     );
-    expectUnavailable(await request({ method: 'DELETE', url: `/api/v1/projects/${project.id}`, token: user.token }));
-    expectUnavailable(
+    expectDatabase503(await request({ method: 'DELETE', url: `/api/v1/projects/${project.id}`, token: user.token }));
+    expectDatabase503(
       await request({ method: 'POST', url: '/api/v1/tokens', token: user.token, body: { name: 'ci', abilities: ['read'] } }),
     );
-    expectClientUnavailable(await request(uploadRequest(project.apiToken, project.id)));
+    expectClientDatabase503(await request(uploadRequest(project.apiToken, project.id)));
 
     // Reads are not writes: WAL readers go on while the lock is held.
     const list = await request({ method: 'GET', url: '/api/v1/projects', token: user.token });
@@ -343,7 +315,7 @@ describe.skipIf(onPostgres)('SQLite unwritable: writes 503, reads go on, recover
     expect(verify.statusCode).toBe(200);
     // D38: /readyz answers 503 while the database cannot write, reads or not: the write lock is
     // someone else's, so the instance is not ready (it was 200 before, when /readyz only read).
-    expectUnavailable(await request({ method: 'GET', url: '/readyz' }));
+    expectDatabase503(await request({ method: 'GET', url: '/readyz' }));
     expect((await request({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
 
     expect(await snapshot(ctx.db, user.teamId!)).toEqual(before);
@@ -376,11 +348,11 @@ describe.skipIf(onPostgres)('SQLite unwritable: writes 503, reads go on, recover
       });
       if (created.statusCode !== 201) refused = created;
     }
-    expectUnavailable(refused!);
-    expectClientUnavailable(await request(uploadRequest(project.apiToken, project.id)));
+    expectDatabase503(refused!);
+    expectClientDatabase503(await request(uploadRequest(project.apiToken, project.id)));
     expect((await snapshot(ctx.db, user.teamId!)).reports).toEqual(before.reports);
     // D38: the database cannot write, so the instance is not ready.
-    expectUnavailable(await request({ method: 'GET', url: '/readyz' }));
+    expectDatabase503(await request({ method: 'GET', url: '/readyz' }));
 
     await sql`pragma max_page_count = 1073741823`.execute(ctx.db);
     const ready = await request({ method: 'GET', url: '/readyz' });
@@ -392,7 +364,7 @@ describe.skipIf(onPostgres)('SQLite unwritable: writes 503, reads go on, recover
   it('gives up after the configured 5 s busy timeout, with a 503, rather than hanging', async () => {
     locker.exec('BEGIN EXCLUSIVE');
     const upload = await timed(request(uploadRequest(project.apiToken, project.id)));
-    expectClientUnavailable(upload.value);
+    expectClientDatabase503(upload.value);
     expect(upload.ms).toBeGreaterThanOrEqual(4_500);
     expect(upload.ms).toBeLessThan(CONNECTION_TIMEOUT_MS + 2_000);
     locker.exec('ROLLBACK');
