@@ -38,6 +38,13 @@ function answerChecks(uploads: Answer[]): Check[] {
   ];
 }
 
+/** The world of a stop scenario: two instances on PostgreSQL, a receiver answering in `receiverDelayMs`. */
+function stopWorld(label: string, receiverDelayMs: number): Scenario['prepare'] {
+  return async (postgresUrl) => ({
+    options: { label, backend: { kind: 'postgres', url: postgresUrl }, pools: POOLS, receiverDelayMs, env: ATTEMPTS },
+  });
+}
+
 /** The probes of an instance that was stopped, from its stop on, say nothing about readiness. */
 function withoutStopped(observed: Observed, instance: string, from: number): Observed {
   return { ...observed, probes: observed.probes.filter((answer) => answer.instance !== instance || answer.sentAt < from) };
@@ -51,9 +58,7 @@ function withoutStopped(observed: Observed, instance: string, from: number): Obs
 export const sigterm: Scenario = {
   name: 'sigterm',
   limitMs: 100_000,
-  prepare: async (postgresUrl) => ({
-    options: { label: 'sigterm', backend: { kind: 'postgres', url: postgresUrl }, pools: POOLS, receiverDelayMs: 7_000, env: ATTEMPTS },
-  }),
+  prepare: stopWorld('sigterm', 7_000),
   async run(world) {
     const load = new Load(await world.steadyUploaders(2, false), world.clock, 150);
     const probes = new ReadinessProbes(world.instances, world.clock);
@@ -122,9 +127,7 @@ export const sigterm: Scenario = {
 export const kill9: Scenario = {
   name: 'kill9',
   limitMs: 150_000,
-  prepare: async (postgresUrl) => ({
-    options: { label: 'kill9', backend: { kind: 'postgres', url: postgresUrl }, pools: POOLS, receiverDelayMs: 1_000, env: ATTEMPTS },
-  }),
+  prepare: stopWorld('kill9', 1_000),
   async run(world) {
     const load = new Load(await world.steadyUploaders(2, true), world.clock, 300);
     const probes = new ReadinessProbes(world.instances, world.clock);

@@ -41,6 +41,12 @@ function freeBytesOn(directory: string): number {
  */
 export async function checkDatabaseWritable(db: Db, clock: Clock): Promise<void> {
   const checkedAt = clock.now().toISOString();
+  // The row is there since migration 0016; written as an upsert so that a deleted row cannot make
+  // the check pass without a write.
+  const upsert = db
+    .insertInto('readiness_probe')
+    .values({ id: 1, checked_at: checkedAt })
+    .onConflict((conflict) => conflict.column('id').doUpdateSet({ checked_at: checkedAt }));
   const file = sqliteFileOfDb(db);
   const onSqlite = onSqliteWriter(db, (run) => {
     const previous = Number((run('pragma busy_timeout')[0] as { timeout: number }).timeout);
@@ -53,19 +59,12 @@ export async function checkDatabaseWritable(db: Db, clock: Clock): Promise<void>
       if (Math.min(roomInFile, roomOnDisk) < MIN_ROOM_BYTES) {
         throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
       }
-      run(UPSERT, [checkedAt]);
+      const { sql, parameters } = upsert.compile();
+      run(sql, parameters);
     } finally {
       run(`pragma busy_timeout = ${previous}`);
     }
   });
   if (onSqlite) return onSqlite;
-  await db
-    .insertInto('readiness_probe')
-    .values({ id: 1, checked_at: checkedAt })
-    .onConflict((conflict) => conflict.column('id').doUpdateSet({ checked_at: checkedAt }))
-    .execute();
+  await upsert.execute();
 }
-
-/** The row is there since migration 0016; written as an upsert so a deleted row cannot make the check pass without a write. */
-const UPSERT =
-  'insert into "readiness_probe" ("id", "checked_at") values (1, ?) on conflict ("id") do update set "checked_at" = excluded."checked_at"';
