@@ -121,6 +121,13 @@ describe('loadConfig overrides (D21)', () => {
     );
   });
 
+  it.each(['127.0.0.1', '0.0.0.0', '::', '::1', 'fe80::1', 'localhost', 'scores.internal'])(
+    'accepts HOST=%s (a name or an address, IPv6 too)',
+    (host) => {
+      expect(loadConfig({ HOST: host }).host).toBe(host);
+    },
+  );
+
   it.each([['sqlite::memory:'], ['sqlite:/var/lib/scoreboard/scoreboard.db'], ['postgresql://u:p@localhost/db']])(
     'accepts DATABASE_URL=%s',
     (url) => {
@@ -160,6 +167,11 @@ describe('loadConfig rejects bad values, naming the variable (D21)', () => {
     ['PUBLIC_URL', 'ftp://scores.example.com'],
     ['REDIS_URL', 'http://cache:6379'],
     ['TRUST_PROXY', 'garbage!'],
+    ['TRUST_PROXY', 'yes'],
+    ['HOST', 'localhost:3000'],
+    ['HOST', '10.0.0.1:80'],
+    ['HOST', 'http://scores.internal'],
+    ['DATABASE_CONNECT_TIMEOUT_MS', '0'],
     ['DATABASE_POOL_MAX', '0'],
     ['DATABASE_POOL_MAX', 'many'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '-1'],
