@@ -11,7 +11,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { createCallerIdentifier } from './auth/identify-caller.js';
-import { freshnessFor, LookupCache } from './auth/token-cache.js';
+import { tokenCacheFor } from './auth/token-cache.js';
 import type { TokenAuthRow } from './auth/identify-caller.js';
 import type { Caller } from './auth/caller.js';
 import { callerFromSessionRow } from './sessions/identify-session.js';
@@ -178,15 +178,9 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     clock,
     secretOf: (request) => sessionSecretOf(request, config.publicUrl),
   });
-  // Issue 15: token lookups are cached per instance until anything they read changes (token-cache.ts).
-  const tokenCache = new LookupCache<TokenAuthRow>(
-    await freshnessFor(
-      db,
-      (error) => app.log.warn({ err: error }, 'token cache: lost the database notifications; reading every token until they are back'),
-      () => app.log.info('token cache: the database notifications are back; caching token lookups again'),
-    ),
-  );
-  app.addHook('onClose', async () => tokenCache.close());
+  // Issue 15: on SQLite, token lookups are cached per instance until anything they read changes;
+  // on PostgreSQL every lookup reads the database (token-cache.ts).
+  const tokenCache = tokenCacheFor<TokenAuthRow>(db);
   const identifyCaller = createCallerIdentifier({ tokens: createTokensRepository(db), clock, identifySession, cache: tokenCache });
   const credentialStores = {
     tokenOn: (trx: Db) => (tokenId: number) => createTokensRepository(trx).findForAuthInTransaction(tokenId),

@@ -46,7 +46,7 @@ export function createCallerIdentifier(deps: {
   clock: Clock;
   /** E7: the dashboard session of a request without a bearer token (sessions/identify-session.ts). */
   identifySession?: (request: FastifyRequest) => Promise<Caller | null>;
-  /** Issue 15: this instance's cache of token lookups (token-cache.ts); without it every lookup reads the database. */
+  /** Issue 15: this instance's cache of token lookups (token-cache.ts: SQLite only); without it every lookup reads the database. */
   cache?: LookupCache<TokenAuthRow>;
 }) {
   const { tokens, cache } = deps;

@@ -67,11 +67,9 @@ export function postgresTimeouts(statementTimeoutMs: number): { server: number; 
 /** D21: `sqlite:./path.db`, `sqlite::memory:`, `postgres://…` or `postgresql://…`. */
 export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   if (/^postgres(ql)?:\/\//.test(url)) {
-    const observers = new Set<(sql: string) => void>();
     const outcomes = new Set<OutcomeObserver>();
     const log = (event: LogEvent) => {
       options.onQuery?.(event);
-      for (const observer of observers) observer(event.query.sql);
       for (const observer of outcomes) observer(event.query.sql, event.level === 'query');
     };
     const statement = postgresTimeouts(options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS);
@@ -100,7 +98,6 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     const db = new Kysely<Database>({ dialect: new KeepingOriginalErrorPostgresDialect({ pool: guarded }), log });
     postgresPools.set(db, pool);
     guardedPools.set(db, guarded);
-    statementObservers.set(db, observers);
     outcomeObservers.set(db, outcomes);
     return db;
   }
@@ -293,27 +290,12 @@ function withStatementCache(sqlite: SqliteDatabase): SqliteHandle {
   };
 }
 
-/** Each PostgreSQL database's observers of `onStatement`. */
-const statementObservers = new WeakMap<Db, Set<(sql: string) => void>>();
-
-/**
- * PostgreSQL: calls `observer` with the text of each statement this process runs through `db`, once
- * it has completed (a commit included): how a cache hears its own process's writes at once, before
- * the database's notification comes back. Returns the function that stops it; nothing happens on
- * SQLite.
- */
-export function onStatement(db: Db, observer: (sql: string) => void): () => void {
-  const observers = statementObservers.get(db);
-  observers?.add(observer);
-  return () => observers?.delete(observer);
-}
-
 /** Each PostgreSQL database's pool, for a migrator that shares it (below). */
 const postgresPools = new WeakMap<Db, pg.Pool>();
 /** ...and the same pool with its deadlines (postgres-deadlines.ts), as Kysely uses it. */
 const guardedPools = new WeakMap<Db, DeadlinePool>();
 
-/** The pool of a PostgreSQL database opened here (its settings serve a connection of its own), else undefined. */
+/** The pool of a PostgreSQL database opened here, else undefined. */
 export function postgresPoolOf(db: Db): pg.Pool | undefined {
   return postgresPools.get(db);
 }

@@ -414,7 +414,7 @@ describe('a change that commits after the last identification, before the write 
   });
 
   it('POST /tokens, token revoked: 401, no token created', async ({ ctx, commitBeforeWrite }) => {
-    // The request is identified twice (headers, then body: from the token cache, issue 15); the
+    // The request is identified twice (headers, then body: on SQLite from the token cache, issue 15); the
     // limit check reads after that.
     const answer = await commitBeforeWrite(revokeOwnersToken, TOKEN_COUNT, 1, () =>
       ctx.request({ method: 'POST', url: '/api/v1/tokens', token: owner.token, body: { name: 'Late', abilities: ['read'] } }),

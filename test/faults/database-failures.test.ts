@@ -202,23 +202,6 @@ describe.skipIf(!onPostgres)('PostgreSQL: timeouts, locks, read-only, lost conne
       await proxy.close();
     }
   });
-
-  it('logs a lost notification connection once, and its return once, not every second', async () => {
-    const proxy = await TcpProxy.for(world.store.env.DATABASE_URL!, 5432);
-    try {
-      await open([], { through: proxy });
-      await proxy.down();
-      // The listener tries again every second: three seconds are three failed attempts.
-      await new Promise((resolve) => setTimeout(resolve, 3_500));
-      await proxy.up();
-      const back = (line: { msg: string }) => line.msg.startsWith('token cache: the database notifications are back');
-      for (let i = 0; i < 50 && !logLines(log).some(back); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-      const cacheLines = logLines(log).filter((line) => line.msg.startsWith('token cache:'));
-      expect(cacheLines.map((line) => line.level)).toEqual([WARN, 30]);
-    } finally {
-      await proxy.close();
-    }
-  });
 });
 
 describe('the outage log: a start, a count at most every 10 s, an end', { timeout: 30_000 }, () => {
@@ -392,7 +375,6 @@ describe('the outage log: a start, a count at most every 10 s, an end', { timeou
     ctx.clock.advance(10_000);
     expect((await send(app, { method: 'GET', url: '/readyz' })).statusCode).toBe(200);
     // The failed check started an outage in the log; the checks' writes that worked for 10 s ended it.
-    // (On PostgreSQL the token cache's listener also tells of its own connection: not counted here.)
     const lines = logLines(log).filter((line) => line.msg.startsWith('database '));
     expect(lines.map((line) => line.msg.replace(/:.*/, ''))).toEqual([
       expect.stringMatching(/^database unavailable \((read-only|connection-lost|unreachable)\)$/),

@@ -69,8 +69,8 @@ export interface RequestOptions {
  */
 /**
  * The statements that identify a caller by personal token: the token cache's change counter (SQLite),
- * the lookup itself (not run when the cache holds the token) and D9's once-a-minute last_used_at
- * write. Tests that compare what two requests cost leave them out: they are the same whatever the
+ * the lookup itself (on SQLite, not run when the cache holds the token) and D9's once-a-minute
+ * last_used_at write. Tests that compare what two requests cost leave them out: they are the same whatever the
  * requests read, but depend on what earlier requests left in the cache.
  */
 export const IDENTIFICATION_STATEMENT = /"auth_changes"|"t"\."token_hash" = |update "personal_access_tokens" set "last_used_at"/;

@@ -4,10 +4,11 @@ import { SUBSCRIPTION_REQUIRED, UNAUTHENTICATED } from '../helpers/contract.js';
 import { onPostgres } from '../helpers/test-backend.js';
 
 /**
- * Issue 15: each instance caches token lookups (src/auth/token-cache.ts). Two real `serve` processes
- * on one database (a PostgreSQL schema, or one SQLite file): whatever instance A or the operator CLI
- * changes is refused by instance B on its very next request, though B had the token cached.
- * `X-SQL-Statements` shows that B answered from its cache before the change.
+ * Issue 15: on SQLite each instance caches token lookups (src/auth/token-cache.ts); on PostgreSQL
+ * every lookup reads the database. Two real `serve` processes on one database (a PostgreSQL schema,
+ * or one SQLite file): whatever instance A or the operator CLI changes is refused by instance B on
+ * its very next request (D9), though B had just answered with the token. `X-SQL-Statements` shows
+ * what B's answer before the change cost: on SQLite it came from B's cache.
  */
 describe('the token cache across two instances on one database', { timeout: 60_000 }, () => {
   let sandbox: Sandbox;
@@ -33,21 +34,21 @@ describe('the token cache across two instances on one database', { timeout: 60_0
     const { token } = await okJson<{ token: string }>(sandbox, 'users:create', '--email', email, '--plan', plan);
     return { email, token };
   };
-  // GET /api/v1/tokens from the cache: the list alone (PostgreSQL), or the list and the cache's
-  // generation row (SQLite); a lookup adds one statement.
-  const CACHED_TOKENS_LIST = onPostgres ? '1' : '2';
+  // The statements of GET /api/v1/tokens once B has answered the token (D9's last_used_at written):
+  // on PostgreSQL nothing is cached, the token is looked up again; on SQLite the cache's generation
+  // row is read and the lookup served from the cache.
+  const KNOWN_TOKENS_LIST = onPostgres ? ['the token lookup', 'the list'] : ['the generation row', 'the list'];
 
-  /** B answers `token` twice, the second time from its cache. */
-  const cachedOnB = async (token: string) => {
+  /** B answers `token` twice, the second time (on SQLite) from its cache. */
+  const knownToB = async (token: string) => {
     expect((await api(b, 'GET', '/api/v1/tokens', token)).status).toBe(200);
-    const cached = await api(b, 'GET', '/api/v1/tokens', token);
-    expect(cached.status).toBe(200);
-    expect(cached.headers.get('x-sql-statements')).toBe(CACHED_TOKENS_LIST);
+    const known = await api(b, 'GET', '/api/v1/tokens', token);
+    expect(known.status).toBe(200);
+    expect(known.headers.get('x-sql-statements'), KNOWN_TOKENS_LIST.join(', ')).toBe(String(KNOWN_TOKENS_LIST.length));
   };
-  const expectRefusedOnB = async (token: string, since: number) => {
+  const expectRefusedOnB = async (token: string) => {
     const refused = await api(b, 'GET', '/api/v1/tokens', token);
     expect({ status: refused.status, body: refused.body }).toEqual({ status: 401, body: UNAUTHENTICATED });
-    expect(Date.now() - since).toBeLessThan(1_000);
   };
 
   it('refuses on B a personal access token revoked on A, on its next request (D9)', async () => {
@@ -55,11 +56,10 @@ describe('the token cache across two instances on one database', { timeout: 60_0
     const created = await api(a, 'POST', '/api/v1/tokens', token, { name: 'leaked', abilities: ['read'] });
     expect(created.status).toBe(201);
     const leaked: string = created.body.plain_text_token;
-    await cachedOnB(leaked);
+    await knownToB(leaked);
 
-    const revokedAt = Date.now();
     expect((await api(a, 'DELETE', `/api/v1/tokens/${created.body.token.id}`, token)).status).toBe(200);
-    await expectRefusedOnB(leaked, revokedAt);
+    await expectRefusedOnB(leaked);
     // The owner's other token still works on B.
     expect((await api(b, 'GET', '/api/v1/tokens', token)).status).toBe(200);
   });
@@ -75,13 +75,9 @@ describe('the token cache across two instances on one database', { timeout: 60_0
 
   it('refuses on B the tokens of a user deleted with the CLI (users:delete)', async () => {
     const { email, token } = await newUser();
-    await cachedOnB(token);
-    const deletedAt = Date.now();
+    await knownToB(token);
     await ok(sandbox, 'users:delete', '--email', email, '--yes');
-    // The CLI is a process of its own: starting it takes most of the second on a loaded machine.
-    const refused = await api(b, 'GET', '/api/v1/tokens', token);
-    expect({ status: refused.status, body: refused.body }).toEqual({ status: 401, body: UNAUTHENTICATED });
-    expect(Date.now() - deletedAt).toBeLessThan(10_000);
+    await expectRefusedOnB(token);
   });
 
   it('answers on B by the plan the CLI set (users:plan), not the cached one (D7)', async () => {
@@ -102,12 +98,10 @@ describe('the token cache across two instances on one database', { timeout: 60_0
     const oldToken: string = project.body.api_token;
     expect((await upload(b, oldToken)).status).toBe(201);
 
-    const rotatedAt = Date.now();
     const rotated = await api(a, 'POST', `/api/v1/projects/${project.body.project.id}/regenerate-token`, token);
     expect(rotated.status).toBe(200);
     const refused = await upload(b, oldToken);
     expect(refused.status).toBe(401);
-    expect(Date.now() - rotatedAt).toBeLessThan(1_000);
     expect((await upload(b, rotated.body.api_token)).status).toBe(201);
   });
 });

@@ -10,7 +10,10 @@ import { isPostgres } from '../dialect.js';
  * - SQLite: each such write adds one to `auth_changes.generation` in the writing transaction; every
  *   lookup reads that one row (several processes may share the file; a commit is seen at once).
  * - PostgreSQL: each such statement sends NOTIFY on `scoreboard_auth` with the table's schema, which
- *   PostgreSQL delivers when (and only if) the transaction commits; each instance LISTENs.
+ *   PostgreSQL delivers when (and only if) the transaction commits; each instance used to LISTEN.
+ *   Migration 0017 drops these triggers and their function: a notification reaches the other
+ *   instances after the writer's commit has returned, too late for D9, so token lookups are no
+ *   longer cached on PostgreSQL.
  * `last_used_at` is not among the columns: it is written once a minute per token and held apart.
  */
 const TABLE_CHANGES = [
@@ -19,24 +22,30 @@ const TABLE_CHANGES = [
   { table: 'subscriptions', update: null, insert: true },
 ] as const;
 
-export async function up(db: Kysely<any>): Promise<void> {
-  if (isPostgres(db)) {
-    await sql`
-      create function scoreboard_auth_changed() returns trigger language plpgsql as $$
-      begin
-        perform pg_notify('scoreboard_auth', tg_table_schema);
-        return null;
-      end $$`.execute(db);
-    for (const { table, update, insert } of TABLE_CHANGES) {
-      const events = [update ? `update of ${update.join(', ')}` : 'update', 'delete', ...(insert ? ['insert'] : [])].join(' or ');
-      await sql
-        .raw(
-          `create trigger ${table}_auth_changed after ${events} on ${table} for each statement execute function scoreboard_auth_changed()`,
-        )
-        .execute(db);
-    }
-    return;
+/** PostgreSQL: the function and the triggers that send the notifications (also migration 0017's `down`). */
+export async function createPostgresNotifications(db: Kysely<any>): Promise<void> {
+  await sql`
+    create function scoreboard_auth_changed() returns trigger language plpgsql as $$
+    begin
+      perform pg_notify('scoreboard_auth', tg_table_schema);
+      return null;
+    end $$`.execute(db);
+  for (const { table, update, insert } of TABLE_CHANGES) {
+    const events = [update ? `update of ${update.join(', ')}` : 'update', 'delete', ...(insert ? ['insert'] : [])].join(' or ');
+    await sql
+      .raw(`create trigger ${table}_auth_changed after ${events} on ${table} for each statement execute function scoreboard_auth_changed()`)
+      .execute(db);
   }
+}
+
+/** PostgreSQL: drops what `createPostgresNotifications` created (also migration 0017's `up`). */
+export async function dropPostgresNotifications(db: Kysely<any>): Promise<void> {
+  for (const { table } of TABLE_CHANGES) await sql.raw(`drop trigger ${table}_auth_changed on ${table}`).execute(db);
+  await sql`drop function scoreboard_auth_changed()`.execute(db);
+}
+
+export async function up(db: Kysely<any>): Promise<void> {
+  if (isPostgres(db)) return createPostgresNotifications(db);
   await db.schema
     .createTable('auth_changes')
     .addColumn('id', 'integer', (col) => col.primaryKey())
@@ -57,11 +66,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (isPostgres(db)) {
-    for (const { table } of TABLE_CHANGES) await sql.raw(`drop trigger ${table}_auth_changed on ${table}`).execute(db);
-    await sql`drop function scoreboard_auth_changed()`.execute(db);
-    return;
-  }
+  if (isPostgres(db)) return dropPostgresNotifications(db);
   for (const { table, insert } of TABLE_CHANGES) {
     for (const name of ['update', 'delete', ...(insert ? ['insert'] : [])]) await sql.raw(`drop trigger ${table}_auth_${name}`).execute(db);
   }
