@@ -133,6 +133,7 @@ describe('the audit log page’s words (E5)', () => {
   it('names the target', () => {
     expect(formatTarget({ type: 'member', id: '7' })).toBe('member 7');
     expect(formatTarget({ type: 'session', id: null })).toBe('session');
+    expect(formatTarget({ type: 'webhook', id: SHOP })).toEqual({ text: 'webhook 0190f1c2…', title: SHOP });
   });
 
   it('reads its state from the URL and writes it back, defaults left out', () => {

@@ -42,8 +42,11 @@ export function formatActor(actor: AuditEvent['actor']): string {
   return actor.token_id === null ? `${who} · dashboard` : `${who} · token #${actor.token_id}`;
 }
 
-/** A part of what the page writes about an event: text, or a project named (and linked) once its name is known. */
-export type AuditPart = string | { projectId: string };
+/**
+ * A part of what the page writes about an event: text, text shortened with its whole beside (a
+ * title), or a project named (and linked) once its name is known.
+ */
+export type AuditPart = string | { text: string; title: string } | { projectId: string };
 
 /** One line of an event's details: the field and what it was, is or became. */
 export interface DetailLine {
@@ -51,11 +54,18 @@ export interface DetailLine {
   value: AuditPart;
 }
 
-/** What the event is about: a project (named by the page), else its type and id, e.g. `member 7`. */
+/**
+ * What the event is about: a project (named by the page), else its type and id, e.g. `member 7`; a
+ * UUID (a webhook's, a report's) by its first eight digits, enough to tell two apart on a page.
+ */
 export function formatTarget(target: AuditEvent['target']): AuditPart {
-  if (target.type === 'project' && target.id !== null) return { projectId: target.id };
-  return target.id === null ? target.type : `${target.type} ${target.id}`;
+  if (target.id === null) return target.type;
+  if (target.type === 'project') return { projectId: target.id };
+  if (UUID.test(target.id)) return { text: `${target.type} ${target.id.slice(0, 8)}…`, title: target.id };
+  return `${target.type} ${target.id}`;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * `details` as lines: `name: Old → New` for a changed field (`{old, new}`), `role: member` for a
@@ -84,7 +94,7 @@ export function projectIdsOf(events: readonly AuditEvent[]): string[] {
   const ids = new Set<string>();
   for (const event of events) {
     for (const part of [formatTarget(event.target), ...formatDetails(event.details).map((line) => line.value)]) {
-      if (typeof part !== 'string') ids.add(part.projectId);
+      if (typeof part !== 'string' && 'projectId' in part) ids.add(part.projectId);
     }
   }
   return [...ids];

@@ -196,7 +196,7 @@ function AuditTable({ events, caption }: { events: AuditEvent[]; caption: string
               <td>
                 <Part part={formatTarget(event.target)} names={names} />
               </td>
-              <td>
+              <td class="audit-details-cell">
                 <AuditDetails details={event.details} names={names} />
               </td>
               <td>{event.ip ?? '—'}</td>
@@ -225,6 +225,7 @@ function AuditDetails({ details, names }: { details: AuditEvent['details']; name
 /** Text as text (never as HTML), a project as its name linking to its page. */
 function Part({ part, names }: { part: AuditPart; names: Map<string, ProjectName> }) {
   if (typeof part === 'string') return <>{part}</>;
+  if ('text' in part) return <span title={part.title}>{part.text}</span>;
   const project = names.get(part.projectId);
   if (project === undefined) return <span title={part.projectId}>{unnamedProject(part.projectId)}</span>;
   if (!project.linked) return <span title={`${part.projectId} (deleted, or in a team you are not in)`}>{project.name}</span>;
