@@ -27,11 +27,12 @@ export interface DashboardWorld {
   close(): Promise<void>;
 }
 
-export async function startDashboardWorld(): Promise<DashboardWorld> {
+/** `serverEnv`: settings of the server beyond the sandbox's (a test's webhook receiver on 127.0.0.1 needs private networks allowed). */
+export async function startDashboardWorld(serverEnv: Record<string, string> = {}): Promise<DashboardWorld> {
   const sandbox = await createSandbox({ migrated: true });
   const user = { email: 'ada@example.com', password: 'correct horse battery staple' };
   await createUserWithPassword(sandbox, { ...user, name: 'Ada' });
-  const server = await startServerProcess(sandbox);
+  const server = await startServerProcess(sandbox, serverEnv);
   const browser = await launchChromium();
   return {
     sandbox,

@@ -42,26 +42,110 @@ export function formatActor(actor: AuditEvent['actor']): string {
   return actor.token_id === null ? `${who} · dashboard` : `${who} · token #${actor.token_id}`;
 }
 
-/** What the event is about: its type and id, e.g. `member 7`. */
-export function formatTarget(target: AuditEvent['target']): string {
-  return target.id === null ? target.type : `${target.type} ${target.id}`;
+/**
+ * A part of what the page writes about an event: text, text shortened with its whole beside (a
+ * title), or a project named (and linked) once its name is known.
+ */
+export type AuditPart = string | { text: string; title: string } | { projectId: string };
+
+/** One line of an event's details: the field and what it was, is or became. */
+export interface DetailLine {
+  field: string;
+  value: AuditPart;
 }
 
 /**
- * `details` as lines of text: `name: "Old" → "New"` for a changed field (`{old, new}`), `role: member`
- * for a field of what was made or removed; anything deeper as compact JSON.
+ * What the event is about: a project (named by the page), else its type and id, e.g. `member 7`; a
+ * UUID (a webhook's, a report's) by its first eight digits, enough to tell two apart on a page.
  */
-export function formatDetails(details: Record<string, unknown>): string[] {
-  return Object.entries(details).map(([field, value]) => {
-    if (isChange(value)) return `${field}: ${formatValue(value.old)} → ${formatValue(value.new)}`;
-    return `${field}: ${formatValue(value)}`;
+export function formatTarget(target: AuditEvent['target']): AuditPart {
+  if (target.id === null) return target.type;
+  if (target.type === 'project') return { projectId: target.id };
+  if (UUID.test(target.id)) return { text: `${target.type} ${target.id.slice(0, 8)}…`, title: target.id };
+  return `${target.type} ${target.id}`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * `details` as lines: `name: Old → New` for a changed field (`{old, new}`), `role: member` for a
+ * field of what was made or removed, a project's id as the project. A change of an object (a
+ * project's settings) is a line per key that changed, `fail_on: high → critical`, not two JSON texts.
+ */
+export function formatDetails(details: Record<string, unknown>): DetailLine[] {
+  return Object.entries(details).flatMap(([field, value]): DetailLine[] => {
+    if (field === 'project_id' && typeof value === 'string') return [{ field: 'project', value: { projectId: value } }];
+    if (!isChange(value)) return [{ field, value: formatValue(value) }];
+    if (isPlainObject(value.old) && isPlainObject(value.new)) return objectChanges(value.old, value.new);
+    return [{ field, value: `${formatValue(value.old)} → ${formatValue(value.new)}` }];
   });
 }
 
+/** The keys whose value differs between two versions of an object, in the new version's order (then removed keys). */
+function objectChanges(before: Record<string, unknown>, after: Record<string, unknown>): DetailLine[] {
+  const keys = [...new Set([...Object.keys(after), ...Object.keys(before)])];
+  return keys
+    .filter((key) => JSON.stringify(before[key] ?? null) !== JSON.stringify(after[key] ?? null))
+    .map((key) => ({ field: key, value: `${formatValue(before[key])} → ${formatValue(after[key])}` }));
+}
+
+/** Every project an event names, as its target or in its details: the ids the page looks up to name them. */
+export function projectIdsOf(events: readonly AuditEvent[]): string[] {
+  const ids = new Set<string>();
+  for (const event of events) {
+    for (const part of [formatTarget(event.target), ...formatDetails(event.details).map((line) => line.value)]) {
+      if (typeof part !== 'string' && 'projectId' in part) ids.add(part.projectId);
+    }
+  }
+  return [...ids];
+}
+
+/**
+ * Projects' names as the events themselves give them (made, renamed, deleted), the newest first
+ * (the API lists events newest first): names for projects a lookup can no longer find.
+ */
+export function projectNamesInEvents(events: readonly AuditEvent[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const event of events) {
+    if (event.target.type !== 'project' || event.target.id === null || names.has(event.target.id)) continue;
+    const name = event.details.name;
+    const named = isChange(name) ? name.new : name;
+    if (typeof named === 'string' && named !== '') names.set(event.target.id, named);
+  }
+  return names;
+}
+
+/** A project the page could not name (deleted, or in a team the person is not in): the start of its id. */
+export function unnamedProject(projectId: string): string {
+  return `project ${projectId.slice(0, 8)}…`;
+}
+
+/**
+ * When, as "5 min ago", "3 days ago" (`numeric: auto` says "yesterday"), then as a date past a
+ * month: short enough not to wrap in a narrow column; the page gives the full date beside it.
+ */
+export function relativeTime(iso: string | null, now: Date, locale?: string): string {
+  if (iso === null) return '—';
+  const then = new Date(iso);
+  if (Number.isNaN(then.getTime())) return '—';
+  const seconds = Math.round((then.getTime() - now.getTime()) / 1000);
+  const past = Math.abs(seconds);
+  if (past < 45) return new Intl.RelativeTimeFormat(locale, { numeric: 'auto' }).format(0, 'second');
+  const format = new Intl.RelativeTimeFormat(locale, { numeric: 'auto', style: 'short' });
+  if (past < 3600) return format.format(Math.round(seconds / 60), 'minute');
+  if (past < 86_400) return format.format(Math.round(seconds / 3600), 'hour');
+  if (past < 30 * 86_400) return format.format(Math.round(seconds / 86_400), 'day');
+  return then.toLocaleDateString(locale, { dateStyle: 'medium' });
+}
+
 function isChange(value: unknown): value is { old: unknown; new: unknown } {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  if (!isPlainObject(value)) return false;
   const keys = Object.keys(value);
   return keys.length === 2 && keys.includes('old') && keys.includes('new');
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function formatValue(value: unknown): string {

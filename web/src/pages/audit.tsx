@@ -1,17 +1,22 @@
 import { ScrollRegion } from '../components/scroll-region.js';
 import { useLocation } from 'preact-iso';
-import { DASHBOARD_PAGES } from '../../../src/dashboard/dashboard-pages.js';
+import { DASHBOARD_PAGES, pageUrl } from '../../../src/dashboard/dashboard-pages.js';
 import { api, call } from '../api/client.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import {
   AUDIT_ACTIONS,
   type AuditEvent,
+  type AuditPart,
   type AuditQuery,
   auditUrl,
   formatActor,
   formatDetails,
   formatTarget,
+  projectIdsOf,
+  projectNamesInEvents,
   readAuditQuery,
+  relativeTime,
+  unnamedProject,
 } from '../lib/audit-format.js';
 import { formatDate } from '../lib/format.js';
 import { managesTeam } from '../lib/team-roles.js';
@@ -119,8 +124,45 @@ function emptyMessage(scopeName: string, action: string | null, page: number): s
   return `No events yet for ${scopeName}. Changes appear here as they are made.`;
 }
 
+/** A project an event names: its name (a lookup's, else the events'), linked while the person can still open it. */
+interface ProjectName {
+  name: string;
+  linked: boolean;
+}
+
+/**
+ * The names of the projects the events name, looked up one by one (the audit API gives ids): a
+ * project deleted since, or in a team the person left, answers 404 and keeps the name the events
+ * gave it, unlinked. A failed lookup leaves a project unnamed, never the page broken.
+ */
+function useProjectNames(events: AuditEvent[]): Map<string, ProjectName> {
+  const ids = projectIdsOf(events);
+  const found = useApi(
+    async () =>
+      new Map(
+        await Promise.all(
+          ids.map(async (id) => {
+            const answer = await api.GET('/api/v1/projects/{project}', { params: { path: { project: id } } }).catch(() => null);
+            return [id, answer?.data?.data.name ?? null] as const;
+          }),
+        ),
+      ),
+    [ids.join(' ')],
+  );
+  const fromEvents = projectNamesInEvents(events);
+  const names = new Map<string, ProjectName>();
+  for (const id of ids) {
+    const current = found.data?.get(id);
+    if (current) names.set(id, { name: current, linked: true });
+    else if (fromEvents.has(id)) names.set(id, { name: fromEvents.get(id)!, linked: false });
+  }
+  return names;
+}
+
 /** The events as a table that scrolls sideways inside its own region on a narrow screen. */
 function AuditTable({ events, caption }: { events: AuditEvent[]; caption: string }) {
+  const names = useProjectNames(events);
+  const now = new Date();
   return (
     <ScrollRegion labelledBy="audit-caption">
       <table class="audit-table">
@@ -138,14 +180,24 @@ function AuditTable({ events, caption }: { events: AuditEvent[]; caption: string
         <tbody>
           {events.map((event) => (
             <tr key={event.id}>
-              <td>{formatDate(event.created_at)}</td>
+              <td class="audit-when">
+                {event.created_at === null ? (
+                  '—'
+                ) : (
+                  <time dateTime={event.created_at} title={formatDate(event.created_at)}>
+                    {relativeTime(event.created_at, now)}
+                  </time>
+                )}
+              </td>
               <td>
                 <code>{event.action}</code>
               </td>
               <td>{formatActor(event.actor)}</td>
-              <td>{formatTarget(event.target)}</td>
               <td>
-                <AuditDetails details={event.details} />
+                <Part part={formatTarget(event.target)} names={names} />
+              </td>
+              <td class="audit-details-cell">
+                <AuditDetails details={event.details} names={names} />
               </td>
               <td>{event.ip ?? '—'}</td>
             </tr>
@@ -156,14 +208,30 @@ function AuditTable({ events, caption }: { events: AuditEvent[]; caption: string
   );
 }
 
-function AuditDetails({ details }: { details: AuditEvent['details'] }) {
+function AuditDetails({ details, names }: { details: AuditEvent['details']; names: Map<string, ProjectName> }) {
   const lines = formatDetails(details);
   if (lines.length === 0) return <span class="muted">—</span>;
   return (
     <ul class="audit-details">
-      {lines.map((line) => (
-        <li key={line}>{line}</li>
+      {lines.map((line, index) => (
+        <li key={index}>
+          {line.field}: <Part part={line.value} names={names} />
+        </li>
       ))}
     </ul>
+  );
+}
+
+/** Text as text (never as HTML), a project as its name linking to its page. */
+function Part({ part, names }: { part: AuditPart; names: Map<string, ProjectName> }) {
+  if (typeof part === 'string') return <>{part}</>;
+  if ('text' in part) return <span title={part.title}>{part.text}</span>;
+  const project = names.get(part.projectId);
+  if (project === undefined) return <span title={part.projectId}>{unnamedProject(part.projectId)}</span>;
+  if (!project.linked) return <span title={`${part.projectId} (deleted, or in a team you are not in)`}>{project.name}</span>;
+  return (
+    <a href={pageUrl('project', { project: part.projectId })} title={part.projectId}>
+      {project.name}
+    </a>
   );
 }

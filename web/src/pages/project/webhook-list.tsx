@@ -1,21 +1,22 @@
 import { useState } from 'preact/hooks';
-import { ScrollRegion } from '../../components/scroll-region.js';
 import { api, call } from '../../api/client.js';
 import { asProblem, type Problem } from '../../api/problems.js';
 import type { components } from '../../api/schema.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
-import { CopyButton } from '../../components/copy-button.js';
 import { Field } from '../../components/field.js';
 import { ProblemMessage } from '../../components/problem-message.js';
+import { ShownOnce } from '../../components/shown-once.js';
 import { errorsUnder, formatDate } from '../../lib/format.js';
 import { WEBHOOK_EVENTS } from '../../lib/project-page.js';
 import { useApi } from '../../lib/use-api.js';
+import { WebhookDeliveries } from './webhook-deliveries.js';
 
 type Webhook = components['schemas']['Webhook'];
 type WebhookEvent = Webhook['events'][number];
 
 /**
- * The project's webhooks (E6): each with its last delivery, a ping, its deliveries and delete; and
+ * The project's webhooks (E6): each with its last delivery, a ping, its deliveries (each sent again
+ * on request), a new signing secret on request, and delete; and
  * a form for a new one, whose signing secret is shown once. Only the team's owners and admins may
  * see them: for anyone else the API answers 404 and the section is left out.
  */
@@ -30,16 +31,15 @@ export function WebhookList({ projectId }: { projectId: string }) {
     <section class="panel stack" aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">Webhooks</h2>
       <ProblemMessage problem={webhooks.problem} />
-      {/* Like ShownOnce, but its button names what it copies: a secret, not a token. */}
       {secret && (
-        <div class="notice" role="status">
-          <h3>The webhook’s signing secret</h3>
-          <p>This is the only time the secret is shown. The receiver checks each request's signature with it.</p>
-          <p class="token">
-            <code id="webhook-secret">{secret}</code>
-          </p>
-          <CopyButton text={secret} label="Copy secret" />
-        </div>
+        <ShownOnce
+          title="The webhook’s signing secret"
+          secret={secret}
+          id="webhook-secret"
+          note="This is the only time the secret is shown. The receiver checks each request's signature with it."
+          copyLabel="Copy secret"
+          level={3}
+        />
       )}
       {webhooks.data?.length === 0 && <p class="empty">No webhooks yet. Add one below to be told of new reports, failed gates and runs.</p>}
       {webhooks.data && webhooks.data.length > 0 && (
@@ -64,6 +64,7 @@ function WebhookCard({ projectId, webhook, onChanged }: { projectId: string; web
   const [problem, setProblem] = useState<Problem | null>(null);
   const [status, setStatus] = useState('');
   const [showDeliveries, setShowDeliveries] = useState(false);
+  const [rotated, setRotated] = useState<string | null>(null);
   const path = { params: { path: { project: projectId, webhook: webhook.id } } };
   const last = webhook.last_delivery;
 
@@ -73,6 +74,15 @@ function WebhookCard({ projectId, webhook, onChanged }: { projectId: string; web
       await call(api.POST('/api/v1/projects/{project}/webhooks/{webhook}/ping', path));
       setStatus('Ping queued: see the deliveries.');
       setShowDeliveries(true);
+    } catch (error) {
+      setProblem(asProblem(error));
+    }
+  };
+  const rotate = async () => {
+    setProblem(null);
+    setStatus('');
+    try {
+      setRotated((await call(api.POST('/api/v1/projects/{project}/webhooks/{webhook}/rotate-secret', path))).secret);
     } catch (error) {
       setProblem(asProblem(error));
     }
@@ -108,6 +118,16 @@ function WebhookCard({ projectId, webhook, onChanged }: { projectId: string; web
           </dd>
         </div>
       </dl>
+      {rotated && (
+        <ShownOnce
+          title="The webhook’s new signing secret"
+          secret={rotated}
+          id={`webhook-secret-${webhook.id}`}
+          note="This is the only time the new secret is shown. For the next 24 hours every request is signed with both the old and the new secret, so the receiver keeps working while you switch it to the new one."
+          copyLabel="Copy new secret"
+          level={4}
+        />
+      )}
       <ProblemMessage problem={problem} />
       <p role="status">{status}</p>
       <div class="webhook-actions">
@@ -117,79 +137,27 @@ function WebhookCard({ projectId, webhook, onChanged }: { projectId: string; web
         <button type="button" class="secondary" aria-expanded={showDeliveries} onClick={() => setShowDeliveries(!showDeliveries)}>
           {showDeliveries ? 'Hide deliveries' : 'Show deliveries'}
         </button>
+        <ConfirmButton
+          label="Rotate secret"
+          question="Issue a new signing secret? The old one keeps being sent, beside the new one, for 24 hours."
+          onConfirm={rotate}
+          danger={false}
+        />
         <ConfirmButton label="Delete webhook" question={`Delete the webhook to ${webhook.url}?`} onConfirm={remove} />
       </div>
-      {showDeliveries && <Deliveries projectId={projectId} webhookId={webhook.id} url={webhook.url} />}
+      {showDeliveries && <WebhookDeliveries projectId={projectId} webhookId={webhook.id} url={webhook.url} />}
     </li>
   );
 }
 
-/** A webhook's deliveries, newest first, a page at a time; "Refresh" to see a pending one's outcome. */
-function Deliveries({ projectId, webhookId, url }: { projectId: string; webhookId: string; url: string }) {
-  const [page, setPage] = useState(1);
-  const deliveries = useApi(
-    async () =>
-      call(
-        api.GET('/api/v1/projects/{project}/webhooks/{webhook}/deliveries', {
-          params: { path: { project: projectId, webhook: webhookId }, query: { page } },
-        }),
-      ),
-    [projectId, webhookId, page],
-  );
-  const meta = deliveries.data?.meta;
-  return (
-    <div class="deliveries">
-      <ProblemMessage problem={deliveries.problem} />
-      {deliveries.data?.data.length === 0 && <p class="muted">No deliveries yet. Send a ping to try the webhook.</p>}
-      {deliveries.data && deliveries.data.data.length > 0 && (
-        <ScrollRegion label={`Deliveries to ${url}`}>
-          <table class="report-table">
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="number">
-                  Attempts
-                </th>
-                <th scope="col">Response</th>
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.data.data.map((delivery) => (
-                <tr key={delivery.id}>
-                  <td>{formatDate(delivery.created_at)}</td>
-                  <td>{delivery.event}</td>
-                  <td>{delivery.status}</td>
-                  <td class="number">{delivery.attempts}</td>
-                  <td>{delivery.response_status === null ? (delivery.error ?? '—') : `HTTP ${delivery.response_status}`}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
-      )}
-      <div class="webhook-actions">
-        <button type="button" class="secondary" onClick={deliveries.reload}>
-          Refresh deliveries
-        </button>
-        {meta && meta.last_page > 1 && (
-          <>
-            <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              Newer
-            </button>
-            <span>
-              Page {meta.current_page} of {meta.last_page}
-            </span>
-            <button type="button" class="secondary" disabled={page >= meta.last_page} onClick={() => setPage(page + 1)}>
-              Older
-            </button>
-          </>
-        )}
-      </div>
-    </div>
-  );
-}
+/**
+ * The address policy as the service applies it (E6): an IP literal in a refused range or
+ * `localhost` is refused when the webhook is made, a name is judged at each delivery (after DNS),
+ * and the operator's WEBHOOK_ALLOW_PRIVATE_NETWORKS lifts both.
+ */
+const URL_HINT =
+  'An http or https address. Unless the server allows private networks (WEBHOOK_ALLOW_PRIVATE_NETWORKS), ' +
+  'localhost and loopback or private IP addresses are refused here, and deliveries to a name that resolves to one fail.';
 
 function NewWebhookForm({ projectId, onCreated }: { projectId: string; onCreated: (secret: string) => void }) {
   const [problem, setProblem] = useState<Problem | null>(null);
@@ -227,7 +195,7 @@ function NewWebhookForm({ projectId, onCreated }: { projectId: string; onCreated
     <form class="stack new-webhook" aria-labelledby="new-webhook-title" onSubmit={(event) => void submit(event)} noValidate>
       <h3 id="new-webhook-title">New webhook</h3>
       <ProblemMessage problem={problem} />
-      <Field name="url" label="URL" problem={problem} hint="An https address on the internet; private and loopback addresses are refused.">
+      <Field name="url" label="URL" problem={problem} hint={URL_HINT}>
         {(attributes) => <input {...attributes} type="url" maxLength={2048} required />}
       </Field>
       <fieldset aria-describedby={eventErrors.length > 0 ? 'webhook-events-errors' : undefined}>
