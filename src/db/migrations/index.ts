@@ -15,6 +15,7 @@ import * as personalTeamsStayPersonal from './0013-personal-teams-stay-personal.
 import * as uploadReceipts from './0014-upload-receipts.js';
 import * as signInAttempts from './0015-sign-in-attempts.js';
 import * as readinessProbe from './0016-readiness-probe.js';
+import * as pullRequestIndex from './0018-pull-request-index.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -38,6 +39,7 @@ export const migrations: Record<string, Migration> = {
   '0014-upload-receipts': uploadReceipts,
   '0015-sign-in-attempts': signInAttempts,
   '0016-readiness-probe': readinessProbe,
+  '0018-pull-request-index': pullRequestIndex,
 };
 
 /**
