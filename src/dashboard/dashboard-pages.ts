@@ -9,6 +9,8 @@ export const DASHBOARD_PAGES = {
   signIn: '/sign-in',
   newProject: '/projects/new',
   project: '/projects/:project',
+  pullRequests: '/projects/:project/pull-requests',
+  failedRuns: '/projects/:project/failed-runs',
   report: '/reports/:report',
   tokens: '/tokens',
   team: '/teams/:team',

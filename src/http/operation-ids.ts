@@ -24,6 +24,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   // Reports
   'GET /api/v1/projects/:project/reports': 'listReports',
   'GET /api/v1/projects/:project/branches': 'listBranches',
+  'GET /api/v1/projects/:project/pull-requests': 'listPullRequests',
   'GET /api/v1/projects/:project/trend': 'getTrend',
   'GET /api/v1/projects/:project/failures': 'listFailures',
   'GET /api/v1/reports/:report': 'getReport',

@@ -7,7 +7,7 @@ import { callerOf } from '../auth/caller.js';
 import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { acceptsGzip, inflated } from '../http/content-coding.js';
-import { Paginated } from '../wire/pagination.js';
+import { PageQuery, Paginated } from '../wire/pagination.js';
 import { publicUrl } from '../http/public-url.js';
 import { loggedStream } from '../http/streamed-answer.js';
 import { MessageResponse } from '../wire/schemas.js';
@@ -27,6 +27,7 @@ import {
   DEFAULT_TREND_LIMIT,
   ExportQuery,
   ExportResponse,
+  PullRequestItem,
   ReportDetailResponse,
   ReportListItem,
   ReportListQuery,
@@ -92,6 +93,23 @@ export async function reportsRoutes(
     },
     preValidation: resolveProjectParam(projects, 'view'),
     handler: async (request) => reports.listBranches(projectOf(request).id),
+  });
+
+  app.get('/projects/:project/pull-requests', {
+    config: SUBSCRIBED.read,
+    schema: {
+      tags,
+      summary: "The latest report of each of a project's pull requests, newest first",
+      params: ProjectParams,
+      querystring: PageQuery,
+      response: { 200: Paginated(PullRequestItem) },
+    },
+    preValidation: resolveProjectParam(projects, 'view'),
+    handler: async (request) => {
+      const project = projectOf(request);
+      const path = publicUrl(config, request, `/api/v1/projects/${project.id}/pull-requests`);
+      return reports.listPullRequests(project.id, request.query.page ?? 1, path);
+    },
   });
 
   app.get('/projects/:project/trend', {

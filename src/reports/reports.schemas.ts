@@ -263,6 +263,16 @@ export const BranchesResponse = Type.Object({
   ),
 });
 
+/** `GET /projects/{project}/pull-requests`: one pull request (reports whose `pull_request` is set) and its latest report. */
+export const PullRequestItem = Type.Object(
+  {
+    pull_request: Type.String({ examples: ['482'], description: 'The number the client sent as `pr_number`.' }),
+    latest_report: ReportListItem,
+  },
+  { $id: 'PullRequestItem' },
+);
+export type PullRequestItem = Static<typeof PullRequestItem>;
+
 /** E2.1: how many reports a trend has when `limit` is not given. */
 export const DEFAULT_TREND_LIMIT = 30;
 

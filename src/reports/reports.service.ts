@@ -192,6 +192,17 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
       return { data: rows.map((row) => ({ name: row.git_branch, latest_report: toReportListItem(row) })) };
     },
 
+    /** The latest report of each of the project's pull requests, newest first; paginated like D16. */
+    async listPullRequests(projectId: string, page: number, path: string) {
+      const total = await reports.countPullRequests(projectId);
+      const offset = pageOffset(page);
+      const rows = offset >= total ? [] : await reports.latestPerPullRequest(projectId, { limit: PAGE_SIZE, offset });
+      return {
+        data: rows.map((row) => ({ pull_request: row.pull_request!, latest_report: toReportListItem(row) })),
+        ...paginationEnvelope({ path, page, total, count: rows.length }),
+      };
+    },
+
     /** E1.6: the report's issues against its baseline, with the baseline's fixed ones; paginated like D16. */
     async listChanges(report: { id: number }, filter: ChangesFilter, page: number, path: string) {
       const total = await reports.countChanges(report.id, filter);

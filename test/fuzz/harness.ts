@@ -144,6 +144,7 @@ export const OPERATIONS: Operation[] = [
   op('GET /api/v1/projects/{project}/reports', 'v1'),
   op('GET /api/v1/projects/{project}/failures', 'v1'),
   op('GET /api/v1/projects/{project}/branches', 'v1'),
+  op('GET /api/v1/projects/{project}/pull-requests', 'v1'),
   op('GET /api/v1/projects/{project}/trend', 'v1'),
   op('GET /api/v1/projects/{project}/badges', 'v1'),
   op('POST /api/v1/projects/{project}/badges/regenerate', 'v1'),

@@ -161,6 +161,16 @@ export const ENDPOINTS: EndpointCase[] = [
     prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/branches` }),
   },
   {
+    name: 'GET /projects/{project}/pull-requests',
+    method: 'GET',
+    path: '/projects/:project/pull-requests',
+    invalidQuery: '?page=0',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/pull-requests` }),
+  },
+  {
     name: 'GET /projects/{project}/trend',
     method: 'GET',
     path: '/projects/:project/trend',

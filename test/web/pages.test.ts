@@ -21,6 +21,8 @@ describe('the dashboard’s pages', () => {
     expect(matching('/')).toEqual(['projects']);
     expect(matching('/projects/new')).toEqual(['newProject', 'project']);
     expect(matching('/projects/abc')).toEqual(['project']);
+    expect(matching('/projects/abc/pull-requests')).toEqual(['pullRequests']);
+    expect(matching('/projects/abc/failed-runs')).toEqual(['failedRuns']);
     expect(matching('/teams/3')).toEqual(['team']);
     expect(matching('/projects')).toEqual([]);
   });

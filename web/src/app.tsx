@@ -14,7 +14,9 @@ import { AuditPage } from './pages/audit.js';
 import { InvitationsPage } from './pages/invitations.js';
 import { NewProjectPage } from './pages/new-project.js';
 import { ProfilePage } from './pages/profile.js';
+import { FailedRunsPage } from './pages/project/failed-runs.js';
 import { ProjectPage } from './pages/project/project-page.js';
+import { PullRequestsPage } from './pages/project/pull-requests-page.js';
 import { ProjectsPage } from './pages/projects.js';
 import { ReportPage } from './pages/report.js';
 import { SignInPage } from './pages/sign-in.js';
@@ -26,6 +28,8 @@ const SIGNED_IN_PAGES: Record<Exclude<PageName, 'signIn'>, ComponentType> = {
   projects: ProjectsPage,
   newProject: NewProjectPage,
   project: ProjectPage,
+  pullRequests: PullRequestsPage,
+  failedRuns: FailedRunsPage,
   report: ReportPage,
   tokens: TokensPage,
   team: TeamPage,

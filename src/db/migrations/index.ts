@@ -16,6 +16,7 @@ import * as uploadReceipts from './0014-upload-receipts.js';
 import * as signInAttempts from './0015-sign-in-attempts.js';
 import * as readinessProbe from './0016-readiness-probe.js';
 import * as noAuthNotifications from './0017-no-auth-notifications.js';
+import * as pullRequestIndex from './0018-pull-request-index.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -40,6 +41,7 @@ export const migrations: Record<string, Migration> = {
   '0015-sign-in-attempts': signInAttempts,
   '0016-readiness-probe': readinessProbe,
   '0017-no-auth-notifications': noAuthNotifications,
+  '0018-pull-request-index': pullRequestIndex,
 };
 
 /**

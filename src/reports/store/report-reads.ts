@@ -116,6 +116,46 @@ const trendReports = preparedPerBranch((_db: Db, reports: ProjectReports, limit:
   reports.select(trendColumns).orderBy('analyzed_at', 'desc').orderBy('id', 'desc').limit(limit),
 );
 
+/** A project's reports that belong to a pull request: reports_project_pull_request_idx holds exactly these. */
+const pullRequestReports = (db: Db, projectId: string) =>
+  db.selectFrom('reports').where('project_id', '=', projectId).where('pull_request', 'is not', null);
+
+const countPullRequests = preparedQuery((db: Db, projectId: string) =>
+  pullRequestReports(db, projectId).select(sql<number | string>`count(distinct pull_request)`.as('count')),
+);
+
+/**
+ * The latest report (D19's order) of each pull request of the project, newest first, a page at a
+ * time. The ranking and the page read the partial index alone (its columns are all they need);
+ * only the page's reports are then read and joined to their baselines, as in `listReports`.
+ */
+const latestPerPullRequest = preparedQuery((db: Db, projectId: string, limit: number, offset: number) => {
+  const ranked = pullRequestReports(db, projectId)
+    .select([
+      'id',
+      'analyzed_at',
+      sql<number>`row_number() over (partition by pull_request order by analyzed_at desc, id desc)`.as('place'),
+    ])
+    .as('ranked');
+  const page = db
+    .selectFrom(ranked)
+    .select('ranked.id')
+    .where('ranked.place', '=', 1)
+    .orderBy('ranked.analyzed_at', 'desc')
+    .orderBy('ranked.id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .as('page');
+  return db
+    .selectFrom(page)
+    .innerJoin('reports as r', 'r.id', 'page.id')
+    .leftJoin('reports as b', 'b.id', 'r.baseline_report_id')
+    .select(reportListColumns.map((column) => `r.${column}` as const))
+    .select(baselineColumns)
+    .orderBy('r.analyzed_at', 'desc')
+    .orderBy('r.id', 'desc');
+});
+
 /** The report store's reads: lists, trends, baselines, issues, stored answers, retention's candidates. */
 export function createReportReads(db: Db) {
   return {
@@ -151,6 +191,16 @@ export function createReportReads(db: Db) {
         .orderBy('r.analyzed_at', 'desc')
         .orderBy('r.id', 'desc')
         .execute();
+    },
+
+    /** How many pull requests (distinct `pull_request` values) the project's reports name. */
+    async countPullRequests(projectId: string): Promise<number> {
+      return Number((await countPullRequests(db, projectId))[0]!.count);
+    },
+
+    /** A page of the project's pull requests, each as its latest report, newest first (`latestPerPullRequest`). */
+    async latestPerPullRequest(projectId: string, page: { limit: number; offset: number }): Promise<ReportListRow[]> {
+      return latestPerPullRequest(db, projectId, page.limit, page.offset);
     },
 
     /** The list-item row of one report. */

@@ -7,9 +7,11 @@ import { CopyButton } from '../../components/copy-button.js';
 import { ProblemMessage } from '../../components/problem-message.js';
 import { TrendChart } from '../../components/trend-chart.js';
 import { ANALYZE_COMMAND, clientEnvLines, INSTALL_COMMAND } from '../../lib/client-setup.js';
+import { codeLinks } from '../../lib/code-links.js';
 import { branchLabel, type ProjectQuery, pageOf, projectQueryString, trendBranch } from '../../lib/project-page.js';
 import { useApi, usePageTitle } from '../../lib/use-api.js';
 import { BadgeMarkdown } from './badge-markdown.js';
+import { FailedRunsPanel } from './failed-runs.js';
 import { GateSettings } from './gate-settings.js';
 import { ProjectActions } from './project-actions.js';
 import { ReportList } from './report-list.js';
@@ -52,6 +54,7 @@ export function ProjectPage() {
   }
   const current = project.data;
   const noReports = current.latest_report === null && branches.data?.length === 0;
+  const links = codeLinks(current.repository_url);
   return (
     <section aria-labelledby="project-title" class="project-page">
       <div class="page-heading">
@@ -69,6 +72,10 @@ export function ProjectPage() {
         </p>
       )}
       {current.archived_at !== null && <p class="notice">This project is archived: it keeps its reports and accepts no new ones.</p>}
+      <nav class="project-views" aria-label="More of this project">
+        <a href={pageUrl('pullRequests', { project: current.id })}>Pull requests</a>
+        <a href="#failed-runs-title">Failed runs</a>
+      </nav>
 
       {noReports ? (
         <ClientSetup projectId={current.id} />
@@ -85,10 +92,12 @@ export function ProjectPage() {
             branches={branches.data ?? []}
             branch={state.branch}
             page={state.page ?? 1}
+            links={links}
             onChange={(changes) => navigate(changes)}
           />
         </>
       )}
+      <FailedRunsPanel projectId={projectId} links={links} />
       <GateSettings project={current} onSaved={project.reload} />
       <BadgeMarkdown projectId={projectId} />
       <WebhookList projectId={projectId} />

@@ -2,9 +2,12 @@ import { pageUrl } from '../../../../src/dashboard/dashboard-pages.js';
 import { ScrollRegion } from '../../components/scroll-region.js';
 import { api, call } from '../../api/client.js';
 import { ProblemMessage } from '../../components/problem-message.js';
+import type { CodeLinks } from '../../lib/code-links.js';
 import { formatDate } from '../../lib/format.js';
 import { branchLabel, type ProjectQuery } from '../../lib/project-page.js';
 import { useApi } from '../../lib/use-api.js';
+import { BranchName, CommitRef, PullRequestRef } from './code-refs.js';
+import { PageNav } from './page-nav.js';
 
 /** The branch filter's value for "every branch" (git refuses `*` in a branch name, so no branch is called that). */
 const ALL = '*';
@@ -15,11 +18,13 @@ interface ReportListProps {
   /** The branch filter from the URL: undefined for every branch, '' for the reports without one. */
   branch: string | undefined;
   page: number;
+  /** Links into the project's repository, when its host is known. */
+  links: CodeLinks | null;
   onChange: (changes: ProjectQuery) => void;
 }
 
 /** A project's reports, newest first, a page at a time (D16), filtered by branch; both in the page's URL. */
-export function ReportList({ projectId, branches, branch, page, onChange }: ReportListProps) {
+export function ReportList({ projectId, branches, branch, page, links, onChange }: ReportListProps) {
   const reports = useApi(
     async () =>
       call(
@@ -64,6 +69,7 @@ export function ReportList({ projectId, branches, branch, page, onChange }: Repo
               <tr>
                 <th scope="col">Analyzed</th>
                 <th scope="col">Branch</th>
+                <th scope="col">Pull request</th>
                 <th scope="col">Commit</th>
                 <th scope="col" class="number">
                   Score
@@ -83,8 +89,15 @@ export function ReportList({ projectId, branches, branch, page, onChange }: Repo
                   <th scope="row">
                     <a href={pageUrl('report', { report: report.uuid })}>{formatDate(report.analyzed_at)}</a>
                   </th>
-                  <td>{report.branch ?? '—'}</td>
-                  <td>{report.commit === null ? '—' : <code title={report.commit}>{report.commit.slice(0, 7)}</code>}</td>
+                  <td>{report.branch === null ? '—' : <BranchName name={report.branch} />}</td>
+                  <td>
+                    {report.pull_request === null ? (
+                      '—'
+                    ) : (
+                      <PullRequestRef number={report.pull_request} base={report.base_branch} links={links} />
+                    )}
+                  </td>
+                  <td>{report.commit === null ? '—' : <CommitRef sha={report.commit} links={links} />}</td>
                   <td class="number">{report.score}</td>
                   <td>
                     {report.gate === null ? (
@@ -103,18 +116,8 @@ export function ReportList({ projectId, branches, branch, page, onChange }: Repo
           </table>
         </ScrollRegion>
       )}
-      {meta && meta.last_page > 1 && (
-        <nav class="pagination" aria-label="Pages of reports">
-          <button type="button" disabled={page <= 1} onClick={() => onChange({ page: page - 1 })}>
-            Newer
-          </button>
-          <span>
-            Page {meta.current_page} of {meta.last_page}
-          </span>
-          <button type="button" disabled={page >= meta.last_page} onClick={() => onChange({ page: page + 1 })}>
-            Older
-          </button>
-        </nav>
+      {meta && (
+        <PageNav label="Pages of reports" page={meta.current_page} lastPage={meta.last_page} onPage={(next) => onChange({ page: next })} />
       )}
     </section>
   );
