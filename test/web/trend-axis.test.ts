@@ -5,6 +5,7 @@ import {
   TREND_MIN_SPAN,
   tooltipPlacement,
   trendAxisOf,
+  trendRunGaps,
   trendRunLabels,
   trendRunRange,
   trendRunSplits,
@@ -87,6 +88,16 @@ describe('the runs axis', () => {
     const times = ['2025-12-30T12:00:00Z', '2026-03-02T12:00:00Z', '2026-03-03T12:00:00Z'];
     expect(trendRunLabels(times, [0, 1, 2], 'en-GB')).toEqual(['30 Dec\n2025', '2 Mar\n2026', '3 Mar']);
     expect(trendRunLabels(GAP_THEN_WEEK, [0, 2, 4, 7], 'en-GB')).toEqual(['2 Mar\n2026', '2 Sept', '4 Sept', '7 Sept']);
+  });
+
+  it('marks the pauses of 30 days or more between two runs, in words', () => {
+    expect(trendRunGaps(GAP_THEN_WEEK)).toEqual([{ after: 0, label: '6 months' }]);
+    expect(trendRunGaps(['2026-01-01T00:00:00Z', '2026-01-30T00:00:00Z', '2026-03-16T00:00:00Z', '2029-03-16T00:00:00Z'])).toEqual([
+      { after: 1, label: '45 days' },
+      { after: 2, label: '3 years' },
+    ]);
+    expect(trendRunGaps(GAP_THEN_WEEK.slice(1))).toEqual([]);
+    expect(trendRunGaps([])).toEqual([]);
   });
 
   it('is chosen in the URL by axis=run, time otherwise', () => {

@@ -1,7 +1,8 @@
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { CLIENT_POST_HEADERS, loadFixture } from '../helpers/client-wire.js';
-import { dashboardTest, expectAccessible, hasChromium, screenshot, warnWithoutChromium } from './dashboard-browser.js';
+import { join } from 'node:path';
+import { dashboardTest, expectAccessible, hasChromium, SCREENSHOTS, screenshot, warnWithoutChromium } from './dashboard-browser.js';
 
 /** The project the file creates (its first test), which the helpers below address. */
 let projectId: string;
@@ -123,6 +124,7 @@ describe.skipIf(!hasChromium)('the trend in Chromium', { timeout: 120_000 }, () 
     expect(await tooltip.getByRole('link', { name: '9fceb02' }).getAttribute('href')).toBe(`https://github.com/acme/shop/commit/${COMMIT}`);
     expect(await tooltip.getByRole('link', { name: 'Open the report' }).getAttribute('href')).toMatch(/^\/reports\/[0-9a-f-]{36}$/);
     await expectAccessible(page, 'trend of one report');
+    await page.locator('.trend-chart').screenshot({ path: join(SCREENSHOTS, 'trend-tooltip-1440.png') });
     await page.mouse.move(0, 0);
     await tooltip.and(page.locator('[hidden]')).waitFor({ state: 'attached' });
     await screenshot(page, 'trend-one-report');

@@ -1,5 +1,5 @@
 import type uPlot from 'uplot';
-import { type TrendAxis, trendRunLabels, trendRunSplits, trendXRange } from '../lib/trend-axis.js';
+import { type TrendAxis, trendRunGaps, trendRunLabels, trendRunSplits, trendXRange } from '../lib/trend-axis.js';
 
 /** The room a label of the runs-axis needs, in CSS pixels. */
 const RUN_LABEL_SPACE = 64;
@@ -23,7 +23,7 @@ export interface TrendPlot {
 /**
  * uPlot's options for the trend: the x-axis is the reports' time or their place among the runs
  * (trend-axis.ts keeps either within the reports' range), the y-axis 0..100, and the gate's
- * threshold a dashed line across the plot.
+ * threshold a dashed line across the plot; by run, a long pause between two runs is marked and named.
  */
 export function trendPlotOptions(plot: TrendPlot): uPlot.Options {
   const { colors, times } = plot;
@@ -48,7 +48,8 @@ export function trendPlotOptions(plot: TrendPlot): uPlot.Options {
     axes: [x, { ...axis, size: 40 }],
     series: [{}, { label: 'Score', stroke: colors.line, width: 2, points: { show: true, size: 7, fill: colors.line } }],
     legend: { show: false },
-    cursor: { drag: { x: false, y: false }, y: false },
+    // No crosshair: it follows the pointer, not the point; the point itself and the tooltip say which run it is.
+    cursor: { drag: { x: false, y: false }, x: false, y: false },
     hooks: {
       setCursor: [
         (u) => {
@@ -56,7 +57,10 @@ export function trendPlotOptions(plot: TrendPlot): uPlot.Options {
           if (u.cursor.idx !== null && u.cursor.idx !== undefined) plot.onPoint(u.cursor.idx);
         },
       ],
-      draw: plot.threshold === null ? [] : [(u) => drawThreshold(u, plot.threshold as number, colors.gate)],
+      draw: [
+        ...(byRun ? [(u: uPlot) => drawGaps(u, trendRunGaps(times), colors.text)] : []),
+        ...(plot.threshold === null ? [] : [(u: uPlot) => drawThreshold(u, plot.threshold as number, colors.gate)]),
+      ],
     },
   };
 }
@@ -82,5 +86,29 @@ function drawThreshold(u: uPlot, score: number, color: string): void {
   // Above the line, unless the line is near the top of the plot.
   context.textBaseline = score > 90 ? 'top' : 'bottom';
   context.fillText(`Gate: ${score}`, left + 4 * ratio, score > 90 ? y + 4 * ratio : y - 4 * ratio);
+  context.restore();
+}
+
+/** By run, the time a long pause took: a dotted line between its two runs, its length written at the top. */
+function drawGaps(u: uPlot, gaps: readonly { after: number; label: string }[], color: string): void {
+  const ratio = devicePixelRatio;
+  const { top, height } = u.bbox;
+  const context = u.ctx;
+  context.save();
+  context.strokeStyle = color;
+  context.fillStyle = color;
+  context.lineWidth = ratio;
+  context.setLineDash([2 * ratio, 3 * ratio]);
+  context.font = `${12 * ratio}px system-ui, sans-serif`;
+  context.textAlign = 'center';
+  context.textBaseline = 'top';
+  for (const gap of gaps) {
+    const x = Math.round(u.valToPos(gap.after + 0.5, 'x', true));
+    context.beginPath();
+    context.moveTo(x, top + 18 * ratio);
+    context.lineTo(x, top + height);
+    context.stroke();
+    context.fillText(gap.label, x, top + 2 * ratio);
+  }
   context.restore();
 }

@@ -118,3 +118,25 @@ export function tooltipPlacement(x: number, y: number, width: number): { align: 
   const align = x < TOOLTIP_HALF_WIDTH ? 'start' : x > width - TOOLTIP_HALF_WIDTH ? 'end' : 'middle';
   return { align, below: y < TOOLTIP_HEIGHT };
 }
+
+/** A pause between two runs long enough to be marked on the runs-axis, in days. */
+export const TREND_GAP_DAYS = 30;
+
+/**
+ * The long pauses the runs-axis would hide (one step per run, whatever the time between): after
+ * which run each comes, and its length in words, to be marked between the two runs.
+ */
+export function trendRunGaps(times: readonly string[], minDays = TREND_GAP_DAYS): { after: number; label: string }[] {
+  const gaps: { after: number; label: string }[] = [];
+  for (let index = 1; index < times.length; index++) {
+    const days = (Date.parse(times[index] as string) - Date.parse(times[index - 1] as string)) / 86_400_000;
+    if (days >= minDays) gaps.push({ after: index - 1, label: gapLabel(days) });
+  }
+  return gaps;
+}
+
+function gapLabel(days: number): string {
+  if (days < 60) return `${Math.round(days)} days`;
+  const months = Math.round(days / 30.44);
+  return months < 24 ? `${months} months` : `${Math.round(days / 365.25)} years`;
+}
