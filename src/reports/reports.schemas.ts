@@ -258,6 +258,7 @@ export const BranchesResponse = Type.Object({
   data: Type.Array(
     Type.Object({
       name: NullableString({ description: 'Null for the reports without a branch.' }),
+      report_count: Type.Integer({ minimum: 1, description: 'How many reports the branch has.' }),
       latest_report: ReportListItem,
     }),
   ),
@@ -292,6 +293,7 @@ export const TrendPoint = Type.Object(
     uuid: Type.String({ format: 'uuid' }),
     analyzed_at: Type.String({ format: 'date-time' }),
     branch: NullableString({ description: 'git_branch of the run.' }),
+    commit: NullableString({ description: 'git_commit of the run.' }),
     score: Type.Integer({ minimum: 0, maximum: 100 }),
     total_issues: Type.Integer(),
     issues_by_severity: IssuesBySeverity,

@@ -186,10 +186,10 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
       return { data: (await reports.trend(projectId, branch, limit)).map(toTrendPoint) };
     },
 
-    /** E1.6: the latest report of each branch of the project, newest first. */
+    /** E1.6: the latest report of each branch of the project, newest first, and how many reports the branch has. */
     async listBranches(projectId: string) {
       const rows = await reports.latestPerBranch(projectId);
-      return { data: rows.map((row) => ({ name: row.git_branch, latest_report: toReportListItem(row) })) };
+      return { data: rows.map((row) => ({ name: row.git_branch, report_count: row.report_count, latest_report: toReportListItem(row) })) };
     },
 
     /** The latest report of each of the project's pull requests, newest first; paginated like D16. */

@@ -465,7 +465,7 @@ describe('what changed between runs (E1)', () => {
       expect(page.links.first).toContain('branch=main');
     });
 
-    it('lists each branch once with its latest report, newest first, null for reports without a branch', async ({
+    it('lists each branch once with its number of reports and its latest report, newest first, null for reports without a branch', async ({
       projectId,
       send,
       get,
@@ -479,11 +479,12 @@ describe('what changed between runs (E1)', () => {
       await send(body([XSS], { git_branch: 'develop' }, '2026-11-21T06:00:00Z'));
       const answer = await get(`/api/v1/projects/${projectId}/branches`);
       expect(Object.keys(answer)).toEqual(['data']);
-      expect(answer.data.map((b: Record<string, any>) => [b.name, b.latest_report.uuid])).toEqual([
-        ['main', main],
-        ['develop', develop],
-        [null, none],
+      expect(answer.data.map((b: Record<string, any>) => [b.name, b.report_count, b.latest_report.uuid])).toEqual([
+        ['main', 2, main],
+        ['develop', 2, develop],
+        [null, 1, none],
       ]);
+      expect(Object.keys(answer.data[0])).toEqual(['name', 'report_count', 'latest_report']);
       const [first] = answer.data;
       expect(Object.keys(first.latest_report).sort()).toEqual(REPORT_LIST_ITEM_KEYS);
       expect(first.latest_report).toEqual((await listed('?branch=main'))[0]);

@@ -2,12 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   badgeMarkdown,
   branchLabel,
+  defaultBranch,
   pageOf,
   projectQueryString,
-  TREND_MIN_SPAN,
   trendBranch,
   trendSummary,
-  trendTimeRange,
 } from '../../web/src/lib/project-page.js';
 
 describe('the project page’s URL state', () => {
@@ -21,26 +20,92 @@ describe('the project page’s URL state', () => {
     expect(projectQueryString({ page: 1 })).toBe('');
     expect(projectQueryString({ trend: 'main', branch: '', page: 2 })).toBe('?trend=main&branch=&page=2');
     expect(projectQueryString({ branch: 'feature/a b' })).toBe('?branch=feature%2Fa+b');
+    expect(projectQueryString({ trend: 'main', axis: 'run' })).toBe('?trend=main&axis=run');
+    expect(projectQueryString({ axis: 'time' })).toBe('');
   });
 });
 
 describe('the trend’s branch', () => {
-  const branches = [{ name: 'feature' }, { name: 'main' }, { name: null }];
+  const branches = [
+    { name: 'feature', report_count: 9 },
+    { name: 'main', report_count: 2 },
+    { name: null, report_count: 4 },
+  ];
 
   it('is the one in the URL when the project has it', () => {
-    expect(trendBranch(branches, 'main')).toBe('main');
+    expect(trendBranch(branches, 'feature')).toBe('feature');
     expect(trendBranch(branches, '')).toBeNull();
   });
 
-  it('else the first, the latest report’s (the API lists branches newest first)', () => {
-    expect(trendBranch(branches, 'gone')).toBe('feature');
-    expect(trendBranch(branches, undefined)).toBe('feature');
+  it('else the default branch', () => {
+    expect(trendBranch(branches, 'gone')).toBe('main');
+    expect(trendBranch(branches, undefined)).toBe('main');
     expect(trendBranch([], 'main')).toBeUndefined();
   });
 
   it('names the reports without a branch in words', () => {
     expect(branchLabel(null)).toBe('(no branch)');
     expect(branchLabel('main')).toBe('main');
+  });
+});
+
+describe('the default branch', () => {
+  it('is main when it has reports, whatever uploaded last and whichever has more', () => {
+    expect(
+      defaultBranch([
+        { name: 'release/2.0', report_count: 1 },
+        { name: 'master', report_count: 30 },
+        { name: 'main', report_count: 3 },
+      ]),
+    ).toBe('main');
+  });
+
+  it('else master', () => {
+    expect(
+      defaultBranch([
+        { name: 'release/2.0', report_count: 12 },
+        { name: 'master', report_count: 3 },
+      ]),
+    ).toBe('master');
+  });
+
+  it('else the branch with the most reports, the reports without a branch included', () => {
+    expect(
+      defaultBranch([
+        { name: 'release/2.0', report_count: 1 },
+        { name: 'develop', report_count: 7 },
+        { name: 'feature/x', report_count: 3 },
+      ]),
+    ).toBe('develop');
+    expect(
+      defaultBranch([
+        { name: 'develop', report_count: 2 },
+        { name: null, report_count: 5 },
+      ]),
+    ).toBeNull();
+  });
+
+  it('of branches with as many reports, the first listed: the newest latest report', () => {
+    expect(
+      defaultBranch([
+        { name: 'b', report_count: 4 },
+        { name: 'a', report_count: 4 },
+      ]),
+    ).toBe('b');
+  });
+
+  it('matches names exactly: Main and main-old are other branches', () => {
+    expect(
+      defaultBranch([
+        { name: 'Main', report_count: 1 },
+        { name: 'main-old', report_count: 1 },
+        { name: 'develop', report_count: 2 },
+      ]),
+    ).toBe('develop');
+  });
+
+  it('is undefined for a project without reports', () => {
+    expect(defaultBranch([])).toBeUndefined();
   });
 });
 
@@ -58,17 +123,5 @@ describe('badges and the chart’s text', () => {
     expect(trendSummary([{ score: 70 }, { score: 60 }, { score: 90 }])).toBe(
       '3 reports, oldest first: the score went from 70 to 90 (up); lowest 60, highest 90.',
     );
-  });
-});
-
-describe('the trend chart’s time axis', () => {
-  it('keeps a span of two days or more as it is', () => {
-    expect(trendTimeRange(1_000, 1_000 + TREND_MIN_SPAN)).toEqual([1_000, 1_000 + TREND_MIN_SPAN]);
-    expect(trendTimeRange(0, 30 * 86_400)).toEqual([0, 30 * 86_400]);
-  });
-
-  it('widens a lone run, or runs seconds apart, to two days around them', () => {
-    expect(trendTimeRange(500_000, 500_000)).toEqual([500_000 - 86_400, 500_000 + 86_400]);
-    expect(trendTimeRange(500_000, 500_002)).toEqual([500_001 - 86_400, 500_001 + 86_400]);
   });
 });

@@ -178,19 +178,30 @@ export function createReportReads(db: Db) {
       return (await trendReports(db, projectId, branch, limit)).reverse();
     },
 
-    /** E1.6: the latest report (D19's order) of each of the project's branches, newest first. */
-    async latestPerBranch(projectId: string): Promise<ReportListRow[]> {
+    /**
+     * E1.6: the latest report (D19's order) of each of the project's branches, newest first, with
+     * the branch's number of reports (the dashboard opens on the branch with the most), counted by
+     * the same window pass that ranks them.
+     */
+    async latestPerBranch(projectId: string): Promise<(ReportListRow & { report_count: number })[]> {
       const ranked = db
         .selectFrom('reports')
-        .select(['id', sql<number>`row_number() over (partition by git_branch order by analyzed_at desc, id desc)`.as('place')])
+        .select([
+          'id',
+          sql<number>`row_number() over (partition by git_branch order by analyzed_at desc, id desc)`.as('place'),
+          sql<number | string>`count(*) over (partition by git_branch)`.as('report_count'),
+        ])
         .where('project_id', '=', projectId)
         .as('ranked');
-      return selectListRows(db)
+      const rows = await selectListRows(db)
         .innerJoin(ranked, 'ranked.id', 'r.id')
+        .select('ranked.report_count')
         .where('ranked.place', '=', 1)
         .orderBy('r.analyzed_at', 'desc')
         .orderBy('r.id', 'desc')
         .execute();
+      // PostgreSQL's count is a bigint, which its driver hands over as a string.
+      return rows.map((row) => ({ ...row, report_count: Number(row.report_count) }));
     },
 
     /** How many pull requests (distinct `pull_request` values) the project's reports name. */

@@ -1062,6 +1062,8 @@ export interface components {
             analyzed_at: string;
             /** @description git_branch of the run. */
             branch: string | null;
+            /** @description git_commit of the run. */
+            commit: string | null;
             score: number;
             total_issues: number;
             issues_by_severity: {
@@ -4639,6 +4641,8 @@ export interface operations {
                         data: {
                             /** @description Null for the reports without a branch. */
                             name: string | null;
+                            /** @description How many reports the branch has. */
+                            report_count: number;
                             latest_report: components["schemas"]["ReportListItem"];
                         }[];
                     };

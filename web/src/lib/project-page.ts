@@ -1,4 +1,5 @@
 import type { components } from '../api/schema.js';
+import type { TrendAxis } from './trend-axis.js';
 
 type Schemas = components['schemas'];
 type TrendPoint = Schemas['TrendPoint'];
@@ -13,12 +14,13 @@ export function pageOf(value: string | undefined): number {
 }
 
 /**
- * The project page's state in its URL, so that reload and back keep it: the trend's branch, the
- * report list's branch filter and page. `undefined` leaves a value out; an empty branch is kept
- * (it means the reports without a branch, as in the API).
+ * The project page's state in its URL, so that reload and back keep it: the trend's branch and
+ * axis (time, the default, is left out), the report list's branch filter and page. `undefined`
+ * leaves a value out; an empty branch is kept (it means the reports without a branch, as in the API).
  */
 export interface ProjectQuery {
   trend?: string | undefined;
+  axis?: TrendAxis | undefined;
   branch?: string | undefined;
   page?: number | undefined;
 }
@@ -26,22 +28,41 @@ export interface ProjectQuery {
 export function projectQueryString(query: ProjectQuery): string {
   const search = new URLSearchParams();
   if (query.trend !== undefined) search.set('trend', query.trend);
+  if (query.axis === 'run') search.set('axis', query.axis);
   if (query.branch !== undefined) search.set('branch', query.branch);
   if (query.page !== undefined && query.page > 1) search.set('page', String(query.page));
   const text = search.toString();
   return text === '' ? '' : `?${text}`;
 }
 
+/** The branches a project is most likely to call its default, in the order they are preferred. */
+export const DEFAULT_BRANCH_NAMES = ['main', 'master'] as const;
+
 /**
- * Which branch the trend shows: the one in the URL when the project has it, else the first branch,
- * which is the latest report's (the API lists branches by their latest report, newest first).
- * `null` is the reports without a branch; `undefined`: the project has no branch at all.
+ * The branch the trend opens on: `main` or `master` when it has reports, else the branch with the
+ * most reports; of branches with as many, the one whose latest report is newest (the API lists
+ * branches by their latest report, newest first). Not the branch that uploaded last: a release
+ * branch's one run would hide the main line. `undefined`: the project has no branch at all.
  */
-export function trendBranch(branches: readonly { name: string | null }[], fromUrl: string | undefined): string | null | undefined {
-  const names = branches.map((branch) => branch.name);
+export function defaultBranch(branches: readonly { name: string | null; report_count: number }[]): string | null | undefined {
+  for (const name of DEFAULT_BRANCH_NAMES) if (branches.some((branch) => branch.name === name)) return name;
+  let most: { name: string | null; report_count: number } | undefined;
+  for (const branch of branches) if (most === undefined || branch.report_count > most.report_count) most = branch;
+  return most?.name;
+}
+
+/**
+ * Which branch the trend shows: the one in the URL when the project has it, else the default
+ * branch (`defaultBranch`). `null` is the reports without a branch; `undefined`: the project has
+ * no branch at all.
+ */
+export function trendBranch(
+  branches: readonly { name: string | null; report_count: number }[],
+  fromUrl: string | undefined,
+): string | null | undefined {
   const wanted = fromUrl === undefined ? undefined : fromUrl === '' ? null : fromUrl;
-  if (wanted !== undefined && names.includes(wanted)) return wanted;
-  return names.length > 0 ? names[0] : undefined;
+  if (wanted !== undefined && branches.some((branch) => branch.name === wanted)) return wanted;
+  return defaultBranch(branches);
 }
 
 /** A branch as people read it: the reports without one get words instead of nothing. */
@@ -63,17 +84,4 @@ export function trendSummary(points: readonly Pick<TrendPoint, 'score'>[]): stri
   if (scores.length === 1) return `One report, score ${last}.`;
   const direction = last > first ? 'up' : last < first ? 'down' : 'unchanged';
   return `${scores.length} reports, oldest first: the score went from ${first} to ${last} (${direction}); lowest ${Math.min(...scores)}, highest ${Math.max(...scores)}.`;
-}
-
-/** The narrowest time axis the trend chart draws, in seconds: two days. */
-export const TREND_MIN_SPAN = 2 * 24 * 60 * 60;
-
-/**
- * The trend chart's time axis for reports from `min` to `max` (seconds): as they are, or widened
- * around them to two days when they are closer than that. Runs minutes apart (or a lone run) would
- * otherwise get an axis of seconds or fractions of one (uPlot pads a lone time by 86,400,000).
- */
-export function trendTimeRange(min: number, max: number): [number, number] {
-  const pad = Math.max(0, TREND_MIN_SPAN - (max - min)) / 2;
-  return [min - pad, max + pad];
 }

@@ -9,6 +9,7 @@ import { TrendChart } from '../../components/trend-chart.js';
 import { ANALYZE_COMMAND, clientEnvLines, INSTALL_COMMAND } from '../../lib/client-setup.js';
 import { codeLinks } from '../../lib/code-links.js';
 import { branchLabel, type ProjectQuery, pageOf, projectQueryString, trendBranch } from '../../lib/project-page.js';
+import { type TrendAxis, trendAxisOf } from '../../lib/trend-axis.js';
 import { useApi, usePageTitle } from '../../lib/use-api.js';
 import { BadgeMarkdown } from './badge-markdown.js';
 import { FailedRunsPanel } from './failed-runs.js';
@@ -38,7 +39,7 @@ export function ProjectPage() {
   usePageTitle(project.data?.name ?? 'Project');
 
   // The page's state lives in its URL (reload and back keep it); each change replaces the query.
-  const state: ProjectQuery = { trend: query.trend, branch: query.branch, page: pageOf(query.page) };
+  const state: ProjectQuery = { trend: query.trend, axis: trendAxisOf(query.axis), branch: query.branch, page: pageOf(query.page) };
   const navigate = (changes: ProjectQuery) => route(`${path}${projectQueryString({ ...state, ...changes })}`);
 
   if (project.data === undefined) {
@@ -81,7 +82,16 @@ export function ProjectPage() {
         <ClientSetup projectId={current.id} />
       ) : (
         <>
-          <Trend projectId={projectId} branches={branches.data} fromUrl={state.trend} onBranch={(trend) => navigate({ trend })} />
+          <Trend
+            projectId={projectId}
+            branches={branches.data}
+            fromUrl={state.trend}
+            onBranch={(trend) => navigate({ trend })}
+            axis={state.axis ?? 'time'}
+            onAxis={(axis) => navigate({ axis })}
+            threshold={current.settings.fail_threshold}
+            repositoryUrl={current.repository_url}
+          />
           <section class="panel" aria-labelledby="branches-title">
             <h2 id="branches-title">Branches</h2>
             <ProblemMessage problem={branches.problem} />
@@ -111,6 +121,10 @@ function Trend(props: {
   branches: Branches | undefined;
   fromUrl: string | undefined;
   onBranch: (name: string) => void;
+  axis: TrendAxis;
+  onAxis: (axis: TrendAxis) => void;
+  threshold: number | null;
+  repositoryUrl: string | null;
 }) {
   const branch = props.branches === undefined ? undefined : trendBranch(props.branches, props.fromUrl);
   const trend = useApi(async () => {
@@ -141,7 +155,15 @@ function Trend(props: {
       {trend.data && branch !== undefined && (
         <TrendChart
           points={trend.data}
-          caption={`Score of the last ${plural(trend.data.length, 'report')} on ${branchLabel(branch)}, oldest first`}
+          caption={
+            trend.data.length === 1
+              ? `Score of the one report on ${branchLabel(branch)}`
+              : `Score of the last ${plural(trend.data.length, 'report')} on ${branchLabel(branch)}, oldest first`
+          }
+          axis={props.axis}
+          onAxis={props.onAxis}
+          threshold={props.threshold}
+          repositoryUrl={props.repositoryUrl}
         />
       )}
     </section>
