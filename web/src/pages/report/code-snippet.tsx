@@ -40,12 +40,12 @@ export function CodeSnippet({ snippet, where, file }: { snippet: Snippet; where:
                 <mark key={line.number} class="snippet-line snippet-target">
                   <span class="report-hidden-text">Target line: </span>
                   <span class="snippet-number">{line.number}</span>
-                  {text}
+                  <span>{text}</span>
                 </mark>
               ) : (
                 <span key={line.number} class="snippet-line">
                   <span class="snippet-number">{line.number}</span>
-                  {text}
+                  <span>{text}</span>
                 </span>
               );
             })}
