@@ -94,7 +94,11 @@ export function FixedIssues({
               page={meta.current_page}
               lastPage={meta.last_page}
               summary={`${formatNumber(meta.from ?? 0)}–${formatNumber(meta.to ?? 0)} of ${formatNumber(meta.total)}`}
-              onPage={(target) => route(withQuery(path, query, { page: target }))}
+              onPage={(target) => {
+                route(withQuery(path, query, { page: target }));
+                // The next page starts at the list's top, not at the foot where its button was.
+                document.getElementById('report-fixed-title')?.scrollIntoView({ block: 'start' });
+              }}
             />
           )}
         </>

@@ -110,7 +110,11 @@ export function IssueBrowser({ kind, results, fileLink, hint }: IssueBrowserProp
           page={shown.page}
           lastPage={shown.lastPage}
           summary={`${formatNumber(shown.from)}–${formatNumber(shown.to)} of ${formatNumber(shown.total)}`}
-          onPage={(target) => route(withQuery(path, query, { page: target }))}
+          onPage={(target) => {
+            route(withQuery(path, query, { page: target }));
+            // The next page starts at the list's top, not at the foot where its button was.
+            document.getElementById(titleId)?.scrollIntoView({ block: 'start' });
+          }}
         />
       )}
     </section>

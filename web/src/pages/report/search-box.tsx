@@ -27,6 +27,8 @@ export function SearchBox({ id, label }: { id: string; label: string }) {
     if (text === search) return;
     const timer = setTimeout(() => {
       sent.current = text;
+      // User Timing: from here to the list's `scoreboard:issues-shown` is what a search costs the page.
+      performance.mark('scoreboard:search-sent', { detail: { search: text } });
       route(withQuery(path, query, { q: text.trim() === '' ? null : text, page: null }), true);
     }, SEARCH_DELAY_MS);
     return () => clearTimeout(timer);
