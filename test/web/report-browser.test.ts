@@ -361,6 +361,7 @@ describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 
     // The summary stays in view at the foot of a long page.
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
     await expect.poll(async () => (await page.getByRole('region', { name: 'Report at a glance' }).boundingBox())?.y).toBe(0);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await accessibleAtBothWidths('report-large');
     await screenshot(page, 'report-large');
   });
