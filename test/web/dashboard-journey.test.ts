@@ -105,15 +105,16 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 },
     // report-full is a pull request's run against main, where report-small ran: its baseline.
     await page.locator('.project-reports tbody tr').first().getByRole('link').click();
     await page.waitForURL(/\/reports\/[0-9a-f-]{36}$/);
-    const kinds = page.getByRole('navigation', { name: 'Kind of change' });
-    await kinds.getByRole('link', { name: /^New/ }).click();
-    await page.waitForURL(/[?&]kind=new/);
-    const changes = page.locator('section', { has: page.locator('#report-changes-title') });
-    await expect.poll(() => changes.locator('tbody .change').count()).toBeGreaterThan(0);
-    expect(new Set(await changes.locator('tbody .change').allTextContents())).toEqual(new Set(['New']));
-    await kinds.getByRole('link', { name: /^Fixed/ }).click();
-    await page.waitForURL(/[?&]kind=fixed/);
-    await expect.poll(async () => new Set(await changes.locator('tbody .change').allTextContents())).toEqual(new Set(['Fixed']));
+    const sections = page.getByRole('navigation', { name: 'Sections of the report' });
+    await sections.getByRole('link', { name: /^New/ }).click();
+    await page.waitForURL(/[?&]tab=new/);
+    const issues = page.locator('section.panel', { has: page.locator('#report-new-title') });
+    await expect.poll(() => issues.locator('.issue').count()).toBeGreaterThan(0);
+    expect(await issues.locator('.issue .tag').count()).toBe(await issues.locator('.issue').count());
+    await sections.getByRole('link', { name: /^Fixed/ }).click();
+    await page.waitForURL(/[?&]tab=fixed/);
+    const fixed = page.locator('section.panel', { has: page.locator('#report-fixed-title') });
+    await expect.poll(async () => new Set(await fixed.locator('.issue .change').allTextContents())).toEqual(new Set(['Fixed']));
   });
 
   it('switches team: the projects page shows the other team’s projects', async ({ world, base, page }) => {

@@ -4,56 +4,31 @@ import {
   choiceParam,
   countByStatus,
   fileAndLine,
-  groupBySeverity,
   type IssueLike,
-  issuesBySeverity,
   pageOf,
   pageParam,
   type ResultLike,
   resultsByCategory,
   SEVERITIES,
+  snippetLanguage,
   snippetLines,
   withQuery,
 } from '../../web/src/lib/report-view.js';
-
-function issue(severity: IssueLike['severity'], file: string, line?: number): IssueLike {
-  return { severity, fingerprint: `${severity}-${file}-${line}`, location: { file, ...(line === undefined ? {} : { line }) } };
-}
 
 function result(id: string, status: ResultLike['status'], category: string | null, issues: IssueLike[] = []): ResultLike {
   return { analyzer_id: id, analyzer_name: id.toUpperCase(), category, status, issues };
 }
 
-describe('the report page’s issues by severity', () => {
-  const results = [
-    result('b', 'failed', 'security', [issue('low', 'b.php', 3), issue('critical', 'z.php', 1)]),
-    result('a', 'failed', 'performance', [issue('critical', 'a.php', 9), issue('critical', 'a.php', 2), issue('info', 'a.php')]),
-  ];
-
-  it('flattens every result’s issues, most severe first, then by file, line and analyzer', () => {
-    const rows = issuesBySeverity(results);
-    expect(rows.map((row) => [row.issue.severity, row.issue.location?.file, row.issue.location?.line, row.analyzerId])).toEqual([
-      ['critical', 'a.php', 2, 'a'],
-      ['critical', 'a.php', 9, 'a'],
-      ['critical', 'z.php', 1, 'b'],
-      ['low', 'b.php', 3, 'b'],
-      ['info', 'a.php', undefined, 'a'],
-    ]);
-    expect(rows[0]?.analyzerName).toBe('A');
-  });
-
-  it('groups consecutive rows of one severity under one heading', () => {
-    const groups = groupBySeverity(issuesBySeverity(results));
-    expect(groups.map((group) => [group.severity, group.rows.length])).toEqual([
-      ['critical', 3],
-      ['low', 1],
-      ['info', 1],
-    ]);
-    expect(groupBySeverity([])).toEqual([]);
-  });
-
+describe('the report page’s vocabulary', () => {
   it('knows the five severities in order', () => {
     expect(SEVERITIES).toEqual(['critical', 'high', 'medium', 'low', 'info']);
+  });
+
+  it('highlights Blade templates as Blade, other PHP files as PHP, anything else not at all', () => {
+    expect(snippetLanguage('resources/views/orders/index.blade.php')).toBe('blade');
+    expect(snippetLanguage('app/Http/Controllers/UserController.PHP')).toBe('php');
+    expect(snippetLanguage('config/app.yaml')).toBeNull();
+    expect(snippetLanguage(null)).toBeNull();
   });
 });
 

@@ -11,3 +11,10 @@ export function errorsUnder(fieldErrors: Record<string, string[]>, field: string
     .filter(([key]) => key === field || key.startsWith(`${field}.`))
     .flatMap(([, messages]) => messages);
 }
+
+const NUMBER = new Intl.NumberFormat(undefined);
+
+/** A count as the person's language writes it, with its thousands separators: `3,972` (or `3.972`, `3 972`). */
+export function formatNumber(value: number): string {
+  return NUMBER.format(value);
+}

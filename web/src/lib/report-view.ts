@@ -1,10 +1,9 @@
 /**
- * The report page's pure logic: severities in order, issues flattened and sorted by severity,
- * results grouped by category and filtered by status, snippet lines with the target marked, the
+ * The report page's pure logic: results grouped by category and filtered by status, snippet lines with the target marked, the
  * maths of client-side pages, and the page's query string. Kept free of Preact so it is unit-tested.
  */
 
-import { SEVERITIES, type Severity } from '../../../src/reports/vocabulary.js';
+import type { Severity } from '../../../src/reports/vocabulary.js';
 
 export { CHANGE_KINDS, type ChangeKind, SEVERITIES, type Severity } from '../../../src/reports/vocabulary.js';
 
@@ -24,44 +23,6 @@ export interface IssueLike {
   severity: Severity;
   fingerprint: string;
   location: { file: string; line?: number } | null;
-}
-
-/** An issue with the analyzer that found it, as the issues list shows it. */
-export interface IssueRow<Issue extends IssueLike = IssueLike> {
-  issue: Issue;
-  analyzerId: string;
-  analyzerName: string;
-}
-
-/** Every issue of the report, most severe first; within a severity by file, then line, then analyzer (a stable order across reloads). */
-export function issuesBySeverity<Issue extends IssueLike>(results: readonly ResultLike<Issue>[]): IssueRow<Issue>[] {
-  const rows = results.flatMap((result) =>
-    result.issues.map((issue) => ({ issue, analyzerId: result.analyzer_id, analyzerName: result.analyzer_name })),
-  );
-  return rows.sort(
-    (a, b) =>
-      severityRank(a.issue.severity) - severityRank(b.issue.severity) ||
-      compareText(a.issue.location?.file ?? '', b.issue.location?.file ?? '') ||
-      (a.issue.location?.line ?? 0) - (b.issue.location?.line ?? 0) ||
-      compareText(a.analyzerId, b.analyzerId),
-  );
-}
-
-export function severityRank(severity: Severity): number {
-  return SEVERITIES.indexOf(severity);
-}
-
-/** Consecutive rows of the same severity, for a heading per severity on a page of issues. */
-export function groupBySeverity<Row extends { issue: { severity: Severity } }>(
-  rows: readonly Row[],
-): { severity: Severity; rows: Row[] }[] {
-  const groups: { severity: Severity; rows: Row[] }[] = [];
-  for (const row of rows) {
-    const last = groups[groups.length - 1];
-    if (last?.severity === row.issue.severity) last.rows.push(row);
-    else groups.push({ severity: row.issue.severity, rows: [row] });
-  }
-  return groups;
 }
 
 /** How many results have each status (every status present, zero when none). */
@@ -119,6 +80,15 @@ export function snippetLines(lines: Readonly<Record<string, string>>, targetLine
     .filter((line) => Number.isInteger(line.number))
     .sort((a, b) => a.number - b.number)
     .map((line) => ({ ...line, target: line.number === targetLine }));
+}
+
+export type SnippetLanguage = 'php' | 'blade';
+
+/** How a snippet's file is highlighted: Blade for `*.blade.php`, PHP for other `*.php`, none for anything else. */
+export function snippetLanguage(file: string | null | undefined): SnippetLanguage | null {
+  const name = (file ?? '').toLowerCase();
+  if (name.endsWith('.blade.php')) return 'blade';
+  return name.endsWith('.php') ? 'php' : null;
 }
 
 /** `app/Http/Kernel.php:37`, or the file alone without a line, or null without a location. */

@@ -1,28 +1,37 @@
-import { useRoute } from 'preact-iso';
+import { useLocation, useRoute } from 'preact-iso';
+import { useEffect, useMemo } from 'preact/hooks';
 import { pageUrl } from '../../../src/dashboard/dashboard-pages.js';
 import { api, call } from '../api/client.js';
 import { ProblemMessage } from '../components/problem-message.js';
+import { codeLinks } from '../lib/code-links.js';
 import { formatDate } from '../lib/format.js';
+import { tabCounts, tabParam } from '../lib/report-tabs.js';
 import { useApi, usePageTitle } from '../lib/use-api.js';
-import { ReportChangesSection } from './report/report-changes.js';
-import { ReportIssuesSection } from './report/report-issues.js';
+import { FailedAnalyzers } from './report/failed-analyzers.js';
+import { FixedIssues } from './report/fixed-issues.js';
+import { IssueBrowser } from './report/issue-browser.js';
+import { ReportContext, StickySummary } from './report/report-header.js';
 import { ReportResultsSection } from './report/report-results.js';
 import { ReportSummary } from './report/report-summary.js';
+import { ReportTabs } from './report/report-tabs.js';
 
 /**
- * E7 report: summary, gate with its reasons, changes against the baseline, results by category,
- * issues by severity with their code, export links and delete. The report is loaded once (it
- * carries every result and issue); the changes come a page at a time from their own endpoint.
+ * E7 report, issue 31: where it comes from (linked into the repository), a summary that stays in
+ * view, and its sections as tabs in the URL (`?tab=new`): the overview (figures, gate, results by
+ * category, exports, delete), the new, fixed, all and suppressed issues, and the analyzers that did
+ * not pass. The report is loaded once (it carries every result and issue); the fixed issues come a
+ * page at a time from the changes endpoint.
  */
 export function ReportPage() {
   const { params } = useRoute();
+  const { query } = useLocation();
   const reportId = params.report ?? '';
   const report = useApi(
     async () => (await call(api.GET('/api/v1/reports/{report}', { params: { path: { report: reportId } } }))).data,
     [reportId],
   );
   const projectId = report.data?.project_id;
-  // Only for the project's name in the summary: the report itself carries its id.
+  // For the project's name and repository: the report itself carries only the project's id.
   const project = useApi(
     async () =>
       projectId === undefined
@@ -32,8 +41,18 @@ export function ReportPage() {
   );
   const title = report.data ? `Report of ${formatDate(report.data.analyzed_at ?? report.data.created_at)}` : 'Report';
   usePageTitle(project.data ? `${title} · ${project.data.name}` : title);
+  const tab = tabParam(query.tab);
+  const counts = useMemo(() => (report.data ? tabCounts(report.data) : null), [report.data]);
+  const links = codeLinks(project.data?.repository_url);
+  const commit = report.data?.commit ?? null;
+  const fileLink = links && commit ? (file: string, line?: number | null) => links.file(commit, file, line) : null;
 
-  if (report.data === undefined) {
+  // User Timing: the report on screen, for the browser test's measurement against navigation start.
+  useEffect(() => {
+    if (report.data) performance.mark('scoreboard:report-shown');
+  }, [report.data]);
+
+  if (report.data === undefined || counts === null) {
     return (
       <section aria-labelledby="report-title">
         <h1 id="report-title">Report</h1>
@@ -50,13 +69,31 @@ export function ReportPage() {
       </section>
     );
   }
+  const { results } = report.data;
   return (
     <section aria-labelledby="report-title" class="report-page">
       <h1 id="report-title">{title}</h1>
-      <ReportSummary report={report.data} projectName={project.data?.name ?? null} />
-      <ReportChangesSection report={report.data} />
-      <ReportResultsSection results={report.data.results} />
-      <ReportIssuesSection results={report.data.results} />
+      <ReportContext report={report.data} projectName={project.data?.name ?? null} links={links} />
+      <StickySummary report={report.data} />
+      <ReportTabs tab={tab} counts={counts} />
+      {tab === 'overview' && (
+        <>
+          <ReportSummary report={report.data} />
+          <ReportResultsSection results={results} />
+        </>
+      )}
+      {tab === 'new' && (
+        <IssueBrowser
+          kind="new"
+          results={results}
+          fileLink={fileLink}
+          hint={report.data.changes.baseline === null ? 'Without a baseline nothing is new: see All issues.' : undefined}
+        />
+      )}
+      {tab === 'fixed' && <FixedIssues report={report.data} fileLink={fileLink} />}
+      {tab === 'issues' && <IssueBrowser kind="issues" results={results} fileLink={fileLink} />}
+      {tab === 'suppressed' && <IssueBrowser kind="suppressed" results={results} fileLink={fileLink} />}
+      {tab === 'failed' && <FailedAnalyzers results={results} />}
     </section>
   );
 }

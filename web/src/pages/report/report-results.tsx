@@ -2,6 +2,7 @@ import { useLocation } from 'preact-iso';
 import { useMemo } from 'preact/hooks';
 import { categoryLabel, choiceParam, countByStatus, RESULT_STATUSES, resultsByCategory, withQuery } from '../../lib/report-view.js';
 import { ScrollRegion } from '../../components/scroll-region.js';
+import { formatNumber } from '../../lib/format.js';
 import type { ReportResult } from './report-types.js';
 
 /** Every analyzer's result grouped by category, filtered by status through the query string (`?status=failed`). */
@@ -22,10 +23,10 @@ export function ReportResultsSection({ results }: { results: ReportResult[] }) {
             value={status ?? ''}
             onChange={(event) => route(withQuery(path, query, { status: event.currentTarget.value }))}
           >
-            <option value="">Every status ({results.length})</option>
+            <option value="">Every status ({formatNumber(results.length)})</option>
             {RESULT_STATUSES.map((choice) => (
               <option key={choice} value={choice}>
-                {choice} ({counts[choice]})
+                {choice} ({formatNumber(counts[choice])})
               </option>
             ))}
           </select>
@@ -67,7 +68,7 @@ export function ReportResultsSection({ results }: { results: ReportResult[] }) {
                         <span class={`status status-${result.status}`}>{result.status}</span>
                       </td>
                       <td>{result.message}</td>
-                      <td class="number">{result.issues.length}</td>
+                      <td class="number">{formatNumber(result.issues.length)}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -6,11 +6,11 @@ import { asProblem, type Problem } from '../../api/problems.js';
 import type { ReportDetail } from './report-types.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
 import { ProblemMessage } from '../../components/problem-message.js';
-import { formatDate } from '../../lib/format.js';
+import { formatDate, formatNumber } from '../../lib/format.js';
 import { SEVERITIES } from '../../lib/report-view.js';
 
-/** The report's facts, its gate in words, its downloads and its deletion. */
-export function ReportSummary({ report, projectName }: { report: ReportDetail; projectName: string | null }) {
+/** The overview: the report's figures, its gate in words, its downloads and its deletion (where it comes from is in the page's header). */
+export function ReportSummary({ report }: { report: ReportDetail }) {
   const projectUrl = pageUrl('project', { project: report.project_id });
   const { changes } = report;
   return (
@@ -18,20 +18,6 @@ export function ReportSummary({ report, projectName }: { report: ReportDetail; p
       <section class="panel" aria-labelledby="report-summary-title">
         <h2 id="report-summary-title">Summary</h2>
         <dl class="facts report-facts">
-          <div>
-            <dt>Project</dt>
-            <dd>
-              <a href={projectUrl}>{projectName ?? 'The project'}</a>
-            </dd>
-          </div>
-          <div>
-            <dt>Branch</dt>
-            <dd>{report.branch ?? <span class="muted">Unknown</span>}</dd>
-          </div>
-          <div>
-            <dt>Commit</dt>
-            <dd>{report.commit === null ? <span class="muted">Unknown</span> : <code>{report.commit.slice(0, 12)}</code>}</dd>
-          </div>
           <div>
             <dt>Analyzed</dt>
             <dd>{formatDate(report.analyzed_at)}</dd>
@@ -43,7 +29,8 @@ export function ReportSummary({ report, projectName }: { report: ReportDetail; p
           <div>
             <dt>Analyzers</dt>
             <dd>
-              {report.passed} passed, {report.failed} failed of {report.total}
+              {formatNumber(report.passed)} passed, {formatNumber(report.total - report.passed - report.skipped)} did not pass,{' '}
+              {formatNumber(report.skipped)} skipped, of {formatNumber(report.total)}
             </dd>
           </div>
         </dl>
@@ -51,14 +38,14 @@ export function ReportSummary({ report, projectName }: { report: ReportDetail; p
         <dl class="facts report-severities">
           <div>
             <dt>Total</dt>
-            <dd>{report.total_issues}</dd>
+            <dd>{formatNumber(report.total_issues)}</dd>
           </div>
           {SEVERITIES.map((severity) => (
             <div key={severity}>
               <dt>
                 <span class={`severity severity-${severity}`}>{severity}</span>
               </dt>
-              <dd>{report.issues_by_severity[severity]}</dd>
+              <dd>{formatNumber(report.issues_by_severity[severity])}</dd>
             </div>
           ))}
         </dl>
@@ -71,15 +58,15 @@ export function ReportSummary({ report, projectName }: { report: ReportDetail; p
           <dl class="facts">
             <div>
               <dt>New</dt>
-              <dd>{changes.new ?? '—'}</dd>
+              <dd>{changes.new === null ? '—' : formatNumber(changes.new)}</dd>
             </div>
             <div>
               <dt>Fixed</dt>
-              <dd>{changes.fixed ?? '—'}</dd>
+              <dd>{changes.fixed === null ? '—' : formatNumber(changes.fixed)}</dd>
             </div>
             <div>
               <dt>Unchanged</dt>
-              <dd>{changes.unchanged ?? '—'}</dd>
+              <dd>{changes.unchanged === null ? '—' : formatNumber(changes.unchanged)}</dd>
             </div>
             <div>
               <dt>Baseline</dt>

@@ -1,0 +1,157 @@
+import { useLocation } from 'preact-iso';
+import { useEffect, useMemo } from 'preact/hooks';
+import { formatNumber } from '../../lib/format.js';
+import {
+  GROUPINGS,
+  type Grouping,
+  groupSizes,
+  groupsOf,
+  type IssueEntry,
+  type IssueListKind,
+  issueEntries,
+  searchEntries,
+  sortEntries,
+} from '../../lib/issue-search.js';
+import { choiceParam, pageOf, pageParam, withQuery } from '../../lib/report-view.js';
+import { CodeSnippet } from './code-snippet.js';
+import { FilePath } from './file-path.js';
+import { Pagination } from './pagination.js';
+import type { ReportIssue, ReportResult } from './report-types.js';
+import { SearchBox } from './search-box.js';
+
+/** Issues a page: enough to read, few enough that a 4,000-issue report renders at once. */
+export const ISSUES_PER_PAGE = 50;
+
+type Snippet = NonNullable<ReportIssue['code_snippet']>;
+type Entry = IssueEntry<Snippet>;
+
+const GROUPING_LABELS: Record<Grouping, string> = { severity: 'Severity', file: 'File', analyzer: 'Analyzer' };
+
+const TITLES: Record<IssueListKind, string> = { issues: 'All issues', new: 'New issues', suppressed: 'Suppressed issues' };
+
+interface IssueBrowserProps {
+  kind: IssueListKind;
+  results: ReportResult[];
+  /** Links into the repository at the report's commit; null when the host or the commit is unknown. */
+  fileLink: ((file: string, line?: number | null) => string) | null;
+  /** Said above the list, e.g. why there is no new issue without a baseline. */
+  hint?: string;
+}
+
+/**
+ * One of the report's issue lists, searched (`?q=`), grouped (`?group=file`) and 50 a page
+ * (`?page=2`), all in the URL. The whole report is in memory, so this is a filter over an array,
+ * its search text lowercased once per issue (lib/issue-search.ts).
+ */
+export function IssueBrowser({ kind, results, fileLink, hint }: IssueBrowserProps) {
+  const { path, query, route } = useLocation();
+  const grouping = choiceParam(query.group, GROUPINGS) ?? 'severity';
+  const search = query.q ?? '';
+  const entries = useMemo(() => issueEntries<Snippet>(results, kind), [results, kind]);
+  const found = useMemo(() => sortEntries(searchEntries(entries, search), grouping), [entries, search, grouping]);
+  const sizes = useMemo(() => groupSizes(found, grouping), [found, grouping]);
+  const shown = pageOf(found, pageParam(query.page), ISSUES_PER_PAGE);
+  const titleId = `report-${kind}-title`;
+
+  // User Timing: when a list (the first, or a search's) is on screen, for the browser test's measurements.
+  useEffect(() => {
+    performance.mark('scoreboard:issues-shown', { detail: { kind, search, count: found.length } });
+  }, [found]);
+
+  return (
+    <section class="panel" aria-labelledby={titleId}>
+      <h2 id={titleId}>{TITLES[kind]}</h2>
+      {hint && <p class="hint">{hint}</p>}
+      <div class="report-filters">
+        <SearchBox id={`${kind}-search`} label="Search message, file or analyzer" />
+        <div class="field">
+          <label for={`${kind}-group`}>Group by</label>
+          <select
+            id={`${kind}-group`}
+            value={grouping}
+            onChange={(event) =>
+              route(
+                withQuery(path, query, { group: event.currentTarget.value === 'severity' ? null : event.currentTarget.value, page: null }),
+              )
+            }
+          >
+            {GROUPINGS.map((choice) => (
+              <option key={choice} value={choice}>
+                {GROUPING_LABELS[choice]}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <p class="report-found" aria-live="polite">
+        {search.trim() === ''
+          ? `${formatNumber(entries.length)} ${entries.length === 1 ? 'issue' : 'issues'}`
+          : `${formatNumber(found.length)} of ${formatNumber(entries.length)} issues match “${search.trim()}”`}
+      </p>
+      {shown.total === 0 && (
+        <p class="empty">{entries.length === 0 ? emptyText(kind) : 'No issue matches the search. Try fewer or other words.'}</p>
+      )}
+      {groupsOf(shown.items, grouping).map((group) => (
+        <div key={group.key} class="issue-group">
+          <h3 class="issue-group-title">
+            <GroupTitle grouping={grouping} value={group.key} fileLink={fileLink} />{' '}
+            <span class="muted">({formatNumber(sizes.get(group.key) ?? group.rows.length)})</span>
+          </h3>
+          <ul class="issue-list">
+            {group.rows.map((entry) => (
+              <IssueItem key={entry.key} entry={entry} grouping={grouping} fileLink={fileLink} />
+            ))}
+          </ul>
+        </div>
+      ))}
+      {shown.lastPage > 1 && (
+        <Pagination
+          label={`Pages of ${TITLES[kind].toLowerCase()}`}
+          page={shown.page}
+          lastPage={shown.lastPage}
+          summary={`${formatNumber(shown.from)}–${formatNumber(shown.to)} of ${formatNumber(shown.total)}`}
+          onPage={(target) => {
+            route(withQuery(path, query, { page: target }));
+            // The next page starts at the list's top, not at the foot where its button was.
+            document.getElementById(titleId)?.scrollIntoView({ block: 'start' });
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function emptyText(kind: IssueListKind): string {
+  if (kind === 'new') return 'No new issue: everything this report found was there in its baseline.';
+  if (kind === 'suppressed') return 'The client suppressed no issue in this run.';
+  return 'No issues: every analyzer that ran found nothing to report.';
+}
+
+function GroupTitle({ grouping, value, fileLink }: { grouping: Grouping; value: string; fileLink: IssueBrowserProps['fileLink'] }) {
+  if (grouping === 'severity') return <span class={`severity severity-${value}`}>{value}</span>;
+  if (grouping === 'analyzer') return <>{value}</>;
+  if (value === '') return <>No file</>;
+  return <FilePath file={value} href={fileLink?.(value)} />;
+}
+
+function IssueItem({ entry, grouping, fileLink }: { entry: Entry; grouping: Grouping; fileLink: IssueBrowserProps['fileLink'] }) {
+  const where = entry.file === null ? null : entry.line === null ? entry.file : `${entry.file}:${entry.line}`;
+  return (
+    <li class="issue">
+      <p class="issue-message">
+        {grouping !== 'severity' && <span class={`severity severity-${entry.severity}`}>{entry.severity}</span>}
+        <span>{entry.message}</span>
+        {entry.change === 'new' && <span class="tag">New</span>}
+      </p>
+      <p class="issue-meta">
+        {grouping !== 'analyzer' && <span class="muted">{entry.analyzerName}</span>}
+        {entry.file !== null && <FilePath file={entry.file} line={entry.line} href={fileLink?.(entry.file, entry.line)} />}
+      </p>
+      {entry.suppression !== null && <p class="issue-suppression">Suppressed by {entry.suppression}</p>}
+      {entry.recommendation !== '' && <p class="issue-recommendation">{entry.recommendation}</p>}
+      {entry.snippet && Object.keys(entry.snippet.lines).length > 0 && (
+        <CodeSnippet snippet={entry.snippet} where={where ?? entry.analyzerName} file={entry.file} />
+      )}
+    </li>
+  );
+}
