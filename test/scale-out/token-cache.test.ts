@@ -9,7 +9,7 @@ import { onPostgres } from '../helpers/test-backend.js';
  * changes is refused by instance B on its very next request, though B had the token cached.
  * `X-SQL-Statements` shows that B answered from its cache before the change.
  */
-describe('the token cache across two instances on one database', { timeout: 60_000 }, () => {
+describe('the token cache across two instances on one database', () => {
   let sandbox: Sandbox;
   let a: RunningServer;
   let b: RunningServer;
