@@ -42,7 +42,7 @@ async function lastEventId(db: Db): Promise<number> {
   return (await db.selectFrom('audit_events').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst())?.id ?? 0;
 }
 
-describe('the operator commands that change accounts, against a running server', { timeout: 120_000 }, () => {
+describe('the operator commands that change accounts, against a running server', () => {
   let sandbox: Sandbox;
   let server: RunningServer;
   let ada: CreatedUser;
@@ -58,7 +58,7 @@ describe('the operator commands that change accounts, against a running server',
     carol = await okJson<CreatedUser>(sandbox, 'users:create', '--email', 'carol@example.com');
     platform = (await okJson<{ team: { id: number } }>(sandbox, 'teams:create', '--owner', 'ada@example.com', '--name', 'Platform')).team
       .id;
-  }, 120_000);
+  });
   afterAll(async () => {
     await server?.stop();
     await sandbox?.cleanup();

@@ -40,7 +40,7 @@ function expectOneLineFailure(result: CliResult, mentions: RegExp): void {
   expect(result.stderr).not.toMatch(/\bat .+:\d+:\d+\)?$/m); // no stack trace
 }
 
-describe('scoreboard --help', { timeout: 60_000 }, () => {
+describe('scoreboard --help', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
     sandbox = await createSandbox();
@@ -74,7 +74,7 @@ describe('scoreboard --help', { timeout: 60_000 }, () => {
   });
 });
 
-describe('scoreboard migrate', { timeout: 60_000 }, () => {
+describe('scoreboard migrate', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
     sandbox = await createSandbox();
@@ -137,7 +137,7 @@ describe('scoreboard migrate', { timeout: 60_000 }, () => {
   });
 });
 
-describe('scoreboard users:create and tokens:create (database effects)', { timeout: 60_000 }, () => {
+describe('scoreboard users:create and tokens:create (database effects)', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
     sandbox = await createSandbox({ migrated: true });
@@ -252,7 +252,7 @@ describe('scoreboard users:create and tokens:create (database effects)', { timeo
 });
 
 // Concurrent: none of these commands writes, and each is a separate process.
-describe.concurrent('scoreboard errors: one line on stderr, non-zero exit, no change', { timeout: 60_000 }, () => {
+describe.concurrent('scoreboard errors: one line on stderr, non-zero exit, no change', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
     sandbox = await createSandbox({ migrated: true });

@@ -35,7 +35,7 @@ describe('scoreboard --version', () => {
   });
 });
 
-describe.skipIf(onPostgres)('a command run where the SQLite file does not exist (issue 14)', { timeout: 90_000 }, () => {
+describe.skipIf(onPostgres)('a command run where the SQLite file does not exist (issue 14)', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
     sandbox = await createSandbox();
@@ -98,7 +98,7 @@ describe.skipIf(onPostgres)('a command run where the SQLite file does not exist 
   });
 });
 
-describe('scoreboard migrate:status', { timeout: 90_000 }, () => {
+describe('scoreboard migrate:status', () => {
   let sandbox: Sandbox;
   let server: RunningServer | undefined;
   beforeAll(async () => {
@@ -189,7 +189,7 @@ describe('scoreboard backup on PostgreSQL', () => {
   });
 });
 
-describe.skipIf(onPostgres)('scoreboard backup (SQLite)', { timeout: 60_000 }, () => {
+describe.skipIf(onPostgres)('scoreboard backup (SQLite)', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
     sandbox = await createSandbox({ migrated: true });
@@ -222,7 +222,7 @@ describe.skipIf(onPostgres)('scoreboard backup (SQLite)', { timeout: 60_000 }, (
   });
 });
 
-describe.skipIf(onPostgres)('scoreboard backup while scoreboard serve is writing, then a restore', { timeout: 120_000 }, () => {
+describe.skipIf(onPostgres)('scoreboard backup while scoreboard serve is writing, then a restore', () => {
   let sandbox: Sandbox;
   let server: RunningServer;
   let token: string;
@@ -235,7 +235,7 @@ describe.skipIf(onPostgres)('scoreboard backup while scoreboard serve is writing
     sandbox = await createSandbox();
     server = await startServer(sandbox, { UPLOAD_RATE_LIMIT: '100000', RATE_LIMIT_USER_BASE: '100000' });
     ({ token } = await okJson<{ token: string }>(sandbox, 'users:create', '--email', 'busy@example.com', '--plan', 'enterprise'));
-  }, 60_000);
+  });
   afterAll(async () => {
     await server?.stop();
     await sandbox?.cleanup();

@@ -15,7 +15,7 @@ const MIGRATION_NAMES = Object.keys(migrations).sort();
 
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
-describe('scoreboard users:list, users:show, teams:list, teams:show, tokens:list', { timeout: 60_000 }, () => {
+describe('scoreboard users:list, users:show, teams:list, teams:show, tokens:list', () => {
   let sandbox: Sandbox;
   let ada: CreatedUser;
   let bob: CreatedUser;
@@ -47,7 +47,7 @@ describe('scoreboard users:list, users:show, teams:list, teams:show, tokens:list
         '2030-01-01',
       )
     ).id;
-  }, 60_000);
+  });
   afterAll(() => sandbox?.cleanup());
 
   it('users:list --json: every user by id, plan null without a subscription, token counts', async () => {
@@ -253,7 +253,7 @@ describe('scoreboard users:list, users:show, teams:list, teams:show, tokens:list
   });
 });
 
-describe('the read commands on a database that is not migrated', { timeout: 60_000 }, () => {
+describe('the read commands on a database that is not migrated', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
     sandbox = await createSandbox();

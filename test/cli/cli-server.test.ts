@@ -26,7 +26,7 @@ import { onPostgres } from '../helpers/test-backend.js';
 
 const NEW_PROJECT = { name: 'Shop', framework_version: '11' };
 
-describe('scoreboard serve with the CLI writing to the same database', { timeout: 90_000 }, () => {
+describe('scoreboard serve with the CLI writing to the same database', () => {
   let sandbox: Sandbox;
   let server: RunningServer;
   let serverStopped = false;
@@ -35,7 +35,7 @@ describe('scoreboard serve with the CLI writing to the same database', { timeout
     sandbox = await createSandbox();
     // A fresh database: `serve` must run the migrations itself before listening.
     server = await startServer(sandbox);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     if (!serverStopped) await server?.stop();
@@ -254,7 +254,7 @@ describe('scoreboard serve with the CLI writing to the same database', { timeout
   });
 });
 
-describe('scoreboard serve on a port something else listens on', { timeout: 60_000 }, () => {
+describe('scoreboard serve on a port something else listens on', () => {
   it('says the port is in use and to set PORT, in one line, and exits 1', async () => {
     const sandbox = await createSandbox();
     const squatter = createServer();
@@ -276,12 +276,12 @@ describe('scoreboard serve on a port something else listens on', { timeout: 60_0
   });
 });
 
-describe('scoreboard serve with a report retention', { timeout: 90_000 }, () => {
+describe('scoreboard serve with a report retention', () => {
   let sandbox: Sandbox;
   let server: RunningServer | undefined;
   beforeAll(async () => {
     sandbox = await createSandbox();
-  }, 60_000);
+  });
   afterAll(async () => {
     await server?.stop();
     await sandbox?.cleanup();

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, createSandbox, runNode, type Sandbox } from './cli-process.js';
 
 /** D21: configuration comes from the environment and from a `.env` file in the working directory. */
-describe('configuration from .env (D21)', { timeout: 60_000 }, () => {
+describe('configuration from .env (D21)', () => {
   let sandbox: Sandbox;
   // SQLite only (vitest.config.ts excludes this file from the postgres project): it checks files.
   let databaseFile: string;

@@ -16,7 +16,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('npm start', { timeout: 60_000 }, () => {
+describe('npm start', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('stops the server when npm receives %s', async (signal) => {
     const npm = spawn('npm', ['start', '--silent'], {
       cwd: ROOT,

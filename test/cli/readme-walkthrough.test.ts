@@ -67,13 +67,13 @@ function bash(
 
 const PASSWORD = 'correct horse battery staple';
 
-describe('the README walkthrough, run as written', { timeout: 90_000 }, () => {
+describe('the README walkthrough, run as written', () => {
   let sandbox: Sandbox;
   let server: RunningServer;
   beforeAll(async () => {
     sandbox = await createSandbox();
     server = await startServer(sandbox);
-  }, 60_000);
+  });
   afterAll(async () => {
     await server?.stop();
     await sandbox?.cleanup();

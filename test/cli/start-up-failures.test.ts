@@ -32,7 +32,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('scoreboard serve names the variable and the fix when it cannot start', { timeout: 30_000 }, () => {
+describe('scoreboard serve names the variable and the fix when it cannot start', () => {
   it('an unreachable PostgreSQL: its host and port, never the password', async () => {
     const port = await closedPort();
     const result = await serve({ DATABASE_URL: `postgres://scoreboard:s3cret-pw@127.0.0.1:${port}/scoreboard` });

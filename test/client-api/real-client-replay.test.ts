@@ -344,7 +344,7 @@ function expectClientReadable(replayed: Replayed, success: boolean) {
 // The tests
 // ---------------------------------------------------------------------------------------------
 
-describe('the published client package against the real server over TCP', { timeout: 90_000 }, () => {
+describe('the published client package against the real server over TCP', () => {
   let sandbox: Sandbox;
   let server: RunningServer;
   let personalToken: string;
@@ -354,7 +354,7 @@ describe('the published client package against the real server over TCP', { time
     server = await startServer(sandbox);
     const created = await okJson<{ token: string }>(sandbox, 'users:create', '--email', 'client@example.com', '--name', 'Client');
     personalToken = created.token;
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await server?.stop();

@@ -195,7 +195,7 @@ describe('the real process refuses to start with a bad value (D21)', () => {
         env: { PATH: process.env.PATH, PORT: 'abc', DATABASE_URL: `sqlite:${join(cwd, 'never.db')}`, LOG_LEVEL: 'silent' },
         encoding: 'utf8',
         // Were the variable accepted, serve would listen forever: the timeout turns that into a failure.
-        timeout: 15_000,
+        timeout: 90_000,
       });
       expect(result.signal).toBeNull();
       expect(result.status).not.toBe(0);

@@ -42,7 +42,7 @@ interface Answer {
   error?: string;
 }
 
-describe.skipIf(!onPostgres)('D37: a silent or slow PostgreSQL link costs bounded time', { timeout: 90_000 }, () => {
+describe.skipIf(!onPostgres)('D37: a silent or slow PostgreSQL link costs bounded time', () => {
   // `world` owns the schema and the factories on a direct connection; the app under test is a second
   // app on the same schema whose every connection goes through the proxy.
   let world: TestContext | undefined;
@@ -258,7 +258,7 @@ describe.skipIf(!onPostgres)('D37: a silent or slow PostgreSQL link costs bounde
   });
 });
 
-describe.skipIf(onPostgres)("D37 on SQLite: waiting for this process's own writer is bounded", { timeout: 30_000 }, () => {
+describe.skipIf(onPostgres)("D37 on SQLite: waiting for this process's own writer is bounded", () => {
   /**
    * One connection writes (sqlite-driver.ts); a write waits for this process's transaction in
    * progress on it (a long upload stored in batches holds it across awaits). That wait is bounded

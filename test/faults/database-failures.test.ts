@@ -108,7 +108,7 @@ async function appWithSettings(
   return { app, db, contract: () => contract! };
 }
 
-describe.skipIf(!onPostgres)('PostgreSQL: timeouts, locks, read-only, lost connections', { timeout: 30_000 }, () => {
+describe.skipIf(!onPostgres)('PostgreSQL: timeouts, locks, read-only, lost connections', () => {
   let world: TestContext;
   let user: TestUser;
   let project: { id: string; apiToken: string };
@@ -204,7 +204,7 @@ describe.skipIf(!onPostgres)('PostgreSQL: timeouts, locks, read-only, lost conne
   });
 });
 
-describe('the outage log: a start, a count at most every 10 s, an end', { timeout: 30_000 }, () => {
+describe('the outage log: a start, a count at most every 10 s, an end', () => {
   let ctx: TestContext;
   let log: LogCapture;
   let user: TestUser;

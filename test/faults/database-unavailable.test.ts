@@ -40,7 +40,7 @@ async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
   return { value, ms: performance.now() - started };
 }
 
-describe.skipIf(!onPostgres)('PostgreSQL unavailable: 503, then recovery without a restart', { timeout: 40_000 }, () => {
+describe.skipIf(!onPostgres)('PostgreSQL unavailable: 503, then recovery without a restart', () => {
   // `world` owns the schema, the factories and a direct connection for checking rows; the app under
   // test is a second app on the same schema whose every connection goes through the proxy.
   let world: TestContext;
@@ -205,7 +205,7 @@ describe.skipIf(!onPostgres)('PostgreSQL unavailable: 503, then recovery without
   // A link that goes silent (a partition, a black-hole) under open connections: database-deadlines.test.ts.
 });
 
-describe.skipIf(!onPostgres)('scoreboard serve (a real process) when PostgreSQL goes away', { timeout: 60_000 }, () => {
+describe.skipIf(!onPostgres)('scoreboard serve (a real process) when PostgreSQL goes away', () => {
   // What in process is only a reported error (an 'error' event nobody listens to) ends a real process.
   let sandbox: Sandbox;
   let proxy: TcpProxy;
@@ -257,7 +257,7 @@ describe.skipIf(!onPostgres)('scoreboard serve (a real process) when PostgreSQL 
   });
 });
 
-describe.skipIf(onPostgres)('SQLite unwritable: writes 503, reads go on, recovery without a restart', { timeout: 30_000 }, () => {
+describe.skipIf(onPostgres)('SQLite unwritable: writes 503, reads go on, recovery without a restart', () => {
   /**
    * The suite runs as root, for whom file permissions do not stop writes (and a file descriptor
    * the app already holds stays writable anyway), so "unwritable" is someone else holding SQLite's

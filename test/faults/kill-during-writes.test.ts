@@ -99,7 +99,7 @@ function random(seed: number): () => number {
   };
 }
 
-describe('kill -9 during a storm of writes, then restart on the same store', { timeout: 90_000 }, () => {
+describe('kill -9 during a storm of writes, then restart on the same store', () => {
   let sandbox: Sandbox;
   let server: ServerProcess;
   // Budgets high enough that the storm measures durability, not D8.

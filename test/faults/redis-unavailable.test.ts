@@ -17,7 +17,7 @@ import { onPostgres } from '../helpers/test-backend.js';
  * its real ioredis connection cut by a proxy, or left open and silent (a partition), and healed.
  * Only on the postgres backend, whose instances use Redis.
  */
-describe.skipIf(!onPostgres)('scoreboard serve when Redis goes away', { timeout: 60_000 }, () => {
+describe.skipIf(!onPostgres)('scoreboard serve when Redis goes away', () => {
   let sandbox: Sandbox;
   let proxy: TcpProxy;
   let server: ServerProcess;

@@ -151,13 +151,13 @@ describe('LOG_FORMAT and NODE_ENV choose the format', () => {
   });
 });
 
-describe('scoreboard serve with LOG_FORMAT=pretty (stdout of the real process)', { timeout: 60_000 }, () => {
+describe('scoreboard serve with LOG_FORMAT=pretty (stdout of the real process)', () => {
   let sandbox: Sandbox;
   let server: RunningServer;
   beforeAll(async () => {
     sandbox = await createSandbox();
     server = await startServer(sandbox, { LOG_FORMAT: 'pretty' });
-  }, 60_000);
+  });
   afterAll(async () => {
     await server?.stop();
     await sandbox?.cleanup();

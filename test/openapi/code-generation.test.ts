@@ -169,7 +169,7 @@ export async function run(baseUrl: string, token: string) {
 }
 `;
 
-describe('a client generated with openapi-typescript', { timeout: 120_000 }, () => {
+describe('a client generated with openapi-typescript', () => {
   const folder = join(ROOT, 'test-results', `generated-client-${process.pid}`);
   let ctx: TestContext;
   let document: Document;

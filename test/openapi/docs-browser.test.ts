@@ -14,7 +14,7 @@ if (!hasChromium) {
 }
 const SCREENSHOTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
 
-describe.skipIf(!hasChromium)('GET /docs in headless Chromium', { timeout: 60_000 }, () => {
+describe.skipIf(!hasChromium)('GET /docs in headless Chromium', () => {
   let ctx: TestContext;
   let browser: Browser;
   let base: string;

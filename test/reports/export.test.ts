@@ -255,7 +255,6 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
 
     it.for(FIXTURES)(
       "is valid against the OASIS SARIF 2.1.0 schema, with the detail's fingerprints in order (%s.json)",
-      { timeout: 60_000 },
       async (name, { ctx, projectId, apiToken, sarifOf, issuesOf }) => {
         const uuid = (await uploadOk(ctx, apiToken, loadFixture(name, projectId))).report.uuid as string;
         const log = await sarifOf(uuid);
@@ -619,7 +618,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
         if (format === 'sarif') expect(JSON.parse(Buffer.concat(chunks).toString('utf8')).runs[0].results).toHaveLength(issues);
         else expect(parseCsv(Buffer.concat(chunks).toString('utf8'))).toHaveLength(issues + 1);
       }
-    }, 60_000);
+    });
 
     it('answers a failure before the first byte with the D3 envelope, without the download headers', async ({
       ctx,

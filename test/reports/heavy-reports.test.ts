@@ -29,7 +29,7 @@ describe('D28: heavy reports do not stall light requests', () => {
     const created = await http(server, 'POST', '/api/v1/projects', { token: solo.token, body: { name: 'Heavy', framework_version: '12' } });
     expect(created.status).toBe(201);
     heavy = { token: solo.token, apiToken: (created.body as { api_token: string }).api_token };
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await server?.kill('SIGTERM');
@@ -64,7 +64,7 @@ describe('D28: heavy reports do not stall light requests', () => {
     // and a busy machine add some tens. The full run (bench) peaks at 464 to 523 MiB.
     expect(result.rssPeakMiB).toBeLessThan(480);
     expect(server.alive()).toBe(true);
-  }, 60_000);
+  });
 
   it('refuses a body of millions of tiny values as too costly (413), and the process goes on', async () => {
     // Parsed, 3.4 million empty objects would take an upload thread near its heap's cap, which may
@@ -81,5 +81,5 @@ describe('D28: heavy reports do not stall light requests', () => {
     });
     expect((await http(server, 'GET', '/api/v1/tokens', { token: otherToken })).status).toBe(200);
     expect(server.alive()).toBe(true);
-  }, 60_000);
+  });
 });

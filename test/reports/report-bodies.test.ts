@@ -215,7 +215,7 @@ describe('report answers stored compressed, uploads off the event loop (D28)', (
         expect(await ctx.db.selectFrom('reports').select('id').execute()).toEqual([]);
         await uploadOk(ctx, apiToken, loadFixture('report-large', projectId));
       }
-    }, 60_000);
+    });
 
     it('refuses more issues than a report may have (413), counted once the body is valid', async () => {
       await start({ WORKER_INLINE_MAX_BYTES: '0' });
@@ -237,6 +237,6 @@ describe('report answers stored compressed, uploads off the event loop (D28)', (
         message: 'The request body takes more memory to process than a report may use.',
       });
       await uploadOk(ctx, apiToken, loadFixture('report-full', projectId));
-    }, 60_000);
+    });
   });
 });

@@ -42,7 +42,7 @@ describe('D33: a client that stops reading holds a bounded buffer', () => {
     });
     port = await listenOnLoopback(ctx);
     ctx.app.server.on('connection', (socket: Socket) => serverSockets.push(socket));
-  }, 120_000);
+  });
   afterAll(async () => ctx.close());
 
   const answers = [
@@ -108,7 +108,7 @@ describe('D33: a client that stops reading holds a bounded buffer', () => {
     // The four read a part each and no more: less than the whole report each.
     expect(afterGone).toBeLessThan(oneExport * readers.length);
     expect(log.text).not.toMatch(/"level":(50|60)/);
-  }, 120_000);
+  });
 
   it('cuts a download short when the database fails mid-stream: no error answer after the 200, logged once', async () => {
     const first = serverSockets.length;
@@ -144,5 +144,5 @@ describe('D33: a client that stops reading holds a bounded buffer', () => {
     } finally {
       await sql`alter table report_issues_away rename to report_issues`.execute(ctx.db);
     }
-  }, 120_000);
+  });
 });

@@ -65,5 +65,5 @@ describe('the cost of an upload (D28)', () => {
     expect(
       processUploadBytes(bytes(`{"results":[{"analyzer_id":"","status":"failed","issues":${list(UPLOAD_MAX_ISSUES + 1)}}]}`)).kind,
     ).toBe('invalid');
-  }, 60_000);
+  });
 });

@@ -7,7 +7,7 @@ import { api, createSandbox, okJson, startServer, type RunningServer, type Sandb
  * closes its pools (and Redis) and exits 0; a request that never finishes cannot hold it past
  * SHUTDOWN_TIMEOUT_MS. Runs the real `scoreboard serve` process on both backends.
  */
-describe('graceful shutdown of scoreboard serve', { timeout: 60_000 }, () => {
+describe('graceful shutdown of scoreboard serve', () => {
   let sandbox: Sandbox;
   let server: RunningServer;
   let apiToken: string;

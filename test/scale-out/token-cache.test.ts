@@ -10,7 +10,7 @@ import { onPostgres } from '../helpers/test-backend.js';
  * its very next request (D9), though B had just answered with the token. `X-SQL-Statements` shows
  * what B's answer before the change cost: on SQLite it came from B's cache.
  */
-describe('the token cache across two instances on one database', { timeout: 60_000 }, () => {
+describe('the token cache across two instances on one database', () => {
   let sandbox: Sandbox;
   let a: RunningServer;
   let b: RunningServer;

@@ -9,7 +9,7 @@ import { onPostgres } from '../helpers/test-backend.js';
  * regenerated project token or a deleted project is refused at once on the other instance (D9, D10).
  * Only meaningful on the postgres backend (a SQLite file is one machine's database).
  */
-describe.skipIf(!onPostgres)('two instances on one PostgreSQL and one Redis', { timeout: 60_000 }, () => {
+describe.skipIf(!onPostgres)('two instances on one PostgreSQL and one Redis', () => {
   let sandbox: Sandbox;
   let a: RunningServer;
   let b: RunningServer;

@@ -158,13 +158,13 @@ describe('redactQuery', () => {
   });
 });
 
-describe('scoreboard serve at LOG_LEVEL=trace (stdout of the real process)', { timeout: 60_000 }, () => {
+describe('scoreboard serve at LOG_LEVEL=trace (stdout of the real process)', () => {
   let sandbox: Sandbox;
   let server: RunningServer;
   beforeAll(async () => {
     sandbox = await createSandbox();
     server = await startServer(sandbox, { LOG_LEVEL: 'trace' });
-  }, 60_000);
+  });
   afterAll(async () => {
     await server?.stop();
     await sandbox?.cleanup();

@@ -8,7 +8,7 @@ import { createSandbox, ok, startServer, type RunningServer, type Sandbox } from
 
 const PASSWORD = 'a long enough passphrase';
 
-describe('dashboard passwords from the CLI', { timeout: 60_000 }, () => {
+describe('dashboard passwords from the CLI', () => {
   let sandbox: Sandbox;
   let server: RunningServer;
   beforeAll(async () => {

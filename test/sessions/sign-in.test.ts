@@ -179,7 +179,7 @@ describe('POST /api/v1/session (E7 sign-in)', () => {
       // Another email is not locked by it.
       expect((await postSignIn(ctx, user.email, PASSWORD)).statusCode).toBe(201);
       // 27 scrypt derivations one after another: seconds alone, more beside the rest of the suite.
-    }, 60_000);
+    });
 
     it('counts every one of concurrent failures', async ({ ctx }) => {
       const user = await ctx.given.user();

@@ -19,7 +19,7 @@ const it = dashboardTest.extend(
  */
 warnWithoutChromium('dashboard browser tests');
 
-describe.skipIf(!hasChromium)('the dashboard in Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(!hasChromium)('the dashboard in Chromium', () => {
   it('sends a visitor to sign in, and back to the page they asked for afterwards', async ({ world, base, page, signIn }) => {
     await page.goto(`${base}/projects/new`);
     await page.waitForURL(`${base}/sign-in?next=%2Fprojects%2Fnew`);

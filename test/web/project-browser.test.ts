@@ -47,7 +47,7 @@ const it = dashboardTest
  */
 warnWithoutChromium('project page browser test');
 
-describe.skipIf(!hasChromium)('the project page in Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(!hasChromium)('the project page in Chromium', () => {
   let token: string;
 
   it('shows a project without reports what to do next', async ({ world, page, projectUrl, signInThrough }) => {

@@ -20,7 +20,7 @@ import {
  */
 warnWithoutChromium('sign-in browser tests');
 
-describe.skipIf(!hasChromium)('signing in, in Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(!hasChromium)('signing in, in Chromium', () => {
   it('signs in with the keyboard alone: Tab to each field, Enter to submit', async ({ world, base, page }) => {
     await page.goto(`${base}/sign-in`);
     await page.getByLabel('Email').waitFor();
@@ -80,7 +80,7 @@ async function projectCount(page: Page): Promise<number> {
 }
 
 // A service of its own: the first one's signed-out requests have spent much of this address's D8 budget.
-describe.skipIf(!hasChromium)('a locked email, in Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(!hasChromium)('a locked email, in Chromium', () => {
   plainIt('says so when an email is locked after five failed sign-ins, and the right password waits too', async () => {
     const world = await startDashboardWorld();
     try {

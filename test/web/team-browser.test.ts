@@ -29,7 +29,7 @@ const it = dashboardTest
     return { ada: page, bob, watches: [watch, watchPage(bob, base)] };
   });
 
-describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chromium', () => {
   let teamUrl = '';
 
   it('creates a team from the invitations page and opens it', async ({ world, signInThrough, people: { ada } }) => {

@@ -10,7 +10,7 @@ import { createWebhookSender, type WebhookSender } from '../../src/webhooks/outb
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
-describe('fair delivery across teams (D31)', { timeout: 30_000 }, () => {
+describe('fair delivery across teams (D31)', () => {
   let ctx: TestContext;
   let worker: DeliveryWorker | undefined;
   let sender: WebhookSender | undefined;

@@ -42,7 +42,7 @@ async function recordPings(sandbox: Sandbox, projectId: string, webhookId: strin
 const deliveryRows = (sandbox: Sandbox) =>
   sandbox.withDb((db) => db.selectFrom('webhook_deliveries').select(['id', 'status', 'attempts']).execute());
 
-describe.skipIf(!onPostgres)('two instances on one PostgreSQL deliver each attempt once', { timeout: 120_000 }, () => {
+describe.skipIf(!onPostgres)('two instances on one PostgreSQL deliver each attempt once', () => {
   let sandbox: Sandbox;
   let a: RunningServer;
   let b: RunningServer;
@@ -53,7 +53,7 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL deliver each attem
     b = await startServer(sandbox, ENV);
     // Slow enough that both instances are busy at once.
     receiver = await startReceiver({ status: 204, delayMs: 20 });
-  }, 60_000);
+  });
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await receiver?.close();
@@ -74,14 +74,14 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL deliver each attem
   });
 });
 
-describe('kill -9 during deliveries', { timeout: 120_000 }, () => {
+describe('kill -9 during deliveries', () => {
   let sandbox: Sandbox;
   let server: ServerProcess | undefined;
   let receiver: Receiver;
   beforeAll(async () => {
     sandbox = await createSandbox();
     receiver = await startReceiver({ status: 200, delayMs: 50 });
-  }, 60_000);
+  });
   afterEach(async () => {
     await server?.kill('SIGTERM');
   });
