@@ -54,7 +54,7 @@ const commit = (digit: string) => digit.repeat(40);
  */
 warnWithoutChromium('pull requests and failed runs browser test');
 
-describe.skipIf(!hasChromium)('pull requests and failed runs in Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(!hasChromium)('pull requests and failed runs in Chromium', () => {
   let newest: string;
 
   it('shows each report’s pull request and commit, linked into the repository, and the failed runs', async ({

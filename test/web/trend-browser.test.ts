@@ -93,7 +93,7 @@ function gatePixels(page: Page, score: number): Promise<number> {
  */
 warnWithoutChromium('trend browser test');
 
-describe.skipIf(!hasChromium)('the trend in Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(!hasChromium)('the trend in Chromium', () => {
   it('draws one report as one dot in the middle of its axis, with a tooltip', async ({
     world,
     page,

@@ -59,7 +59,7 @@ const it = dashboardTest
     return { projectId, secret: secret as string, headers };
   });
 
-describe.skipIf(!hasChromium)('webhooks and the audit log in Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(!hasChromium)('webhooks and the audit log in Chromium', () => {
   it('sends a delivery again with "Redeliver": a new delivery of the same body', async ({ base, page, shop, receiver }) => {
     await page.goto(`${base}/projects/${shop.projectId}`);
     const card = page.locator('.webhook', { hasText: receiver.url });
