@@ -24,6 +24,7 @@ import {
   BranchesResponse,
   ChangeItem,
   ChangesQuery,
+  BranchesQuery,
   DEFAULT_TREND_LIMIT,
   ExportQuery,
   ExportResponse,
@@ -89,10 +90,11 @@ export async function reportsRoutes(
       tags,
       summary: "The latest report of each of a project's branches, newest first",
       params: ProjectParams,
+      querystring: BranchesQuery,
       response: { 200: BranchesResponse },
     },
     preValidation: resolveProjectParam(projects, 'view'),
-    handler: async (request) => reports.listBranches(projectOf(request).id),
+    handler: async (request) => reports.listBranches(projectOf(request).id, request.query.include === 'report_count'),
   });
 
   app.get('/projects/:project/pull-requests', {
@@ -124,7 +126,8 @@ export async function reportsRoutes(
     preValidation: resolveProjectParam(projects, 'view'),
     handler: async (request) => {
       // As in the report list: `?branch=` with no name means the reports that have no branch.
-      return reports.trend(projectOf(request).id, branchFilter(request.query.branch), request.query.limit ?? DEFAULT_TREND_LIMIT);
+      const { branch, limit, include } = request.query;
+      return reports.trend(projectOf(request).id, branchFilter(branch), limit ?? DEFAULT_TREND_LIMIT, include === 'commit');
     },
   });
 

@@ -258,7 +258,9 @@ export const BranchesResponse = Type.Object({
   data: Type.Array(
     Type.Object({
       name: NullableString({ description: 'Null for the reports without a branch.' }),
-      report_count: Type.Integer({ minimum: 1, description: 'How many reports the branch has.' }),
+      report_count: Type.Optional(
+        Type.Integer({ minimum: 1, description: 'How many reports the branch has; only with `include=report_count`.' }),
+      ),
       latest_report: ReportListItem,
     }),
   ),
@@ -278,7 +280,19 @@ export type PullRequestItem = Static<typeof PullRequestItem>;
 export const DEFAULT_TREND_LIMIT = 30;
 
 /** E2.1: `GET /projects/{project}/trend?branch=NAME&limit=N`. */
+/** `GET /projects/{project}/branches`: what the dashboard asks for beyond the branch and its latest report. */
+export const BranchesQuery = Type.Object({
+  include: Type.Optional(
+    Type.Literal('report_count', {
+      description: "Adds each branch's number of reports (the dashboard opens on the branch with the most).",
+    }),
+  ),
+});
+
 export const TrendQuery = Type.Object({
+  include: Type.Optional(
+    Type.Literal('commit', { description: "Adds each run's commit to its point (the dashboard's tooltip names it)." }),
+  ),
   branch: Type.Optional(
     Type.String({ maxLength: 1000, description: "Only this branch's reports; empty: the reports without a branch. Absent: every branch." }),
   ),
@@ -293,7 +307,7 @@ export const TrendPoint = Type.Object(
     uuid: Type.String({ format: 'uuid' }),
     analyzed_at: Type.String({ format: 'date-time' }),
     branch: NullableString({ description: 'git_branch of the run.' }),
-    commit: NullableString({ description: 'git_commit of the run.' }),
+    commit: Type.Optional(NullableString({ description: 'git_commit of the run; only with `include=commit`.' })),
     score: Type.Integer({ minimum: 0, maximum: 100 }),
     total_issues: Type.Integer(),
     issues_by_severity: IssuesBySeverity,

@@ -181,15 +181,28 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
       return { data: rows.map(toReportListItem), ...paginationEnvelope({ path, page, total, count: rows.length, filters }) };
     },
 
-    /** E2.1: the last `limit` reports of the project (or of one branch, `null` for none), oldest first. */
-    async trend(projectId: string, branch: string | null | undefined, limit: number) {
-      return { data: (await reports.trend(projectId, branch, limit)).map(toTrendPoint) };
+    /**
+     * E2.1: the last `limit` reports of the project (or of one branch, `null` for none), oldest first.
+     * Each point has exactly E2.1's fields; the dashboard asks for the commit too (`withCommit`).
+     */
+    async trend(projectId: string, branch: string | null | undefined, limit: number, withCommit = false) {
+      const rows = await reports.trend(projectId, branch, limit);
+      return { data: rows.map((row) => (withCommit ? { ...toTrendPoint(row), commit: row.git_commit } : toTrendPoint(row))) };
     },
 
-    /** E1.6: the latest report of each branch of the project, newest first, and how many reports the branch has. */
-    async listBranches(projectId: string) {
+    /**
+     * E1.6: the latest report of each branch of the project, newest first; with `withCount` (the
+     * dashboard's choice of a default branch) also how many reports each branch has.
+     */
+    async listBranches(projectId: string, withCount = false) {
       const rows = await reports.latestPerBranch(projectId);
-      return { data: rows.map((row) => ({ name: row.git_branch, report_count: row.report_count, latest_report: toReportListItem(row) })) };
+      return {
+        data: rows.map((row) => ({
+          name: row.git_branch,
+          ...(withCount ? { report_count: row.report_count } : {}),
+          latest_report: toReportListItem(row),
+        })),
+      };
     },
 
     /** The latest report of each of the project's pull requests, newest first; paginated like D16. */

@@ -2,7 +2,7 @@
  * E2.1 over HTTP: `GET /api/v1/projects/{project}/trend?branch=NAME&limit=N` — the last `limit`
  * reports (default 30, 1..365) of a branch or of every branch, oldest first in D19's order
  * (analyzed_at, then id), each with its score, issues, new/fixed counts (E1.4) and stored gate
- * (E1.8), and its branch and commit (the dashboard's tooltip names the commit); `?branch=` empty names the reports without a branch, as in the report list.
+ * (E1.8); `?branch=` empty names the reports without a branch, as in the report list.
  */
 import { describe, expect } from 'vitest';
 import { appTest } from '../helpers/app-fixture.js';
@@ -48,18 +48,7 @@ const it = appTest({ user: { plan: 'business' } })
       },
   );
 
-const POINT_KEYS = [
-  'analyzed_at',
-  'branch',
-  'commit',
-  'fixed',
-  'gate_passed',
-  'issues_by_severity',
-  'new',
-  'score',
-  'total_issues',
-  'uuid',
-];
+const POINT_KEYS = ['analyzed_at', 'branch', 'fixed', 'gate_passed', 'issues_by_severity', 'new', 'score', 'total_issues', 'uuid'];
 
 describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
   // The user and the project are made first, then the clock moves on.
@@ -94,7 +83,6 @@ describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
       uuid,
       analyzed_at: '2026-11-21T08:00:00.000Z',
       branch: null,
-      commit: null,
       score: 73,
       total_issues: 9,
       issues_by_severity: { critical: 1, high: 2, medium: 3, low: 2, info: 1 },
@@ -165,6 +153,10 @@ describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
       expectApiHeaders(response);
     });
 
+    it('refuses an include other than commit', async ({ trend }) => {
+      expectValidationError(await trend('?include=score'), ['include']);
+    });
+
     it('refuses a branch name over 1000 characters', async ({ trend }) => {
       expectValidationError(await trend(`?branch=${'b'.repeat(1001)}`), ['branch']);
     });
@@ -188,15 +180,21 @@ describe('GET /api/v1/projects/{project}/trend (E2.1)', () => {
       expect(await points('?branch=nothing')).toEqual([]);
     });
 
-    it("gives each point its run's commit, as the upload's metadata sent it", async ({ ctx, apiToken, points }) => {
+    it("adds each run's commit to its point when asked (include=commit, the dashboard's tooltip), and only then", async ({
+      ctx,
+      apiToken,
+      points,
+    }) => {
+      const commit = '9fceb02d0ae598e95dc970b74767f19372d61af8';
       const body = uploadBody([result('sql-injection', 'passed', [])], {
         analyzed_at: '2026-11-21T09:00:00Z',
-        metadata: { git_branch: 'main', git_commit: '9fceb02d0ae598e95dc970b74767f19372d61af8' },
+        metadata: { git_branch: 'main', git_commit: commit },
       });
       await uploadOk(ctx, apiToken, body);
-      expect((await points('?branch=main')).map((p) => [p.branch, p.commit])).toEqual([
-        ['main', '9fceb02d0ae598e95dc970b74767f19372d61af8'],
-      ]);
+      const [plain] = await points('?branch=main');
+      expect(Object.keys(plain!).sort()).toEqual(POINT_KEYS);
+      const [withCommit] = await points('?branch=main&include=commit');
+      expect(withCommit).toEqual({ ...plain, commit });
     });
 
     it('applies the limit within the branch', async ({ points, uploadOn }) => {

@@ -144,7 +144,6 @@ export function toTrendPoint(row: TrendRow): TrendPoint {
     uuid: row.uuid,
     analyzed_at: row.analyzed_at,
     branch: row.git_branch,
-    commit: row.git_commit,
     score: row.score,
     total_issues: row.total_issues,
     issues_by_severity: issuesBySeverityOf(row),

@@ -1062,8 +1062,8 @@ export interface components {
             analyzed_at: string;
             /** @description git_branch of the run. */
             branch: string | null;
-            /** @description git_commit of the run. */
-            commit: string | null;
+            /** @description git_commit of the run; only with `include=commit`. */
+            commit?: string | null;
             score: number;
             total_issues: number;
             issues_by_severity: {
@@ -4617,7 +4617,10 @@ export interface operations {
     };
     listBranches: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Adds each branch's number of reports (the dashboard opens on the branch with the most). */
+                include?: "report_count";
+            };
             header?: never;
             path: {
                 /** @description Project id (UUID). Anything else is a 404. */
@@ -4641,8 +4644,8 @@ export interface operations {
                         data: {
                             /** @description Null for the reports without a branch. */
                             name: string | null;
-                            /** @description How many reports the branch has. */
-                            report_count: number;
+                            /** @description How many reports the branch has; only with `include=report_count`. */
+                            report_count?: number;
                             latest_report: components["schemas"]["ReportListItem"];
                         }[];
                     };
@@ -4736,6 +4739,40 @@ export interface operations {
                         /** @enum {string} */
                         error: "Not Found";
                         message: string;
+                    };
+                };
+            };
+            /** @description Validation failed; `errors` lists every field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation Failed",
+                     *       "message": "The name field is required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Validation Failed";
+                        message: string;
+                        /**
+                         * @description Messages per dotted input path (`settings.fail_on`, `abilities.1`); `message` repeats the first.
+                         * @example {
+                         *       "name": [
+                         *         "The name field is required."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
                     };
                 };
             };
@@ -5065,6 +5102,8 @@ export interface operations {
     getTrend: {
         parameters: {
             query?: {
+                /** @description Adds each run's commit to its point (the dashboard's tooltip names it). */
+                include?: "commit";
                 /** @description Only this branch's reports; empty: the reports without a branch. Absent: every branch. */
                 branch?: string;
                 /** @description How many of the latest reports. */

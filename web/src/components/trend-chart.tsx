@@ -195,7 +195,7 @@ export function TrendChart({ points, caption, axis, onAxis, threshold, repositor
                     <a href={pageUrl('report', { report: point.uuid })}>{formatDate(point.analyzed_at)}</a>
                   </td>
                   <td>{point.score}</td>
-                  <td>{point.commit === null ? '—' : <CommitLink commit={point.commit} links={links} />}</td>
+                  <td>{point.commit == null ? '—' : <CommitLink commit={point.commit} links={links} />}</td>
                   <td>{point.new ?? '—'}</td>
                   <td>{point.fixed ?? '—'}</td>
                   <td>{point.gate_passed === null ? '—' : point.gate_passed ? 'Passed' : 'Failed'}</td>
@@ -223,6 +223,6 @@ function useMediaQuery(query: string): boolean {
 
 /** A point in words, as the slider says it. */
 function pointText(point: TrendPoint): string {
-  const commit = point.commit === null ? '' : `, commit ${shortCommit(point.commit)}`;
+  const commit = point.commit == null ? '' : `, commit ${shortCommit(point.commit)}`;
   return `Score ${point.score}, ${formatDate(point.analyzed_at)}${commit}`;
 }

@@ -27,7 +27,7 @@ export function TrendTooltip(props: { point: TrendPoint | undefined; index: numb
     >
       <strong>Score {point.score}</strong>
       <span>{formatDate(point.analyzed_at)}</span>
-      {point.commit !== null && (
+      {point.commit != null && (
         <span>
           Commit <CommitLink commit={point.commit} links={props.links} />
         </span>

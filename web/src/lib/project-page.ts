@@ -43,23 +43,23 @@ export const DEFAULT_BRANCH_NAMES = ['main', 'master'] as const;
  * most reports; of branches with as many, the one whose latest report is newest (the API lists
  * branches by their latest report, newest first). Not the branch that uploaded last: a release
  * branch's one run would hide the main line. `undefined`: the project has no branch at all.
+ * `report_count` comes with `GET .../branches?include=report_count`.
  */
-export function defaultBranch(branches: readonly { name: string | null; report_count: number }[]): string | null | undefined {
+export function defaultBranch(branches: readonly BranchCount[]): string | null | undefined {
   for (const name of DEFAULT_BRANCH_NAMES) if (branches.some((branch) => branch.name === name)) return name;
-  let most: { name: string | null; report_count: number } | undefined;
-  for (const branch of branches) if (most === undefined || branch.report_count > most.report_count) most = branch;
+  let most: BranchCount | undefined;
+  for (const branch of branches) if (most === undefined || (branch.report_count ?? 0) > (most.report_count ?? 0)) most = branch;
   return most?.name;
 }
+
+type BranchCount = { name: string | null; report_count?: number };
 
 /**
  * Which branch the trend shows: the one in the URL when the project has it, else the default
  * branch (`defaultBranch`). `null` is the reports without a branch; `undefined`: the project has
  * no branch at all.
  */
-export function trendBranch(
-  branches: readonly { name: string | null; report_count: number }[],
-  fromUrl: string | undefined,
-): string | null | undefined {
+export function trendBranch(branches: readonly BranchCount[], fromUrl: string | undefined): string | null | undefined {
   const wanted = fromUrl === undefined ? undefined : fromUrl === '' ? null : fromUrl;
   if (wanted !== undefined && branches.some((branch) => branch.name === wanted)) return wanted;
   return defaultBranch(branches);

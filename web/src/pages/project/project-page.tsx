@@ -33,7 +33,12 @@ export function ProjectPage() {
     [projectId],
   );
   const branches = useApi(
-    async () => (await call(api.GET('/api/v1/projects/{project}/branches', { params: { path: { project: projectId } } }))).data,
+    async () =>
+      (
+        await call(
+          api.GET('/api/v1/projects/{project}/branches', { params: { path: { project: projectId }, query: { include: 'report_count' } } }),
+        )
+      ).data,
     [projectId],
   );
   usePageTitle(project.data?.name ?? 'Project');
@@ -130,7 +135,7 @@ function Trend(props: {
   const trend = useApi(async () => {
     if (branch === undefined) return [];
     // `branch=` (empty) is the API's way to ask for the reports without a branch.
-    const query = { limit: TREND_REPORTS, branch: branch ?? '' };
+    const query = { limit: TREND_REPORTS, branch: branch ?? '', include: 'commit' as const };
     return (await call(api.GET('/api/v1/projects/{project}/trend', { params: { path: { project: props.projectId }, query } }))).data;
   }, [props.projectId, branch]);
 
