@@ -88,7 +88,10 @@ export async function serve(config: Config): Promise<void> {
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     // Bounded: a stuck request must not keep the process alive forever.
     const force = setTimeout(() => {
-      app.log.error('shutdown timed out with requests still in flight; exiting');
+      app.log.error(
+        { shutdownTimeoutMs: config.shutdownTimeoutMs },
+        `shutdown timed out after ${config.shutdownTimeoutMs} ms (SHUTDOWN_TIMEOUT_MS) with requests still in flight; exiting`,
+      );
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, vi } from 'vitest';
 import { test as appTest } from '../helpers/app-fixture.js';
 import { pruneAuditEvents, startAuditRetention } from '../../src/audit/audit-retention.js';
 import type { NewAuditEvent } from '../../src/audit/audit.repository.js';
+import { eventually, nextTurn } from '../helpers/eventually.js';
 
 const it = appTest
   /** `count` events created `daysAgo` days before the fake clock's now. */
@@ -80,8 +81,7 @@ describe('audit retention (E5)', () => {
     const stop = startAuditRetention({ db: ctx.db, clock: ctx.clock, retentionDays: 7, logger, intervalMs: 60_000 });
     const settled = async (expected: string[]) => {
       // The run is database work, on real I/O: let it finish before looking.
-      for (let i = 0; i < 50 && JSON.stringify(await remaining()) !== JSON.stringify(expected); i++)
-        await new Promise((r) => setImmediate(r));
+      await eventually(async () => JSON.stringify(await remaining()) === JSON.stringify(expected), { pause: nextTurn });
       expect(await remaining()).toEqual(expected);
     };
     await settled(['old', 'old']); // nothing before the first run

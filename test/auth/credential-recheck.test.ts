@@ -21,6 +21,7 @@ import { NOT_FOUND, SUBSCRIPTION_REQUIRED, UNAUTHENTICATED } from '../helpers/co
 import { startRaw, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
 import { onPostgres } from '../helpers/test-backend.js';
 import { type TestUser, listenOnLoopback, tokenIdOf } from '../helpers/test-app.js';
+import { HANG_MS } from '../helpers/eventually.js';
 
 const it = sharedAppTest({ env: { UPLOAD_RATE_LIMIT: '1000' } })
   /** The id of the user's first token, or of the one with that name. */
@@ -46,7 +47,7 @@ const it = sharedAppTest({ env: { UPLOAD_RATE_LIMIT: '1000' } })
     'untilQueries',
     ({ ctx }) =>
       async function untilQueries(mark: number, pattern: RegExp, count = 1): Promise<void> {
-        const deadline = Date.now() + 10_000;
+        const deadline = Date.now() + HANG_MS;
         while (ctx.queries.slice(mark).filter((sql) => pattern.test(sql)).length < count) {
           if (Date.now() > deadline) throw new Error(`the server never ran ${count} × ${pattern}`);
           await new Promise((resolve) => setTimeout(resolve, 5));

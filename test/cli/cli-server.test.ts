@@ -17,6 +17,7 @@ import {
 } from './cli-process.js';
 import { NOT_FOUND, NO_TEAM, SUBSCRIPTION_REQUIRED, TOKEN_LIMIT, UNAUTHENTICATED, missingAbility, sha256 } from '../helpers/contract.js';
 import { onPostgres } from '../helpers/test-backend.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * `scoreboard serve` and the operator commands on one database (a SQLite file in WAL mode, or a
@@ -309,7 +310,7 @@ describe('scoreboard serve with a report retention', () => {
     const listed = async () =>
       (await api(server!, 'GET', `/api/v1/projects/${projectId}/reports`, owner.token)).body.data.map((r: { uuid: string }) => r.uuid);
     // The first run is a second after the start.
-    for (let i = 0; i < 100 && (await listed()).length > 2; i++) await new Promise((r) => setTimeout(r, 100));
+    await eventually(async () => (await listed()).length <= 2);
     expect(await listed()).toEqual([uploaded[2], uploaded[1]]);
     expect(server.output()).toContain('deleted reports past their retention');
   });

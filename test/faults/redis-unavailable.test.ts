@@ -6,6 +6,7 @@ import { TOO_MANY_MESSAGE, UNAUTHENTICATED } from '../helpers/contract.js';
 import { http, startServerProcess, type HttpAnswer, type ServerProcess } from '../helpers/server-process.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { onPostgres } from '../helpers/test-backend.js';
+import { HANG_MS } from '../helpers/eventually.js';
 
 /**
  * Issue 7, faults: Redis (the shared rate-limit counters) goes away under a real `scoreboard serve`
@@ -59,7 +60,7 @@ describe.skipIf(!onPostgres)('scoreboard serve when Redis goes away', () => {
 
   /** Counted requests until one reaches Redis again (ioredis reconnects by itself, within ~2 s). */
   async function untilBackOnRedis(): Promise<void> {
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + HANG_MS;
     for (;;) {
       expect((await asUser()).status).toBe(200);
       if ((await readiness()).rate_limit_counters === 'redis') return;

@@ -7,6 +7,7 @@ import { connect, type Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gunzipSync } from 'node:zlib';
+import { HANG_MS } from './eventually.js';
 
 /** The attack's report (bench/heavy-reports.ts). */
 export { longMessageReport } from '../../bench/heavy-reports.js';
@@ -93,7 +94,7 @@ export async function untilStalled(
   queryCount: () => number,
   quietMs = 300,
 ): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + HANG_MS;
   let lastCount = -1;
   let quietSince = Date.now();
   for (;;) {

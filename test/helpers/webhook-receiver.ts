@@ -25,7 +25,7 @@ export interface Receiver {
   script: Behaviour[];
   /** What requests past the script get. */
   otherwise: Behaviour;
-  /** Resolves once `count` requests have arrived. */
+  /** Resolves once `count` requests have arrived; after `timeoutMs` (a hang, not a slow machine) rejects saying how many came. */
   waitFor(count: number, timeoutMs?: number): Promise<void>;
   down(): Promise<void>;
   up(): Promise<void>;
@@ -86,7 +86,7 @@ export async function startReceiver(otherwise: Behaviour = { status: 200 }): Pro
     received,
     script: [],
     otherwise,
-    waitFor(count, timeoutMs = 20_000) {
+    waitFor(count, timeoutMs = 90_000) {
       if (received.length >= count) return Promise.resolve();
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`receiver got ${received.length} of ${count} requests`)), timeoutMs);

@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minimalReport, storedRows } from '../helpers/client-wire.js';
 import { buildTestApp, listenOnLoopback, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { HANG_MS } from '../helpers/eventually.js';
 
 interface LogLine {
   level: number;
@@ -51,7 +52,7 @@ async function dropMidBody(target: string, token: string, body: string): Promise
   // Let the server read what was sent (and identify the request), then vanish.
   await new Promise((resolve) => setTimeout(resolve, 100));
   socket.resetAndDestroy();
-  const deadline = Date.now() + 5_000;
+  const deadline = Date.now() + HANG_MS;
   while (!lines.slice(before).some((line) => /closed the connection/.test(line.msg ?? ''))) {
     if (Date.now() > deadline) throw new Error(`nothing logged about the dropped client:\n${JSON.stringify(lines.slice(before))}`);
     await new Promise((resolve) => setTimeout(resolve, 10));

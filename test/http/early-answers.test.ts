@@ -15,6 +15,7 @@ import { minimalReport, storedRows } from '../helpers/client-wire.js';
 import { sendRaw, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
 import { buildTestApp, listenOnLoopback, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { DISCARD_LIMIT_BYTES } from '../../src/http/early-answer.js';
+import { eventually } from '../helpers/eventually.js';
 
 const it = sharedAppTest({ env: { UPLOAD_RATE_LIMIT: '1000' } });
 
@@ -218,7 +219,7 @@ describe('a client answered early that stops sending (HTTP_REQUEST_TIMEOUT_MS=60
     const started = Date.now();
     const openConnections = () =>
       new Promise<number>((resolve, reject) => slow.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
-    while ((await openConnections()) > 0 && Date.now() - started < 5_000) await new Promise((resolve) => setTimeout(resolve, 25));
+    await eventually(async () => (await openConnections()) === 0);
     const elapsed = Date.now() - started;
     socket.destroy();
 

@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { pruneReports, startReportRetention, type ReportRetention } from '../../src/reports/report-retention.js';
 import { result, uploadBody } from '../helpers/reports-world.js';
 import { uploadOk } from '../helpers/client-wire.js';
+import { eventually, nextTurn } from '../helpers/eventually.js';
 
 const it = appTest({ user: { plan: 'business' } })
   /**
@@ -188,7 +189,7 @@ describe('report retention', () => {
     for (let i = 0; i < 3; i++) await uploadNow('main');
     const settled = async (count: number) => {
       // The run is database work, on real I/O: let it finish before looking.
-      for (let i = 0; i < 100 && (await listed()).length !== count; i++) await new Promise((r) => setImmediate(r));
+      await eventually(async () => (await listed()).length === count, { pause: nextTurn });
       expect(await listed()).toHaveLength(count);
     };
 

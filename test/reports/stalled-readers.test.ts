@@ -13,6 +13,7 @@ import { uploadOk } from '../helpers/client-wire.js';
 import { LogCapture } from '../helpers/log-capture.js';
 import { heldBytes, longMessageReport, stalledRequest, untilStalled } from '../helpers/stalled-reader.js';
 import { buildTestApp, listenOnLoopback, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { eventually } from '../helpers/eventually.js';
 
 const MiB = 1024 * 1024;
 
@@ -132,9 +133,7 @@ describe('D33: a client that stops reading holds a bounded buffer', () => {
       // The chunked body never ends: the client can tell the download is incomplete.
       expect(text.endsWith('\r\n0\r\n\r\n')).toBe(false);
       expect(text).not.toContain('HTTP/1.1 500');
-      const deadline = Date.now() + 5_000;
-      while (!/after its headers were sent/.test(log.text) && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      await eventually(() => /after its headers were sent/.test(log.text));
       const logged = log.text
         .split('\n')
         .slice(linesBefore - 1)

@@ -15,6 +15,7 @@ import { ApiError } from '../../src/wire/api-error.js';
 import { deriveOnLibuv, type DeriveKey, type DeriveRequest } from '../../src/sessions/password-hash.js';
 import { createHashingLane, HASHING_QUEUE_MAX, HASHING_THREADS, type HashingLane } from '../../src/sessions/hashing-lane.js';
 import { PASSWORD, asSession, postSignIn, signIn } from './session-world.js';
+import { HANG_MS } from '../helpers/eventually.js';
 
 /**
  * Real derivations, or, once held, ones that wait for `open()` and answer a wrong key; how many ran
@@ -61,7 +62,7 @@ function heldDerivations() {
 
 /** Resolves once `check` holds, looking every few milliseconds (the app's requests reach the lane in their own time). */
 async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + HANG_MS;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
