@@ -47,7 +47,7 @@ export function ReportResultsSection({ results }: { results: ReportResult[] }) {
               {categoryLabel(group.category)} <span class="muted">({group.results.length})</span>
             </h3>
             <ScrollRegion labelledBy={headingId}>
-              <table class="report-table">
+              <table class="report-table stacked-table">
                 <thead class="report-table-head">
                   <tr>
                     <th scope="col">Analyzer</th>
@@ -61,14 +61,16 @@ export function ReportResultsSection({ results }: { results: ReportResult[] }) {
                 <tbody>
                   {group.results.map((result) => (
                     <tr key={result.analyzer_id}>
-                      <th scope="row" class="report-row-name">
+                      <th scope="row" class="report-row-name" data-label="Analyzer">
                         {result.analyzer_name}
                       </th>
-                      <td>
+                      <td data-label="Status">
                         <span class={`status status-${result.status}`}>{result.status}</span>
                       </td>
-                      <td>{result.message}</td>
-                      <td class="number">{formatNumber(result.issues.length)}</td>
+                      <td data-label="Message">{result.message}</td>
+                      <td class="number" data-label="Issues">
+                        {formatNumber(result.issues.length)}
+                      </td>
                     </tr>
                   ))}
                 </tbody>

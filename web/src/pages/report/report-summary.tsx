@@ -5,7 +5,10 @@ import { api, call } from '../../api/client.js';
 import { asProblem, type Problem } from '../../api/problems.js';
 import type { ReportDetail } from './report-types.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
+import { DangerZone } from '../../components/danger-zone.js';
 import { ProblemMessage } from '../../components/problem-message.js';
+import { ScoreGrade } from '../../components/score-grade.js';
+import { SeverityChip } from '../../components/severity-chip.js';
 import { formatDate, formatNumber } from '../../lib/format.js';
 import { SEVERITIES } from '../../lib/report-view.js';
 
@@ -24,7 +27,9 @@ export function ReportSummary({ report }: { report: ReportDetail }) {
           </div>
           <div>
             <dt>Score</dt>
-            <dd class="score">{report.score}</dd>
+            <dd class="score">
+              <ScoreGrade score={report.score} />
+            </dd>
           </div>
           <div>
             <dt>Analyzers</dt>
@@ -43,7 +48,7 @@ export function ReportSummary({ report }: { report: ReportDetail }) {
           {SEVERITIES.map((severity) => (
             <div key={severity}>
               <dt>
-                <span class={`severity severity-${severity}`}>{severity}</span>
+                <SeverityChip severity={severity} />
               </dt>
               <dd>{formatNumber(report.issues_by_severity[severity])}</dd>
             </div>
@@ -108,7 +113,7 @@ function GatePanel({ gate }: { gate: ReportDetail['gate'] }) {
   );
 }
 
-/** Downloads (plain links: a GET sends the session cookie and needs no CSRF token) and delete. */
+/** Downloads (plain links: a GET sends the session cookie and needs no CSRF token), then deleting, apart in the danger zone. */
 function ReportActions({ report, projectUrl }: { report: ReportDetail; projectUrl: string }) {
   const { route } = useLocation();
   const [problem, setProblem] = useState<Problem | null>(null);
@@ -123,22 +128,29 @@ function ReportActions({ report, projectUrl }: { report: ReportDetail; projectUr
     }
   };
   return (
-    <section class="panel" aria-labelledby="report-actions-title">
-      <h2 id="report-actions-title">Export and delete</h2>
-      <p class="report-actions">
-        <a class="button" href={exportUrl('sarif')} download>
-          Download SARIF
-        </a>
-        <a class="button" href={exportUrl('csv')} download>
-          Download CSV
-        </a>
-      </p>
-      <ProblemMessage problem={problem} />
-      <ConfirmButton
-        label="Delete report"
-        question="Delete this report for good? Its project keeps its other reports."
-        onConfirm={remove}
-      />
-    </section>
+    <>
+      <section class="panel" aria-labelledby="report-actions-title">
+        <h2 id="report-actions-title">Export</h2>
+        <p class="report-actions">
+          <a class="button" href={exportUrl('sarif')} download>
+            Download SARIF
+          </a>
+          <a class="button" href={exportUrl('csv')} download>
+            Download CSV
+          </a>
+        </p>
+      </section>
+      <DangerZone id="report-danger-title">
+        <ProblemMessage problem={problem} />
+        <div class="action">
+          <p>Delete this report. The project keeps its other reports; a later report of its branch gets an older baseline.</p>
+          <ConfirmButton
+            label="Delete report"
+            question="Delete this report for good? Its project keeps its other reports."
+            onConfirm={remove}
+          />
+        </div>
+      </DangerZone>
+    </>
   );
 }

@@ -45,7 +45,7 @@ export function TeamInvitations({ teamId }: { teamId: number }) {
                 <button
                   type="button"
                   class="secondary"
-                  aria-label={`Cancel the invitation for ${invitation.email}`}
+                  aria-label={`Cancel invitation for ${invitation.email}`}
                   onClick={() => void cancel(invitation.id, invitation.email)}
                 >
                   Cancel invitation
