@@ -9,7 +9,7 @@ import { dashboardTest, expectAccessible, hasChromium, screenshot, startDashboar
  * Issue 31 items 6 and 7 in Chromium: every page of the dashboard, filled with what makes a page
  * wide (a long email, a long branch, pull requests, failed runs, a webhook's deliveries, audit
  * events), at 375 and at 1440 px: the page never scrolls sideways, axe-core finds no serious or
- * critical violation in light or in dark mode, and a screenshot of each is taken at both widths.
+ * critical violation in light or in dark mode, and screenshots of each are taken at both widths in both.
  */
 warnWithoutChromium('every page at both widths browser test');
 
@@ -117,9 +117,9 @@ async function checkPage(page: Page, name: string, ready: (page: Page) => Promis
       await expect.poll(fits, { message: `${name} at ${width} px` }).toBe('fits');
       await expectAccessible(page, `${name} at ${width} px, ${scheme}`);
     }
+    await screenshot(page, scheme === 'light' ? `every-${name}` : `every-${name}-dark`);
   }
   await page.emulateMedia({ colorScheme: 'light' });
-  await screenshot(page, `every-${name}`);
 }
 
 const h1 = (text: string | RegExp) => (page: Page) => page.getByRole('heading', { name: text, level: 1 }).waitFor();

@@ -194,11 +194,19 @@ export function TrendChart({ points, caption, axis, onAxis, threshold, repositor
                   <td data-label="Analyzed">
                     <a href={pageUrl('report', { report: point.uuid })}>{formatDate(point.analyzed_at)}</a>
                   </td>
-                  <td data-label="Score">{point.score}</td>
+                  <td class="short" data-label="Score">
+                    {point.score}
+                  </td>
                   <td data-label="Commit">{point.commit === null ? '—' : <CommitLink commit={point.commit} links={links} />}</td>
-                  <td data-label="New">{point.new ?? '—'}</td>
-                  <td data-label="Fixed">{point.fixed ?? '—'}</td>
-                  <td data-label="Gate">{point.gate_passed === null ? '—' : point.gate_passed ? 'Passed' : 'Failed'}</td>
+                  <td class="short" data-label="New">
+                    {point.new ?? '—'}
+                  </td>
+                  <td class="short" data-label="Fixed">
+                    {point.fixed ?? '—'}
+                  </td>
+                  <td class="short" data-label="Gate">
+                    {point.gate_passed === null ? '—' : point.gate_passed ? 'Passed' : 'Failed'}
+                  </td>
                 </tr>
               ))}
             </tbody>

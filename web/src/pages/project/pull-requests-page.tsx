@@ -71,7 +71,7 @@ function PullRequests({ projectId, links }: { projectId: string; links: CodeLink
                   <td data-label="Score" class="number">
                     <ScoreGrade score={report.score} />
                   </td>
-                  <td data-label="Gate">
+                  <td class="short" data-label="Gate">
                     {report.gate === null ? (
                       '—'
                     ) : (

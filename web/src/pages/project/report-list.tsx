@@ -102,7 +102,7 @@ export function ReportList({ projectId, branches, branch, page, links, onChange 
                   <td class="number" data-label="Score">
                     <ScoreGrade score={report.score} />
                   </td>
-                  <td data-label="Gate">
+                  <td class="short" data-label="Gate">
                     {report.gate === null ? (
                       '—'
                     ) : (

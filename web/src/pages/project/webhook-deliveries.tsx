@@ -66,7 +66,9 @@ export function WebhookDeliveries({ projectId, webhookId, url }: { projectId: st
                 <tr key={delivery.id}>
                   <td data-label="Created">{formatDate(delivery.created_at)}</td>
                   <td data-label="Event">{delivery.event}</td>
-                  <td data-label="Status">{delivery.status}</td>
+                  <td class="short" data-label="Status">
+                    {delivery.status}
+                  </td>
                   <td class="number" data-label="Attempts">
                     {delivery.attempts}
                   </td>

@@ -61,10 +61,10 @@ export function ReportResultsSection({ results }: { results: ReportResult[] }) {
                 <tbody>
                   {group.results.map((result) => (
                     <tr key={result.analyzer_id}>
-                      <th scope="row" class="report-row-name" data-label="Analyzer">
+                      <th scope="row" class="report-row-name">
                         {result.analyzer_name}
                       </th>
-                      <td data-label="Status">
+                      <td class="short" data-label="Status">
                         <span class={`status status-${result.status}`}>{result.status}</span>
                       </td>
                       <td data-label="Message">{result.message}</td>

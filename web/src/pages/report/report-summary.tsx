@@ -12,9 +12,8 @@ import { SeverityChip } from '../../components/severity-chip.js';
 import { formatDate, formatNumber } from '../../lib/format.js';
 import { SEVERITIES } from '../../lib/report-view.js';
 
-/** The overview: the report's figures, its gate in words, its downloads and its deletion (where it comes from is in the page's header). */
+/** The overview: the report's figures and its gate in words (where it comes from is in the page's header). */
 export function ReportSummary({ report }: { report: ReportDetail }) {
-  const projectUrl = pageUrl('project', { project: report.project_id });
   const { changes } = report;
   return (
     <>
@@ -84,7 +83,6 @@ export function ReportSummary({ report }: { report: ReportDetail }) {
         )}
       </section>
       <GatePanel gate={report.gate} />
-      <ReportActions report={report} projectUrl={projectUrl} />
     </>
   );
 }
@@ -114,8 +112,9 @@ function GatePanel({ gate }: { gate: ReportDetail['gate'] }) {
 }
 
 /** Downloads (plain links: a GET sends the session cookie and needs no CSRF token), then deleting, apart in the danger zone. */
-function ReportActions({ report, projectUrl }: { report: ReportDetail; projectUrl: string }) {
+export function ReportActions({ report }: { report: ReportDetail }) {
   const { route } = useLocation();
+  const projectUrl = pageUrl('project', { project: report.project_id });
   const [problem, setProblem] = useState<Problem | null>(null);
   const exportUrl = (format: 'sarif' | 'csv') => `/api/v1/reports/${encodeURIComponent(report.uuid)}/export?format=${format}`;
   const remove = async () => {
