@@ -36,7 +36,12 @@ const badgeTest = (options: AppOptions = {}) =>
 const it = badgeTest();
 
 describe('the badge rate limit: 600 a minute per key (E2.3)', () => {
-  it('serves 600 requests of one key in a window, from one address, then 429 with Retry-After; another key is unaffected', async ({ ctx, key, otherKey, badge }) => {
+  it('serves 600 requests of one key in a window, from one address, then 429 with Retry-After; another key is unaffected', async ({
+    ctx,
+    key,
+    otherKey,
+    badge,
+  }) => {
     const files = ['score.svg', 'gate.svg', 'score.json'];
     for (let i = 1; i <= BUDGET; i++) {
       // The three files of a key share its budget.
