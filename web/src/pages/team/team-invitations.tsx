@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, call } from '../../api/client.js';
 import { asProblem, type Problem } from '../../api/problems.js';
+import { EmailAddress } from '../../components/email-address.js';
 import { Field } from '../../components/field.js';
 import { ProblemMessage } from '../../components/problem-message.js';
 import { formatDate } from '../../lib/format.js';
@@ -39,7 +40,10 @@ export function TeamInvitations({ teamId }: { teamId: number }) {
             {invitations.data.map((invitation) => (
               <li key={invitation.id}>
                 <span>
-                  <strong>{invitation.email}</strong> as {ROLE_LABELS[invitation.role]}
+                  <strong>
+                    <EmailAddress email={invitation.email} />
+                  </strong>{' '}
+                  as {ROLE_LABELS[invitation.role]}
                   <span class="hint"> · expires {formatDate(invitation.expires_at)}</span>
                 </span>
                 <button
