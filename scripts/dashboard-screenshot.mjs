@@ -1,7 +1,8 @@
 // `npm run docs:screenshot`: regenerates docs/dashboard.png, the README's picture of the dashboard.
 // A throwaway service (dist/: run `npm run build` first) on a temporary SQLite file, a user with a
 // password, a project with six runs of the client package's real fixture, and Debian's Chromium
-// (CHROMIUM_PATH to use another) signed in on the project page, 1440 px wide.
+// (CHROMIUM_PATH to use another) signed in on the project page, 1440 px wide and tall enough to show
+// the trend, the branches and the reports with their grades.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,7 +63,7 @@ try {
       '--no-first-run',
     ],
   });
-  const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  const page = await browser.newPage({ viewport: { width: 1440, height: 1500 } });
   const projectPage = `/projects/${project.id}?branch=main`;
   await page.goto(`${base}/sign-in?next=${encodeURIComponent(projectPage)}`);
   await page.getByLabel('Email').fill(EMAIL);

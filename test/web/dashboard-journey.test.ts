@@ -178,7 +178,7 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', () => {
     const invite = page.locator('form', { has: page.getByRole('heading', { name: 'Invite someone' }) });
     await invite.getByLabel('Email').fill(colleague.email);
     await invite.getByRole('button', { name: 'Send invitation' }).click();
-    await page.getByRole('button', { name: `Cancel the invitation for ${colleague.email}` }).waitFor();
+    await page.getByRole('button', { name: `Cancel invitation for ${colleague.email}` }).waitFor();
 
     const other = await world.browser.newPage({ viewport: { width: 375, height: 800 } });
     try {

@@ -144,7 +144,8 @@ describe.skipIf(!hasChromium)('the project page in Chromium', () => {
   }) => {
     expect(await upload('report-small', token, 'feature/checkout', '2026-11-22T08:00:00+00:00')).toBe(201);
     await page.reload();
-    expect(await page.locator('.branch-list .card h3').allTextContents()).toEqual(['feature/checkout', 'main']);
+    // The branches come after the reload's first paint: waited for, not read at once.
+    await expect.poll(() => page.locator('.branch-list .card h3').allTextContents()).toEqual(['feature/checkout', 'main']);
     await expect.poll(() => page.locator('#trend-branch').inputValue()).toBe('main');
     await expect.poll(() => page.locator('#trend-summary').textContent()).toMatch(/^2 reports/);
 

@@ -140,7 +140,7 @@ describe.skipIf(!hasChromium)('pull requests and failed runs in Chromium', () =>
       .first()
       .getByRole('link', { name: `${count} new issues` })
       .click();
-    await page.waitForURL(`${base}/reports/${newest}?kind=new`);
+    await page.waitForURL(`${base}/reports/${newest}?tab=new`);
     // What the person came for: a new issue of that pull request, on its report's page.
     await page.getByText(changes.data[0].message).first().waitFor();
     expect(watch.pageErrors).toEqual([]);

@@ -3,7 +3,7 @@ import { failureHeadline, newIssuesUrl, runContext, shortCommit } from '../../we
 
 describe('pull requests and failed runs on the project page (issue 31 item 4)', () => {
   it('links to a report page that shows only its new issues', () => {
-    expect(newIssuesUrl('0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b')).toBe('/reports/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b?kind=new');
+    expect(newIssuesUrl('0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b')).toBe('/reports/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b?tab=new');
   });
 
   it('names a failed run by its label, else its reason in words, else says it failed', () => {

@@ -77,7 +77,7 @@ describe.skipIf(!hasChromium)('the team, invitations and audit log pages in Chro
     await invite.getByLabel('Email').fill(BOB.email);
     expect(await invite.getByLabel('Role').inputValue()).toBe('member');
     await invite.getByRole('button', { name: 'Send invitation' }).click();
-    await ada.getByRole('button', { name: `Cancel the invitation for ${BOB.email}` }).waitFor();
+    await ada.getByRole('button', { name: `Cancel invitation for ${BOB.email}` }).waitFor();
     expect(await ada.locator('#field-email-errors').count()).toBe(0);
   });
 

@@ -177,7 +177,7 @@ export function TrendChart({ points, caption, axis, onAxis, threshold, repositor
       <details>
         <summary>The scores as a table</summary>
         <ScrollRegion label="Scores of the trend">
-          <table>
+          <table class="stacked-table">
             <thead>
               <tr>
                 <th scope="col">Analyzed</th>
@@ -191,14 +191,22 @@ export function TrendChart({ points, caption, axis, onAxis, threshold, repositor
             <tbody>
               {points.map((point) => (
                 <tr key={point.uuid}>
-                  <td>
+                  <td data-label="Analyzed">
                     <a href={pageUrl('report', { report: point.uuid })}>{formatDate(point.analyzed_at)}</a>
                   </td>
-                  <td>{point.score}</td>
-                  <td>{point.commit == null ? '—' : <CommitLink commit={point.commit} links={links} />}</td>
-                  <td>{point.new ?? '—'}</td>
-                  <td>{point.fixed ?? '—'}</td>
-                  <td>{point.gate_passed === null ? '—' : point.gate_passed ? 'Passed' : 'Failed'}</td>
+                  <td class="short" data-label="Score">
+                    {point.score}
+                  </td>
+                  <td data-label="Commit">{point.commit == null ? '—' : <CommitLink commit={point.commit} links={links} />}</td>
+                  <td class="short" data-label="New">
+                    {point.new ?? '—'}
+                  </td>
+                  <td class="short" data-label="Fixed">
+                    {point.fixed ?? '—'}
+                  </td>
+                  <td class="short" data-label="Gate">
+                    {point.gate_passed === null ? '—' : point.gate_passed ? 'Passed' : 'Failed'}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -9,9 +9,9 @@ type FailureReason = (typeof FAILURE_REASONS)[number];
  * which git context it carried.
  */
 
-/** The report page showing only the report's new issues (its changes list, filtered by the `kind` in its URL). */
+/** The report page's New section (`?tab=new`, the report page's sections in lib/report-tabs.ts): the report's new issues only. */
 export function newIssuesUrl(report: string): string {
-  return `${pageUrl('report', { report })}?kind=new`;
+  return `${pageUrl('report', { report })}?tab=new`;
 }
 
 /** The client's failure reasons in words, for a failed run that sent no label of its own. */

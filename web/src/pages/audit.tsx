@@ -165,7 +165,7 @@ function AuditTable({ events, caption }: { events: AuditEvent[]; caption: string
   const now = new Date();
   return (
     <ScrollRegion labelledBy="audit-caption">
-      <table class="audit-table">
+      <table class="audit-table stacked-table">
         <caption id="audit-caption">{caption}</caption>
         <thead>
           <tr>
@@ -180,7 +180,7 @@ function AuditTable({ events, caption }: { events: AuditEvent[]; caption: string
         <tbody>
           {events.map((event) => (
             <tr key={event.id}>
-              <td class="audit-when">
+              <td class="audit-when" data-label="When">
                 {event.created_at === null ? (
                   '—'
                 ) : (
@@ -189,17 +189,17 @@ function AuditTable({ events, caption }: { events: AuditEvent[]; caption: string
                   </time>
                 )}
               </td>
-              <td>
+              <td data-label="Action">
                 <code>{event.action}</code>
               </td>
-              <td>{formatActor(event.actor)}</td>
-              <td>
+              <td data-label="Actor">{formatActor(event.actor)}</td>
+              <td data-label="Target">
                 <Part part={formatTarget(event.target)} names={names} />
               </td>
-              <td class="audit-details-cell">
+              <td class="audit-details-cell" data-label="Details">
                 <AuditDetails details={event.details} names={names} />
               </td>
-              <td>{event.ip ?? '—'}</td>
+              <td data-label="IP">{event.ip ?? '—'}</td>
             </tr>
           ))}
         </tbody>

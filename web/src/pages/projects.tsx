@@ -6,6 +6,7 @@ import { asProblem, type Problem } from '../api/problems.js';
 import type { Project, TrendPoint } from '../api/types.js';
 import { useAppState } from '../app-context.js';
 import { ProblemMessage } from '../components/problem-message.js';
+import { ScoreGrade } from '../components/score-grade.js';
 import { ScoreSparkline } from '../components/score-sparkline.js';
 import { switchCurrentTeam } from '../components/team-switcher.js';
 import { recentTrend } from '../lib/trend-cache.js';
@@ -122,7 +123,7 @@ function ProjectRow({ project }: { project: Project }) {
       <dl class="project-facts">
         <div>
           <dt>Score</dt>
-          <dd class="score">{score === undefined ? <span class="muted">No reports yet</span> : score}</dd>
+          <dd class="score">{score === undefined ? <span class="muted">No reports yet</span> : <ScoreGrade score={score} large />}</dd>
         </div>
         <div>
           <dt>Gate</dt>

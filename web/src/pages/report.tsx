@@ -12,7 +12,7 @@ import { FixedIssues } from './report/fixed-issues.js';
 import { IssueBrowser } from './report/issue-browser.js';
 import { ReportContext, StickySummary } from './report/report-header.js';
 import { ReportResultsSection } from './report/report-results.js';
-import { ReportSummary } from './report/report-summary.js';
+import { ReportActions, ReportSummary } from './report/report-summary.js';
 import { ReportTabs } from './report/report-tabs.js';
 
 /**
@@ -80,6 +80,7 @@ export function ReportPage() {
         <>
           <ReportSummary report={report.data} />
           <ReportResultsSection results={results} />
+          <ReportActions report={report.data} />
         </>
       )}
       {tab === 'new' && (

@@ -4,10 +4,11 @@ import { api, call } from '../../api/client.js';
 import { asProblem, type Problem } from '../../api/problems.js';
 import type { Project } from '../../api/types.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
+import { DangerZone } from '../../components/danger-zone.js';
 import { ProblemMessage } from '../../components/problem-message.js';
 import { ShownOnce } from '../../components/shown-once.js';
 
-/** What changes a project as a whole: a new API token, archiving (no more uploads), deleting it with its reports. */
+/** What changes a project as a whole and cannot be taken back: a new API token, archiving (no more uploads), deleting it with its reports. */
 export function ProjectActions({ project, onChanged }: { project: Project; onChanged: () => void }) {
   const { route } = useLocation();
   const [problem, setProblem] = useState<Problem | null>(null);
@@ -24,8 +25,7 @@ export function ProjectActions({ project, onChanged }: { project: Project; onCha
   };
   const archived = project.archived_at !== null;
   return (
-    <section class="panel stack" aria-labelledby="actions-title">
-      <h2 id="actions-title">Token, archive, delete</h2>
+    <DangerZone id="danger-title">
       <ProblemMessage problem={problem} />
       {token && (
         <ShownOnce
@@ -82,6 +82,6 @@ export function ProjectActions({ project, onChanged }: { project: Project; onCha
           })}
         />
       </div>
-    </section>
+    </DangerZone>
   );
 }

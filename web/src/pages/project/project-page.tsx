@@ -3,6 +3,7 @@ import { pageUrl } from '../../../../src/dashboard/dashboard-pages.js';
 import { api, call } from '../../api/client.js';
 import { plural } from '../../api/problems.js';
 import type { paths } from '../../api/schema.js';
+import { ScoreGrade } from '../../components/score-grade.js';
 import { CopyButton } from '../../components/copy-button.js';
 import { ProblemMessage } from '../../components/problem-message.js';
 import { TrendChart } from '../../components/trend-chart.js';
@@ -182,7 +183,7 @@ function BranchList({ branches }: { branches: Branches }) {
         <li key={name ?? ''} class="card">
           <h3>{branchLabel(name)}</h3>
           <p>
-            Latest report: <a href={pageUrl('report', { report: report.uuid })}>score {report.score}</a>
+            <a href={pageUrl('report', { report: report.uuid })}>Latest report</a>: score <ScoreGrade score={report.score} />
             {report.gate && (
               <span class={report.gate.passed ? 'gate gate-passed' : 'gate gate-failed'}>
                 {report.gate.passed ? ' · gate passed' : ' · gate failed'}

@@ -3,6 +3,7 @@ import { pageUrl } from '../../../../src/dashboard/dashboard-pages.js';
 import { api, call } from '../../api/client.js';
 import { plural } from '../../api/problems.js';
 import { ProblemMessage } from '../../components/problem-message.js';
+import { ScoreGrade } from '../../components/score-grade.js';
 import { ScrollRegion } from '../../components/scroll-region.js';
 import type { CodeLinks } from '../../lib/code-links.js';
 import { formatDate } from '../../lib/format.js';
@@ -42,7 +43,7 @@ function PullRequests({ projectId, links }: { projectId: string; links: CodeLink
       )}
       {data && data.data.length > 0 && (
         <ScrollRegion label="Pull requests">
-          <table class="report-table pull-requests">
+          <table class="report-table pull-requests stacked-table">
             <thead>
               <tr>
                 <th scope="col">Pull request</th>
@@ -59,7 +60,7 @@ function PullRequests({ projectId, links }: { projectId: string; links: CodeLink
             <tbody>
               {data.data.map(({ pull_request: number, latest_report: report }) => (
                 <tr key={number}>
-                  <th scope="row">
+                  <th scope="row" data-label="Pull request">
                     <PullRequestRef number={number} base={report.base_branch} links={links} />
                   </th>
                   <td data-label="Branch">{report.branch === null ? '—' : <BranchName name={report.branch} />}</td>
@@ -68,9 +69,9 @@ function PullRequests({ projectId, links }: { projectId: string; links: CodeLink
                   </td>
                   <td data-label="Commit">{report.commit === null ? '—' : <CommitRef sha={report.commit} links={links} />}</td>
                   <td data-label="Score" class="number">
-                    {report.score}
+                    <ScoreGrade score={report.score} />
                   </td>
-                  <td data-label="Gate">
+                  <td class="short" data-label="Gate">
                     {report.gate === null ? (
                       '—'
                     ) : (

@@ -1,4 +1,5 @@
 import { pageUrl } from '../../../../src/dashboard/dashboard-pages.js';
+import { ScoreGrade } from '../../components/score-grade.js';
 import { ScrollRegion } from '../../components/scroll-region.js';
 import { api, call } from '../../api/client.js';
 import { ProblemMessage } from '../../components/problem-message.js';
@@ -64,7 +65,7 @@ export function ReportList({ projectId, branches, branch, page, links, onChange 
       )}
       {reports.data && reports.data.data.length > 0 && (
         <ScrollRegion label="Reports">
-          <table class="report-table project-reports">
+          <table class="report-table project-reports stacked-table">
             <thead>
               <tr>
                 <th scope="col">Analyzed</th>
@@ -86,20 +87,22 @@ export function ReportList({ projectId, branches, branch, page, links, onChange 
             <tbody>
               {reports.data.data.map((report) => (
                 <tr key={report.uuid}>
-                  <th scope="row">
+                  <th scope="row" data-label="Analyzed">
                     <a href={pageUrl('report', { report: report.uuid })}>{formatDate(report.analyzed_at)}</a>
                   </th>
-                  <td>{report.branch === null ? '—' : <BranchName name={report.branch} />}</td>
-                  <td>
+                  <td data-label="Branch">{report.branch === null ? '—' : <BranchName name={report.branch} />}</td>
+                  <td data-label="Pull request">
                     {report.pull_request === null ? (
                       '—'
                     ) : (
                       <PullRequestRef number={report.pull_request} base={report.base_branch} links={links} />
                     )}
                   </td>
-                  <td>{report.commit === null ? '—' : <CommitRef sha={report.commit} links={links} />}</td>
-                  <td class="number">{report.score}</td>
-                  <td>
+                  <td data-label="Commit">{report.commit === null ? '—' : <CommitRef sha={report.commit} links={links} />}</td>
+                  <td class="number" data-label="Score">
+                    <ScoreGrade score={report.score} />
+                  </td>
+                  <td class="short" data-label="Gate">
                     {report.gate === null ? (
                       '—'
                     ) : (
@@ -108,8 +111,12 @@ export function ReportList({ projectId, branches, branch, page, links, onChange 
                       </span>
                     )}
                   </td>
-                  <td class="number">{report.changes.new ?? '—'}</td>
-                  <td class="number">{report.changes.fixed ?? '—'}</td>
+                  <td class="number" data-label="New">
+                    {report.changes.new ?? '—'}
+                  </td>
+                  <td class="number" data-label="Fixed">
+                    {report.changes.fixed ?? '—'}
+                  </td>
                 </tr>
               ))}
             </tbody>

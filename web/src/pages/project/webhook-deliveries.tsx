@@ -48,7 +48,7 @@ export function WebhookDeliveries({ projectId, webhookId, url }: { projectId: st
       {deliveries.data?.data.length === 0 && <p class="muted">No deliveries yet. Send a ping to try the webhook.</p>}
       {deliveries.data && deliveries.data.data.length > 0 && (
         <ScrollRegion label={`Deliveries to ${url}`}>
-          <table class="report-table">
+          <table class="report-table stacked-table">
             <thead>
               <tr>
                 <th scope="col">Created</th>
@@ -64,12 +64,18 @@ export function WebhookDeliveries({ projectId, webhookId, url }: { projectId: st
             <tbody>
               {deliveries.data.data.map((delivery) => (
                 <tr key={delivery.id}>
-                  <td>{formatDate(delivery.created_at)}</td>
-                  <td>{delivery.event}</td>
-                  <td>{delivery.status}</td>
-                  <td class="number">{delivery.attempts}</td>
-                  <td>{delivery.response_status === null ? (delivery.error ?? '—') : `HTTP ${delivery.response_status}`}</td>
-                  <td>
+                  <td data-label="Created">{formatDate(delivery.created_at)}</td>
+                  <td data-label="Event">{delivery.event}</td>
+                  <td class="short" data-label="Status">
+                    {delivery.status}
+                  </td>
+                  <td class="number" data-label="Attempts">
+                    {delivery.attempts}
+                  </td>
+                  <td data-label="Response">
+                    {delivery.response_status === null ? (delivery.error ?? '—') : `HTTP ${delivery.response_status}`}
+                  </td>
+                  <td class="stacked-action">
                     {/* Its name says which delivery: every row has one. */}
                     <button
                       type="button"

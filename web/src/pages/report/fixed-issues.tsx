@@ -1,6 +1,7 @@
 import { useLocation } from 'preact-iso';
 import { api, call } from '../../api/client.js';
 import { ProblemMessage } from '../../components/problem-message.js';
+import { SeverityChip } from '../../components/severity-chip.js';
 import { formatNumber } from '../../lib/format.js';
 import { useApi } from '../../lib/use-api.js';
 import { choiceParam, pageParam, SEVERITIES, withQuery } from '../../lib/report-view.js';
@@ -74,7 +75,7 @@ export function FixedIssues({
               {rows.map((row) => (
                 <li key={row.fingerprint} class="issue">
                   <p class="issue-message">
-                    <span class={`severity severity-${row.severity}`}>{row.severity}</span>
+                    <SeverityChip severity={row.severity} />
                     <span>{row.message}</span>
                     <span class="change change-fixed">Fixed</span>
                   </p>

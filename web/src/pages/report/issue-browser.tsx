@@ -1,5 +1,6 @@
 import { useLocation } from 'preact-iso';
 import { useEffect, useMemo } from 'preact/hooks';
+import { SeverityChip } from '../../components/severity-chip.js';
 import { formatNumber } from '../../lib/format.js';
 import {
   GROUPINGS,
@@ -12,7 +13,7 @@ import {
   searchEntries,
   sortEntries,
 } from '../../lib/issue-search.js';
-import { choiceParam, pageOf, pageParam, withQuery } from '../../lib/report-view.js';
+import { choiceParam, pageOf, pageParam, type Severity, withQuery } from '../../lib/report-view.js';
 import { CodeSnippet } from './code-snippet.js';
 import { FilePath } from './file-path.js';
 import { Pagination } from './pagination.js';
@@ -128,7 +129,7 @@ function emptyText(kind: IssueListKind): string {
 }
 
 function GroupTitle({ grouping, value, fileLink }: { grouping: Grouping; value: string; fileLink: IssueBrowserProps['fileLink'] }) {
-  if (grouping === 'severity') return <span class={`severity severity-${value}`}>{value}</span>;
+  if (grouping === 'severity') return <SeverityChip severity={value as Severity} />;
   if (grouping === 'analyzer') return <>{value}</>;
   if (value === '') return <>No file</>;
   return <FilePath file={value} href={fileLink?.(value)} />;
@@ -139,7 +140,7 @@ function IssueItem({ entry, grouping, fileLink }: { entry: Entry; grouping: Grou
   return (
     <li class="issue">
       <p class="issue-message">
-        {grouping !== 'severity' && <span class={`severity severity-${entry.severity}`}>{entry.severity}</span>}
+        {grouping !== 'severity' && <SeverityChip severity={entry.severity} />}
         <span>{entry.message}</span>
         {entry.change === 'new' && <span class="tag">New</span>}
       </p>

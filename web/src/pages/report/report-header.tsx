@@ -1,6 +1,7 @@
 import { pageUrl } from '../../../../src/dashboard/dashboard-pages.js';
 import type { CodeLinks } from '../../lib/code-links.js';
 import { pullRequestLabel } from '../../lib/code-links.js';
+import { ScoreGrade } from '../../components/score-grade.js';
 import { formatNumber } from '../../lib/format.js';
 import { scoreSentence } from '../../lib/report-tabs.js';
 import type { ReportDetail } from './report-types.js';
@@ -62,7 +63,7 @@ export function StickySummary({ report }: { report: ReportDetail }) {
   return (
     <section class="report-sticky" aria-label="Report at a glance">
       <span class="report-sticky-score">
-        Score <strong>{report.score}</strong>
+        Score <ScoreGrade score={report.score} large />
       </span>
       {gate === null ? (
         <span class="muted">No gate</span>

@@ -47,7 +47,7 @@ export function ReportResultsSection({ results }: { results: ReportResult[] }) {
               {categoryLabel(group.category)} <span class="muted">({group.results.length})</span>
             </h3>
             <ScrollRegion labelledBy={headingId}>
-              <table class="report-table">
+              <table class="report-table stacked-table">
                 <thead class="report-table-head">
                   <tr>
                     <th scope="col">Analyzer</th>
@@ -64,11 +64,13 @@ export function ReportResultsSection({ results }: { results: ReportResult[] }) {
                       <th scope="row" class="report-row-name">
                         {result.analyzer_name}
                       </th>
-                      <td>
+                      <td class="short" data-label="Status">
                         <span class={`status status-${result.status}`}>{result.status}</span>
                       </td>
-                      <td>{result.message}</td>
-                      <td class="number">{formatNumber(result.issues.length)}</td>
+                      <td data-label="Message">{result.message}</td>
+                      <td class="number" data-label="Issues">
+                        {formatNumber(result.issues.length)}
+                      </td>
                     </tr>
                   ))}
                 </tbody>

@@ -5,13 +5,15 @@ import { api, call } from '../../api/client.js';
 import { asProblem, type Problem } from '../../api/problems.js';
 import type { ReportDetail } from './report-types.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
+import { DangerZone } from '../../components/danger-zone.js';
 import { ProblemMessage } from '../../components/problem-message.js';
+import { ScoreGrade } from '../../components/score-grade.js';
+import { SeverityChip } from '../../components/severity-chip.js';
 import { formatDate, formatNumber } from '../../lib/format.js';
 import { SEVERITIES } from '../../lib/report-view.js';
 
-/** The overview: the report's figures, its gate in words, its downloads and its deletion (where it comes from is in the page's header). */
+/** The overview: the report's figures and its gate in words (where it comes from is in the page's header). */
 export function ReportSummary({ report }: { report: ReportDetail }) {
-  const projectUrl = pageUrl('project', { project: report.project_id });
   const { changes } = report;
   return (
     <>
@@ -24,7 +26,9 @@ export function ReportSummary({ report }: { report: ReportDetail }) {
           </div>
           <div>
             <dt>Score</dt>
-            <dd class="score">{report.score}</dd>
+            <dd class="score">
+              <ScoreGrade score={report.score} />
+            </dd>
           </div>
           <div>
             <dt>Analyzers</dt>
@@ -43,7 +47,7 @@ export function ReportSummary({ report }: { report: ReportDetail }) {
           {SEVERITIES.map((severity) => (
             <div key={severity}>
               <dt>
-                <span class={`severity severity-${severity}`}>{severity}</span>
+                <SeverityChip severity={severity} />
               </dt>
               <dd>{formatNumber(report.issues_by_severity[severity])}</dd>
             </div>
@@ -79,7 +83,6 @@ export function ReportSummary({ report }: { report: ReportDetail }) {
         )}
       </section>
       <GatePanel gate={report.gate} />
-      <ReportActions report={report} projectUrl={projectUrl} />
     </>
   );
 }
@@ -108,9 +111,10 @@ function GatePanel({ gate }: { gate: ReportDetail['gate'] }) {
   );
 }
 
-/** Downloads (plain links: a GET sends the session cookie and needs no CSRF token) and delete. */
-function ReportActions({ report, projectUrl }: { report: ReportDetail; projectUrl: string }) {
+/** Downloads (plain links: a GET sends the session cookie and needs no CSRF token), then deleting, apart in the danger zone. */
+export function ReportActions({ report }: { report: ReportDetail }) {
   const { route } = useLocation();
+  const projectUrl = pageUrl('project', { project: report.project_id });
   const [problem, setProblem] = useState<Problem | null>(null);
   const exportUrl = (format: 'sarif' | 'csv') => `/api/v1/reports/${encodeURIComponent(report.uuid)}/export?format=${format}`;
   const remove = async () => {
@@ -123,22 +127,29 @@ function ReportActions({ report, projectUrl }: { report: ReportDetail; projectUr
     }
   };
   return (
-    <section class="panel" aria-labelledby="report-actions-title">
-      <h2 id="report-actions-title">Export and delete</h2>
-      <p class="report-actions">
-        <a class="button" href={exportUrl('sarif')} download>
-          Download SARIF
-        </a>
-        <a class="button" href={exportUrl('csv')} download>
-          Download CSV
-        </a>
-      </p>
-      <ProblemMessage problem={problem} />
-      <ConfirmButton
-        label="Delete report"
-        question="Delete this report for good? Its project keeps its other reports."
-        onConfirm={remove}
-      />
-    </section>
+    <>
+      <section class="panel" aria-labelledby="report-actions-title">
+        <h2 id="report-actions-title">Export</h2>
+        <p class="report-actions">
+          <a class="button" href={exportUrl('sarif')} download>
+            Download SARIF
+          </a>
+          <a class="button" href={exportUrl('csv')} download>
+            Download CSV
+          </a>
+        </p>
+      </section>
+      <DangerZone id="report-danger-title">
+        <ProblemMessage problem={problem} />
+        <div class="action">
+          <p>Delete this report. The project keeps its other reports; a later report of its branch gets an older baseline.</p>
+          <ConfirmButton
+            label="Delete report"
+            question="Delete this report for good? Its project keeps its other reports."
+            onConfirm={remove}
+          />
+        </div>
+      </DangerZone>
+    </>
   );
 }

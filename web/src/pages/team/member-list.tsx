@@ -5,6 +5,7 @@ import { asProblem, type Problem } from '../../api/problems.js';
 import type { Team } from '../../api/types.js';
 import { useAppState } from '../../app-context.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
+import { EmailAddress } from '../../components/email-address.js';
 import { ProblemMessage } from '../../components/problem-message.js';
 import { formatDate } from '../../lib/format.js';
 import { ASSIGNABLE_ROLES, type AssignableRole, canChangeRole, canRemove, ROLE_LABELS } from '../../lib/team-roles.js';
@@ -68,9 +69,11 @@ function MemberCard({ team, member, onChanged }: { team: Team; member: Member; o
         {isMe && <span class="muted"> (you)</span>}
       </h3>
       <dl class="facts">
-        <div>
+        <div class="fact-wide">
           <dt>Email</dt>
-          <dd class="member-email">{member.email}</dd>
+          <dd class="member-email">
+            <EmailAddress email={member.email} />
+          </dd>
         </div>
         <div>
           <dt>Role</dt>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, call } from '../../api/client.js';
 import { asProblem, type Problem } from '../../api/problems.js';
+import { EmailAddress } from '../../components/email-address.js';
 import { Field } from '../../components/field.js';
 import { ProblemMessage } from '../../components/problem-message.js';
 import { formatDate } from '../../lib/format.js';
@@ -39,13 +40,16 @@ export function TeamInvitations({ teamId }: { teamId: number }) {
             {invitations.data.map((invitation) => (
               <li key={invitation.id}>
                 <span>
-                  <strong>{invitation.email}</strong> as {ROLE_LABELS[invitation.role]}
+                  <strong>
+                    <EmailAddress email={invitation.email} />
+                  </strong>{' '}
+                  as {ROLE_LABELS[invitation.role]}
                   <span class="hint"> · expires {formatDate(invitation.expires_at)}</span>
                 </span>
                 <button
                   type="button"
                   class="secondary"
-                  aria-label={`Cancel the invitation for ${invitation.email}`}
+                  aria-label={`Cancel invitation for ${invitation.email}`}
                   onClick={() => void cancel(invitation.id, invitation.email)}
                 >
                   Cancel invitation

@@ -5,6 +5,7 @@ import { asProblem, type Problem } from '../../api/problems.js';
 import type { Team } from '../../api/types.js';
 import { useAppState } from '../../app-context.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
+import { DangerZone } from '../../components/danger-zone.js';
 import { Field } from '../../components/field.js';
 import { ProblemMessage } from '../../components/problem-message.js';
 import { canDeleteTeam, canTransfer } from '../../lib/team-roles.js';
@@ -83,8 +84,7 @@ export function TeamDangerZone({ team, members, onTransferred }: { team: Team; m
   };
 
   return (
-    <section class="panel stack" aria-labelledby="danger-title">
-      <h2 id="danger-title">Ownership</h2>
+    <DangerZone id="danger-title">
       <ProblemMessage problem={problem} />
       {canTransfer(team) && others.length === 0 && (
         <p class="hint">To hand this team to someone else, invite them first: ownership goes to another member.</p>
@@ -117,6 +117,6 @@ export function TeamDangerZone({ team, members, onTransferred }: { team: Team; m
           <ConfirmButton label="Delete team" question={`Delete ${team.name} with its ${team.project_count} projects?`} onConfirm={remove} />
         </div>
       )}
-    </section>
+    </DangerZone>
   );
 }
