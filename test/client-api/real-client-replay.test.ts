@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createSandbox, okJson, startServer, type RunningServer, type Sandbox } from '../cli/cli-process.js';
 import { countResults, type FixtureName, fixtureText, loadFixture } from '../helpers/client-wire.js';
 import { PROJECT_API_TOKEN, UNAUTHENTICATED } from '../helpers/contract.js';
+import { HANG_MS } from '../helpers/eventually.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/client-wire', import.meta.url));
 const PLACEHOLDER_PROJECT_ID = '0190c8a0-0000-7000-8000-000000000001';
@@ -55,14 +56,6 @@ const SEND_LARGE_REPORT = recordedCall('ShieldCIClient::sendReport', { expectCon
 const SEND_FAILURE = recordedCall('ShieldCIClient::sendFailureNotification');
 const VERIFY_TOKEN = recordedCall('ShieldCIClient::verifyToken');
 const GET_PROJECT = recordedCall('ShieldCIClient::getProject');
-
-/** The client's own timeouts per call (CLIENT-WIRE.md "Calls it makes"), in ms. */
-const CLIENT_TIMEOUT: Record<string, number> = {
-  'ShieldCIClient::sendReport': 30_000,
-  'ShieldCIClient::sendFailureNotification': 15_000,
-  'ShieldCIClient::verifyToken': 10_000,
-  'ShieldCIClient::getProject': 10_000,
-};
 
 /** The fixture's exact bytes with only the placeholder project id replaced. */
 function fixtureBody(name: FixtureName, projectId: string): Buffer {
@@ -283,7 +276,9 @@ async function replay(
     throw new Error(`the recorded ${call.call} call has no Content-Length but a body was given`);
   }
   const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
-  const timeout = CLIENT_TIMEOUT[call.call] ?? 10_000;
+  // The client gives up after 10 to 30 s per call (CLIENT-WIRE.md "Calls it makes"); how fast the
+  // service answers is the benchmark's to measure. Here a wait only tells a hang from a busy machine.
+  const timeout = HANG_MS;
 
   const connection = await RawConnection.open(Number(port));
   try {
@@ -291,8 +286,8 @@ async function replay(
     let response: RawResponse;
     if (hasExpect(call)) {
       await connection.write(head);
-      // cURL waits for the interim answer (then about 1 s) before it sends the body.
-      const first = await connection.next(2_000, 'answer to the request headers (HTTP/1.1 100 Continue)');
+      // cURL waits for the interim answer (about 1 s at most, then it sends the body anyway).
+      const first = await connection.next(HANG_MS, 'answer to the request headers (HTTP/1.1 100 Continue)');
       if (first.status === 100) {
         interim.push(first);
         await connection.write(body);
@@ -449,7 +444,7 @@ describe('the published client package against the real server over TCP', () => 
       expectStoredAs(await latestReportOf(project.id), 'report-full', body.report.uuid);
     });
 
-    it('answers "Expect: 100-Continue" with an interim 100 within 2 s, then accepts report-large.json (201)', async () => {
+    it('answers "Expect: 100-Continue" with an interim 100, then accepts report-large.json (201)', async () => {
       const project = await newProject();
       const replayed = await replay(server.url, SEND_LARGE_REPORT, project.apiToken, fixtureBody('report-large', project.id), {
         requireContinue: true,
