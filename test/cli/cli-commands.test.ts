@@ -116,7 +116,7 @@ describe('scoreboard migrate', () => {
 
   // Two instances started together on a new database (or `migrate` beside a starting `serve`) both
   // migrate it: one must wait for the other, not apply the same migration a second time.
-  it('migrates once when several processes migrate a fresh database at the same time', { timeout: 150_000 }, async () => {
+  it('migrates once when several processes migrate a fresh database at the same time', async () => {
     // Racy by nature: before the fix, eight processes collided in every run of four rounds.
     for (let round = 0; round < 4; round++) {
       const fresh = await createSandbox();

@@ -21,7 +21,7 @@ export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-pe
 
 // Tells a hung process from a slow one (a start takes 1 s quiet, 10 s and more on a loaded machine);
 // under the tests' own timeout (vitest.config.ts), so the process's output is what the failure shows.
-const RUN_TIMEOUT_MS = 90_000;
+const RUN_TIMEOUT_MS = 120_000;
 
 export interface Sandbox {
   dir: string;

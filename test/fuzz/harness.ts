@@ -5,7 +5,7 @@
  * listening on a free port; every generated request is written byte for byte to a TCP socket (no
  * HTTP client in between that would normalise, refuse or fix it), and every answer is checked for
  * the properties of the issue:
- *   1. never a 5xx, never a hang (60 s per request);
+ *   1. never a 5xx, never a hang (120 s per request);
  *   2. a status the OpenAPI document lists for the operation (and ctx.contract, which checks bodies
  *      and headers against the document, stays silent);
  *   3. every 4xx is the D3 envelope in JSON (`success: false` too under /api), with no internals;

@@ -4,7 +4,7 @@
  * under the tests' own timeout (vitest.config.ts), so that a hang still fails with a message that
  * names what never came.
  */
-export const HANG_MS = 60_000;
+export const HANG_MS = 120_000;
 
 /** Waits until `check` holds; `pause` runs between checks (a short timer, or `nextTurn` under fake timers). */
 export async function eventually(

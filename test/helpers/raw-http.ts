@@ -42,7 +42,7 @@ export interface RawResponse {
 }
 
 /** How long an answer may take before the request counts as a hang: far beyond slow, on a loaded machine too. */
-const ANSWER_TIMEOUT_MS = 60_000;
+const ANSWER_TIMEOUT_MS = 120_000;
 
 /** Header text: latin1 when every character fits a byte (so 0x80-0xff go out as is), else UTF-8. */
 const headerBytes = (text: string) => Buffer.from(text, /^[\x00-\xff]*$/.test(text) ? 'latin1' : 'utf8');

@@ -26,7 +26,7 @@ export interface ServerProcess {
 
 // Tells a hung process from a slow one (a start takes 1 s quiet, 10 s and more on a loaded machine);
 // under the tests' own timeout (vitest.config.ts), so the process's output is what the failure shows.
-const START_TIMEOUT_MS = 90_000;
+const START_TIMEOUT_MS = 120_000;
 
 export async function startServerProcess(sandbox: Sandbox, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, BIN, 'serve'], {

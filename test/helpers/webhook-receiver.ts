@@ -86,7 +86,7 @@ export async function startReceiver(otherwise: Behaviour = { status: 200 }): Pro
     received,
     script: [],
     otherwise,
-    waitFor(count, timeoutMs = 90_000) {
+    waitFor(count, timeoutMs = 120_000) {
       if (received.length >= count) return Promise.resolve();
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`receiver got ${received.length} of ${count} requests`)), timeoutMs);

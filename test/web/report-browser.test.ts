@@ -96,7 +96,7 @@ const it = dashboardTest
     }
   });
 
-describe.skipIf(!hasChromium)('the report page in Chromium', { timeout: 180_000 }, () => {
+describe.skipIf(!hasChromium)('the report page in Chromium', () => {
   it('answers a control after navigation to report-full, and prints how long that took', async ({ page, reportUrl }) => {
     const started = Date.now();
     await page.goto(reportUrl);
