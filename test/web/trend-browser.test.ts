@@ -147,6 +147,8 @@ describe.skipIf(!hasChromium)('the trend in Chromium', () => {
     await page.getByRole('radio', { name: 'By run' }).check();
     await page.waitForURL(`${projectUrl()}?axis=run`);
     await page.setViewportSize({ width: 375, height: 900 });
+    // The chart redraws for the new width on its own time (a ResizeObserver): measure once it has.
+    await expect.poll(async () => (await plotArea(page)).right).toBeLessThan(375);
     const narrow = await plotArea(page);
     const byRun = await pointXs(page, 8);
     const steps = byRun.slice(1).map((x, index) => x - byRun[index]!);
