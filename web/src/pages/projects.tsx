@@ -11,6 +11,7 @@ import { ScoreSparkline } from '../components/score-sparkline.js';
 import { switchCurrentTeam } from '../components/team-switcher.js';
 import { recentTrend } from '../lib/trend-cache.js';
 import { useApi, usePageTitle } from '../lib/use-api.js';
+import { GateStatus } from '../components/gate-status.js';
 
 /** How many recent reports the sparkline shows. */
 const SPARKLINE_REPORTS = 20;
@@ -128,7 +129,7 @@ function ProjectRow({ project }: { project: Project }) {
         <div>
           <dt>Gate</dt>
           <dd>
-            <GateStatus passed={latest?.gate_passed ?? null} />
+            <GateStatus none="No gate yet" passed={latest?.gate_passed ?? null} />
           </dd>
         </div>
         <div>
@@ -148,9 +149,4 @@ function ProjectRow({ project }: { project: Project }) {
       </dl>
     </li>
   );
-}
-
-function GateStatus({ passed }: { passed: boolean | null }) {
-  if (passed === null) return <span class="muted">No gate yet</span>;
-  return <span class={passed ? 'gate gate-passed' : 'gate gate-failed'}>{passed ? 'Passed' : 'Failed'}</span>;
 }

@@ -13,6 +13,7 @@ import { useApi } from '../../lib/use-api.js';
 import { BranchName, CommitRef, PullRequestRef } from './code-refs.js';
 import { PageNav } from './page-nav.js';
 import { ProjectSubpage } from './project-subpage.js';
+import { GateStatus } from '../../components/gate-status.js';
 
 /** A project's pull requests, each with its latest report: its score, gate and the way to its new issues. */
 export function PullRequestsPage() {
@@ -72,13 +73,7 @@ function PullRequests({ projectId, links }: { projectId: string; links: CodeLink
                     <ScoreGrade score={report.score} />
                   </td>
                   <td class="short" data-label="Gate">
-                    {report.gate === null ? (
-                      '—'
-                    ) : (
-                      <span class={report.gate.passed ? 'gate gate-passed' : 'gate gate-failed'}>
-                        {report.gate.passed ? 'Passed' : 'Failed'}
-                      </span>
-                    )}
+                    <GateStatus passed={report.gate?.passed ?? null} />
                   </td>
                   <td data-label="New issues">
                     {report.changes.new === null ? (

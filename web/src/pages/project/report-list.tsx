@@ -9,6 +9,7 @@ import { branchLabel, type ProjectQuery } from '../../lib/project-page.js';
 import { useApi } from '../../lib/use-api.js';
 import { BranchName, CommitRef, PullRequestRef } from './code-refs.js';
 import { PageNav } from './page-nav.js';
+import { GateStatus } from '../../components/gate-status.js';
 
 /** The branch filter's value for "every branch" (git refuses `*` in a branch name, so no branch is called that). */
 const ALL = '*';
@@ -103,13 +104,7 @@ export function ReportList({ projectId, branches, branch, page, links, onChange 
                     <ScoreGrade score={report.score} />
                   </td>
                   <td class="short" data-label="Gate">
-                    {report.gate === null ? (
-                      '—'
-                    ) : (
-                      <span class={report.gate.passed ? 'gate gate-passed' : 'gate gate-failed'}>
-                        {report.gate.passed ? 'Passed' : 'Failed'}
-                      </span>
-                    )}
+                    <GateStatus passed={report.gate?.passed ?? null} />
                   </td>
                   <td class="number" data-label="New">
                     {report.changes.new ?? '—'}
