@@ -23,6 +23,9 @@ export interface Database {
   sessions: SessionsTable;
   sign_in_attempts: SignInAttemptsTable;
   upload_receipts: UploadReceiptsTable;
+  /** E8 (migration 0019): what people decided about a project's issues (issues/). */
+  issue_states: IssueStatesTable;
+  issue_state_changes: IssueStateChangesTable;
   /** D38 (migration 0016): one row, written by every readiness check (db/readiness.ts). */
   readiness_probe: ReadinessProbeTable;
   /** SQLite only (migration 0012): one row, counting the changes of what a token lookup reads (auth/token-cache.ts). */
@@ -239,6 +242,46 @@ export interface ReportBodiesTable {
   id: Generated<number>;
   report_id: number;
   gzip: Buffer;
+  /** E8: the project's `issue_state_changes.generation` the answer's states were read at; -1 for answers stored before E8. */
+  states_generation: ColumnType<number, number | undefined, number>;
+  /** E8: when an acceptance the answer shows expires (the answer is out of date from then); null: never. */
+  fresh_until: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** E8.1's statuses (issues/issue-vocabulary.ts lists them; infrastructure imports no feature). */
+export type IssueStatusColumn = 'open' | 'confirmed' | 'accepted' | 'false_positive' | 'wont_fix';
+
+/** E8.1: a project's issue that someone decided about (migration 0019). */
+export interface IssueStatesTable {
+  project_id: string;
+  fingerprint: string;
+  status: IssueStatusColumn;
+  comment: string | null;
+  assignee_id: number | null;
+  /** Only with `accepted`: from then on the issue is open again. */
+  expires_at: string | null;
+  /** Null once that user is deleted. */
+  updated_by_id: number | null;
+  updated_at: string;
+  /** The issue as last seen, from the newest report holding it. */
+  analyzer_id: string;
+  analyzer_name: string;
+  category: string | null;
+  severity: 'critical' | 'high' | 'medium' | 'low' | 'info';
+  message: string;
+  file: string | null;
+  line: number | null;
+  column_number: number | null;
+  /** The newest report (D19's order) holding the fingerprint; null once it is deleted. */
+  last_seen_report_id: number | null;
+  /** JSON array of the fingerprints the state had before (E8.5), oldest first. */
+  previous_fingerprints: ColumnType<string, string | undefined, string>;
+}
+
+/** E8: how many times a project's issue states changed; a stored report answer records the count it shows (report_bodies). */
+export interface IssueStateChangesTable {
+  project_id: string;
+  generation: number;
 }
 
 export interface ReportIssuesTable {

@@ -17,6 +17,7 @@ import * as signInAttempts from './0015-sign-in-attempts.js';
 import * as readinessProbe from './0016-readiness-probe.js';
 import * as noAuthNotifications from './0017-no-auth-notifications.js';
 import * as pullRequestIndex from './0018-pull-request-index.js';
+import * as issueStates from './0019-issue-states.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -42,6 +43,7 @@ export const migrations: Record<string, Migration> = {
   '0016-readiness-probe': readinessProbe,
   '0017-no-auth-notifications': noAuthNotifications,
   '0018-pull-request-index': pullRequestIndex,
+  '0019-issue-states': issueStates,
 };
 
 /**

@@ -1,0 +1,59 @@
+import type { Kysely } from 'kysely';
+
+/**
+ * E8: what people decided about a project's issues (issues/). A row per project and fingerprint
+ * that someone changed; an issue without one is open. `issue_state_changes` counts each project's
+ * changes, so that a report's stored answer (D28), which shows every issue's state, is known to be
+ * out of date: `report_bodies` records the count it was built at (-1: before E8, so every answer
+ * stored until now is built again, with its states, at its next read) and, when an acceptance it
+ * shows expires, the moment it stops being true.
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('issue_states')
+    .addColumn('project_id', 'text', (col) => col.notNull().references('projects.id').onDelete('cascade'))
+    .addColumn('fingerprint', 'text', (col) => col.notNull())
+    .addColumn('status', 'text', (col) => col.notNull())
+    .addColumn('comment', 'text')
+    .addColumn('assignee_id', 'integer', (col) => col.references('users.id').onDelete('set null'))
+    .addColumn('expires_at', 'text')
+    .addColumn('updated_by_id', 'integer', (col) => col.references('users.id').onDelete('set null'))
+    .addColumn('updated_at', 'text', (col) => col.notNull())
+    // The issue as last seen (E8.1 `issue`): taken from the newest report holding it.
+    .addColumn('analyzer_id', 'text', (col) => col.notNull())
+    .addColumn('analyzer_name', 'text', (col) => col.notNull())
+    .addColumn('category', 'text')
+    .addColumn('severity', 'text', (col) => col.notNull())
+    .addColumn('message', 'text', (col) => col.notNull())
+    .addColumn('file', 'text')
+    .addColumn('line', 'integer')
+    .addColumn('column_number', 'integer')
+    .addColumn('last_seen_report_id', 'integer', (col) => col.references('reports.id').onDelete('set null'))
+    // JSON array of the fingerprints the state had before (E8.5), oldest first.
+    .addColumn('previous_fingerprints', 'text', (col) => col.notNull().defaultTo('[]'))
+    .addPrimaryKeyConstraint('issue_states_pk', ['project_id', 'fingerprint'])
+    .execute();
+  // "Assigned to me" (GET /user/issues) and the project list's assignee filter.
+  await db.schema.createIndex('issue_states_assignee_idx').on('issue_states').columns(['assignee_id', 'updated_at']).execute();
+  // A report deleted sets last_seen_report_id to null: without an index each delete scans the states.
+  await db.schema.createIndex('issue_states_last_seen_idx').on('issue_states').column('last_seen_report_id').execute();
+
+  await db.schema
+    .createTable('issue_state_changes')
+    .addColumn('project_id', 'text', (col) => col.primaryKey().references('projects.id').onDelete('cascade'))
+    .addColumn('generation', 'integer', (col) => col.notNull())
+    .execute();
+
+  await db.schema
+    .alterTable('report_bodies')
+    .addColumn('states_generation', 'integer', (col) => col.notNull().defaultTo(-1))
+    .execute();
+  await db.schema.alterTable('report_bodies').addColumn('fresh_until', 'text').execute();
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('report_bodies').dropColumn('fresh_until').execute();
+  await db.schema.alterTable('report_bodies').dropColumn('states_generation').execute();
+  await db.schema.dropTable('issue_state_changes').execute();
+  await db.schema.dropTable('issue_states').execute();
+}
