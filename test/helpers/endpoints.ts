@@ -768,7 +768,7 @@ export const ISSUE_ENDPOINTS: EndpointCase[] = [
 ];
 
 /**
- * Projects, tokens (last use excluded), webhooks and their deliveries as rows, to show a refused
+ * Projects, tokens (last use excluded), webhooks and their deliveries, issue states as rows, to show a refused
  * request changed nothing.
  */
 export async function snapshot(ctx: TestContext) {
@@ -780,5 +780,6 @@ export async function snapshot(ctx: TestContext) {
     .execute();
   const webhooks = await ctx.db.selectFrom('webhooks').selectAll().orderBy('id').execute();
   const deliveries = await ctx.db.selectFrom('webhook_deliveries').selectAll().orderBy('id').execute();
-  return { projects, tokens, webhooks, deliveries };
+  const issueStates = await ctx.db.selectFrom('issue_states').selectAll().orderBy('project_id').orderBy('fingerprint').execute();
+  return { projects, tokens, webhooks, deliveries, issueStates };
 }
