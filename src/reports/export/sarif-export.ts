@@ -95,9 +95,9 @@ async function* resultsThenSuppressed(
 }
 
 /**
- * SARIF 3.35.3: a suppression's `status` says whether it was accepted; E8.7 states it for a
- * dismissal, and a suppression the client applied is in force just the same, so both say
- * `accepted` (GitHub's code scanning, for one, closes such an alert rather than showing it open).
+ * SARIF 3.35.3: a suppression's `status` is its review status (`accepted`, `underReview`,
+ * `rejected`); E8.7 states `accepted` for a dismissal, and a suppression the client applied is in
+ * force just the same, so both say so explicitly rather than leave a reader to assume it.
  */
 const SUPPRESSION_ACCEPTED = 'accepted';
 
