@@ -30,6 +30,8 @@ export const AUDIT_ACTIONS = [
   'webhook.secret_rotated',
   'user.updated',
   'session.created',
+  // E8.8: a state the service moved to an issue's new fingerprint at an upload (E8.5; actor `operator`).
+  'issue.state_carried',
   // The operator command's changes (actor `operator`).
   'user.created',
   'user.deleted',
@@ -40,4 +42,4 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What an event is about: `target.type` in the API's shape. */
-export type AuditTargetType = 'project' | 'report' | 'team' | 'member' | 'invitation' | 'token' | 'webhook' | 'user' | 'session';
+export type AuditTargetType = 'project' | 'report' | 'team' | 'member' | 'invitation' | 'token' | 'webhook' | 'user' | 'session' | 'issue';

@@ -1,3 +1,4 @@
+import type { UploadDecisions } from '../issues/upload-decisions.js';
 import type { ProjectContentsDeps } from '../projects/projects.service.js';
 import { createReportExportService } from './export/report-export.service.js';
 import { reportsRoutes } from './reports.routes.js';
@@ -5,7 +6,7 @@ import { createReportsService } from './reports.service.js';
 import type { HeavyWork } from './threads/heavy-work.js';
 
 /** E1-E3: reports, what changed between runs, trends and exports; uploads arrive through client-api/. */
-export function reportsModule(deps: ProjectContentsDeps & { heavyWork: HeavyWork }) {
+export function reportsModule(deps: ProjectContentsDeps & { heavyWork: HeavyWork; uploadDecisions: UploadDecisions }) {
   const service = createReportsService({ ...deps, projectForWrite: deps.projects.lockForWrite });
   const exportService = createReportExportService(deps);
   return {
