@@ -34,7 +34,7 @@ export interface UploadedIssues {
   /** Whether the issue at `index` is new against the report's baseline (E1.4); every issue is without one. */
   isNew(index: number): boolean;
   /** The analyzer, file and message of the issues at `indexes` (ascending), as their rows store them. */
-  identities(indexes: readonly number[]): IssueIdentity[];
+  identities(indexes: readonly number[]): Promise<IssueIdentity[]>;
 }
 
 export interface UploadToDecide {
@@ -133,7 +133,7 @@ async function carryStates(
   const open: number[] = [];
   for (let i = 0; i < issues.count; i++) if (hasState[i] === 0 && issues.isNew(i)) open.push(i);
   if (open.length === 0) return 0;
-  const identities = issues.identities(open);
+  const identities = await issues.identities(open);
   const candidates = new Map<string, number[]>();
   identities.forEach((identity, n) => {
     const key = identityKey(identity);

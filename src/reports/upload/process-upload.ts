@@ -14,6 +14,7 @@ import { encodeResultsJson } from '../results/results-encoding.js';
 import { summarizeResults, type ReportCounts } from '../results/summarize.js';
 import { ReportUpload, type ReportUploadInput } from './upload.schemas.js';
 import { SEVERITIES, type Severity } from '../vocabulary.js';
+import { timeSlices } from '../store/time-slices.js';
 
 /**
  * D28: everything an upload costs before it touches the database, as one function of its bytes, so
@@ -247,14 +248,20 @@ function failedAnalyzersOf(results: readonly StoredResult[]): FailedAnalyzer[] {
   return failed;
 }
 
-/** The analyzer, file and message of the issues at `indexes` (ascending), read from the batches that hold them. */
-export function identitiesAt(issues: Pick<PreparedIssues, 'batches'>, indexes: readonly number[]) {
+/**
+ * The analyzer, file and message of the issues at `indexes` (ascending), read from the batches that
+ * hold them; the event loop is given back between batches (a first run of a large report's branch
+ * reads them all).
+ */
+export async function identitiesAt(issues: Pick<PreparedIssues, 'batches'>, indexes: readonly number[]) {
   const identities: { analyzer_id: string; file: string | null; message: string }[] = [];
+  const pause = timeSlices();
   let batchIndex = -1;
   let rows: unknown[][] = [];
   for (const index of indexes) {
     const wanted = Math.floor(index / ISSUE_ROWS_PER_BATCH);
     if (wanted !== batchIndex) {
+      await pause();
       batchIndex = wanted;
       rows = JSON.parse(issues.batches[wanted]!) as unknown[][];
     }
