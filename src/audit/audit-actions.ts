@@ -28,6 +28,7 @@ export const AUDIT_ACTIONS = [
   'webhook.updated',
   'webhook.deleted',
   'webhook.secret_rotated',
+  'issue.updated',
   'user.updated',
   'session.created',
   // E8.8: a state the service moved to an issue's new fingerprint at an upload (E8.5; actor `operator`).
