@@ -41,7 +41,7 @@ describe('E8.5: decisions survive small changes', () => {
   }) => {
     const first = await send(ctx, apiToken, body([SQL, XSS]));
     const old = await fingerprintOf(ctx, user, first.uuid, SQL);
-    await decide(ctx, user, projectId, old, 'false_positive', SQL, { lastSeenReportId: await reportId(ctx, first.uuid) });
+    await decide(ctx, user, projectId, old, 'false_positive');
     await setGate(ctx, user, projectId, { fail_on: 'critical', fail_on_new: 'critical' });
     const generation = await generationOf(ctx, projectId);
 
@@ -80,7 +80,7 @@ describe('E8.5: decisions survive small changes', () => {
   it('moves nothing when two new issues share the analyzer, file and message', async ({ ctx, user, projectId, apiToken }) => {
     const first = await send(ctx, apiToken, body([SQL]));
     const old = await fingerprintOf(ctx, user, first.uuid, SQL);
-    await decide(ctx, user, projectId, old, 'wont_fix', SQL);
+    await decide(ctx, user, projectId, old, 'wont_fix');
     await setGate(ctx, user, projectId, { fail_on: 'critical' });
 
     const twin = reformatted(SQL, 'DB::select($other);', 90);
@@ -93,11 +93,11 @@ describe('E8.5: decisions survive small changes', () => {
   it('moves nothing when the only candidate already has a state of its own', async ({ ctx, user, projectId, apiToken }) => {
     const first = await send(ctx, apiToken, body([SQL]));
     const old = await fingerprintOf(ctx, user, first.uuid, SQL);
-    await decide(ctx, user, projectId, old, 'false_positive', SQL);
+    await decide(ctx, user, projectId, old, 'false_positive');
     // The reformatted issue's fingerprint, from a run on another branch that holds both, decided about there.
     const elsewhere = await send(ctx, apiToken, body([SQL, MOVED], { git_branch: 'elsewhere' }));
     const candidate = await fingerprintOf(ctx, user, elsewhere.uuid, MOVED);
-    await decide(ctx, user, projectId, candidate, 'confirmed', MOVED);
+    await decide(ctx, user, projectId, candidate, 'confirmed');
 
     await send(ctx, apiToken, body([MOVED], undefined, '2026-11-21T09:30:00Z'));
     const states = await statesOf(ctx, projectId);
@@ -111,7 +111,7 @@ describe('E8.5: decisions survive small changes', () => {
     const twin = reformatted(SQL, 'DB::select($other);', 90);
     const first = await send(ctx, apiToken, body([SQL, twin]));
     const olds = [await fingerprintOf(ctx, user, first.uuid, SQL), await fingerprintOf(ctx, user, first.uuid, twin)];
-    for (const old of olds) await decide(ctx, user, projectId, old, 'accepted', SQL);
+    for (const old of olds) await decide(ctx, user, projectId, old, 'accepted');
 
     await send(ctx, apiToken, body([MOVED], undefined, '2026-11-21T09:30:00Z'));
     expect(new Set((await statesOf(ctx, projectId)).keys())).toEqual(new Set(olds));
@@ -121,7 +121,7 @@ describe('E8.5: decisions survive small changes', () => {
   it('moves nothing to an unchanged issue, nor when the report still holds the fingerprint', async ({ ctx, user, projectId, apiToken }) => {
     const first = await send(ctx, apiToken, body([SQL, MOVED]));
     const old = await fingerprintOf(ctx, user, first.uuid, SQL);
-    await decide(ctx, user, projectId, old, 'false_positive', SQL);
+    await decide(ctx, user, projectId, old, 'false_positive');
     // The baseline had MOVED already: it is unchanged, not new, so not a candidate.
     await send(ctx, apiToken, body([MOVED], undefined, '2026-11-21T09:30:00Z'));
     // Holding the fingerprint again: nothing to move either.
@@ -133,7 +133,7 @@ describe('E8.5: decisions survive small changes', () => {
   it('without a baseline every issue is a candidate (a branch’s first run)', async ({ ctx, user, projectId, apiToken }) => {
     const first = await send(ctx, apiToken, body([SQL]));
     const old = await fingerprintOf(ctx, user, first.uuid, SQL);
-    await decide(ctx, user, projectId, old, 'false_positive', SQL);
+    await decide(ctx, user, projectId, old, 'false_positive');
     const next = await send(ctx, apiToken, body([MOVED], { git_branch: 'fresh' }));
     expect([...(await statesOf(ctx, projectId)).keys()]).toEqual([await fingerprintOf(ctx, user, next.uuid, MOVED)]);
   });
@@ -148,7 +148,7 @@ describe("E8.1: a state's last seen report, kept at upload", () => {
   }) => {
     const first = await send(ctx, apiToken, body([SQL], undefined, '2026-11-21T09:00:00Z'));
     const fingerprint = await fingerprintOf(ctx, user, first.uuid, SQL);
-    await decide(ctx, user, projectId, fingerprint, 'confirmed', SQL);
+    await decide(ctx, user, projectId, fingerprint, 'confirmed');
     const generation = await generationOf(ctx, projectId);
 
     // The same fingerprint at another line and severity (neither is part of it, E1.2).

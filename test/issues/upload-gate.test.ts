@@ -19,7 +19,7 @@ describe('E8.4: the gate leaves dismissed issues out', () => {
     'fail_on: a failed analyzer whose only blocking issue is %s passes, and dismissed counts it',
     async (status, { ctx, user, projectId, apiToken }) => {
       const first = await send(ctx, apiToken, body([SQL, XSS]));
-      await decide(ctx, user, projectId, await fingerprintOf(ctx, user, first.uuid, SQL), status, SQL);
+      await decide(ctx, user, projectId, await fingerprintOf(ctx, user, first.uuid, SQL), status);
       await setGate(ctx, user, projectId, { fail_on: 'critical' });
 
       const next = await send(ctx, apiToken, body([SQL, XSS]));
@@ -36,7 +36,7 @@ describe('E8.4: the gate leaves dismissed issues out', () => {
     'an issue whose state is %s is not dismissed: it still fails the gate',
     async (status, { ctx, user, projectId, apiToken }) => {
       const first = await send(ctx, apiToken, body([SQL]));
-      await decide(ctx, user, projectId, await fingerprintOf(ctx, user, first.uuid, SQL), status, SQL);
+      await decide(ctx, user, projectId, await fingerprintOf(ctx, user, first.uuid, SQL), status);
       await setGate(ctx, user, projectId, { fail_on: 'critical', fail_on_new: 'critical' });
       const next = await send(ctx, apiToken, body([SQL], { git_branch: 'other' }));
       expect(next.gate).toMatchObject({ passed: false, dismissed: 0 });
@@ -57,7 +57,7 @@ describe('E8.4: the gate leaves dismissed issues out', () => {
     await setGate(ctx, user, projectId, { fail_on_new: 'high' });
 
     const without = await send(ctx, apiToken, body([XSS, SQL], { git_branch: 'twin' }));
-    await decide(ctx, user, projectId, fingerprint, 'wont_fix', SQL);
+    await decide(ctx, user, projectId, fingerprint, 'wont_fix');
     const dismissed = await send(ctx, apiToken, body([XSS, SQL]));
     expect(dismissed.gate).toEqual({ passed: true, fail_on: null, fail_threshold: null, fail_on_new: 'high', reasons: [], dismissed: 1 });
     expect(dismissed.report.score).toBe(without.report.score);
@@ -75,7 +75,7 @@ describe('E8.4: the gate leaves dismissed issues out', () => {
     const warned = { ...DEBUG, status: 'warning' as const };
     const first = await send(ctx, apiToken, body([SQL, XSS, warned]));
     for (const spot of [SQL, XSS, warned]) {
-      await decide(ctx, user, projectId, await fingerprintOf(ctx, user, first.uuid, spot), 'false_positive', spot);
+      await decide(ctx, user, projectId, await fingerprintOf(ctx, user, first.uuid, spot), 'false_positive');
     }
     await setGate(ctx, user, projectId, { fail_on: 'low', fail_on_new: 'low' });
     const next = await send(ctx, apiToken, body([SQL, XSS, warned]));
@@ -90,7 +90,7 @@ describe('E8.4: the gate leaves dismissed issues out', () => {
   }) => {
     const first = await send(ctx, apiToken, body([SQL]));
     const expiresAt = new Date(ctx.clock.now().getTime() + HOUR).toISOString();
-    await decide(ctx, user, projectId, await fingerprintOf(ctx, user, first.uuid, SQL), 'accepted', SQL, { expiresAt });
+    await decide(ctx, user, projectId, await fingerprintOf(ctx, user, first.uuid, SQL), 'accepted', { expiresAt });
     await setGate(ctx, user, projectId, { fail_on: 'critical' });
 
     ctx.clock.advance(HOUR - 1);
@@ -114,7 +114,7 @@ describe('E8.4: the gate leaves dismissed issues out', () => {
     apiToken,
   }) => {
     const first = await send(ctx, apiToken, body([SQL, XSS]));
-    await decide(ctx, user, projectId, await fingerprintOf(ctx, user, first.uuid, SQL), 'false_positive', SQL);
+    await decide(ctx, user, projectId, await fingerprintOf(ctx, user, first.uuid, SQL), 'false_positive');
     await setGate(ctx, user, projectId, { fail_on: 'high' });
     const pull = body([SQL, XSS], { ...MAIN, git_branch: 'feature', pr_number: '7', base_branch: 'main' }, '2026-11-21T09:30:00Z');
     const stored = await send(ctx, apiToken, pull);

@@ -1,9 +1,8 @@
 /**
  * Helpers for the E8.4/E8.5 upload tests: upload bodies built from issues at a file and line (their
  * fingerprints follow from analyzer, file, message and the target line's code, E1.2), the
- * fingerprints a report holds as its changes list shows them, and issue states. States are written
- * straight into `issue_states` (the state endpoints of E8.2 are another branch's work), as a PUT
- * would leave them: the issue as last seen, who decided and when.
+ * fingerprints a report holds as its changes list shows them, and issue states, decided through
+ * E8.2's PUT and read as stored (`issue_states`: what the upload moved).
  */
 import { expect } from 'vitest';
 import type { IssueStatus } from '../../src/issues/issue-vocabulary.js';
@@ -125,39 +124,27 @@ export async function setGate(
   expect(response.statusCode, response.body).toBe(200);
 }
 
-/** A state as a PUT leaves it: `status` (a dismissal with a comment), decided by `user` now, the issue as `spot` shows it. */
+/** Decides about the issue through E8.2's PUT as `user`: `status` (a dismissal with a comment), an acceptance's expiry. */
 export async function decide(
   ctx: TestContext,
   user: TestUser,
   projectId: string,
   fingerprint: string,
   status: IssueStatus,
-  spot: Spot,
-  options: { expiresAt?: string; lastSeenReportId?: number | null } = {},
-): Promise<void> {
-  await ctx.db
-    .insertInto('issue_states')
-    .values({
-      project_id: projectId,
-      fingerprint,
+  options: { expiresAt?: string } = {},
+): Promise<Record<string, any>> {
+  const response = await ctx.request({
+    method: 'PUT',
+    url: `/api/v1/projects/${projectId}/issues/${fingerprint}`,
+    token: user.token,
+    body: {
       status,
-      comment: status === 'open' || status === 'confirmed' ? null : `Decided ${status}`,
-      assignee_id: null,
-      expires_at: options.expiresAt ?? null,
-      updated_by_id: user.id,
-      updated_at: ctx.clock.now().toISOString(),
-      analyzer_id: spot.analyzer,
-      analyzer_name: spot.analyzer,
-      category: null,
-      severity: spot.severity,
-      message: spot.message,
-      file: spot.file,
-      line: spot.line,
-      column_number: null,
-      last_seen_report_id: options.lastSeenReportId ?? null,
-      previous_fingerprints: '[]',
-    })
-    .execute();
+      ...(status !== 'open' && status !== 'confirmed' && { comment: `Decided ${status}` }),
+      ...(options.expiresAt !== undefined && { expires_at: options.expiresAt }),
+    },
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json().data;
 }
 
 /** The project's states as stored, by fingerprint. */
