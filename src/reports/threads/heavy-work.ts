@@ -4,8 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Config } from '../../config.js';
 import { ApiError, WorkQueueFull } from '../../wire/api-error.js';
-import { assembleDetailBody, buildDetailBody, type DetailSource, type DetailTemplate } from '../answer/detail-body.js';
-import type { ReportRow } from '../store/report-rows.js';
+import { assembleDetailBody, buildDetailBody, type DetailAssembly, type DetailSource } from '../answer/detail-body.js';
 import { analyzerHelpOf, type AnalyzerHelp } from '../export/sarif-rules.js';
 import type { ResultsColumns } from '../results/results-encoding.js';
 import { processUploadBytes, type UploadOutcome } from '../upload/process-upload.js';
@@ -21,7 +20,7 @@ export interface HeavyWork {
   processUpload(body: Buffer): Promise<UploadOutcome>;
   buildDetailBody(source: DetailSource): Promise<Buffer | null>;
   /** An uploaded report's answer from its template (detail-body.ts). */
-  assembleDetailBody(input: { row: ReportRow; template: DetailTemplate; changes: Uint8Array }): Promise<Buffer>;
+  assembleDetailBody(input: DetailAssembly): Promise<Buffer>;
   /** SARIF's help text of each analyzer, from a report's stored results (export/sarif-rules.ts). */
   analyzerHelp(stored: ResultsColumns, analyzerIds: string[]): Promise<Map<string, AnalyzerHelp>>;
   close(): Promise<void>;
