@@ -14,6 +14,7 @@ import { ReportContext, StickySummary } from './report/report-header.js';
 import { ReportResultsSection } from './report/report-results.js';
 import { ReportActions, ReportSummary } from './report/report-summary.js';
 import { ReportTabs } from './report/report-tabs.js';
+import type { ReportDetail } from './report/report-types.js';
 
 /**
  * E7 report, issue 31: where it comes from (linked into the repository), a summary that stays in
@@ -27,7 +28,9 @@ export function ReportPage() {
   const { query } = useLocation();
   const reportId = params.report ?? '';
   const report = useApi(
-    async () => (await call(api.GET('/api/v1/reports/{report}', { params: { path: { report: reportId } } }))).data,
+    // As the schema names it: openapi-fetch's answer type drops a property whose type is only null
+    // (each issue's `state.ticket`, E8.1), which the schema's own type keeps.
+    async () => (await call(api.GET('/api/v1/reports/{report}', { params: { path: { report: reportId } } }))).data as ReportDetail,
     [reportId],
   );
   const projectId = report.data?.project_id;
