@@ -31,6 +31,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'DELETE /api/v1/reports/:report': 'deleteReport',
   'GET /api/v1/reports/:report/changes': 'listReportChanges',
   'GET /api/v1/reports/:report/export': 'exportReport',
+  'GET /api/v1/reports/:report/suppressed': 'listReportSuppressedIssues',
   // Badges
   'GET /api/v1/projects/:project/badges': 'getBadgeUrls',
   'POST /api/v1/projects/:project/badges/regenerate': 'regenerateBadgeKey',

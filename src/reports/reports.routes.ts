@@ -33,10 +33,13 @@ import {
   ReportListItem,
   ReportListQuery,
   ReportParams,
+  SuppressedItem,
+  SuppressedQuery,
   TrendQuery,
   TrendResponse,
 } from './reports.schemas.js';
 import type { ReportsService } from './reports.service.js';
+import type { SuppressedIssuesService } from './suppressed-issues.service.js';
 
 const DELETED = 'Report deleted successfully.';
 
@@ -53,11 +56,18 @@ export async function reportsRoutes(
   deps: {
     reportsService: ReportsService;
     reportExportService: ReportExportService;
+    suppressedIssuesService: SuppressedIssuesService;
     projectsService: Pick<ProjectsService, 'resolveProject'>;
     config: Config;
   },
 ) {
-  const { reportsService: reports, reportExportService: exportService, projectsService: projects, config } = deps;
+  const {
+    reportsService: reports,
+    reportExportService: exportService,
+    suppressedIssuesService: suppressed,
+    projectsService: projects,
+    config,
+  } = deps;
   const tags = ['reports'];
 
   const resolveReport = (action: ProjectAction) => async (request: FastifyRequest) => {
@@ -146,6 +156,25 @@ export async function reportsRoutes(
       const { kind, severity, page } = request.query;
       const path = publicUrl(config, request, `/api/v1/reports/${report.uuid}/changes`);
       return reports.listChanges(report, { kind, severity }, page ?? 1, path);
+    },
+  });
+
+  // E8.6: what the client package suppressed (inline comments, its configuration, its baseline).
+  app.get('/reports/:report/suppressed', {
+    config: SUBSCRIBED.read,
+    schema: {
+      tags,
+      summary: 'The issues the client package suppressed in a report, in upload order',
+      params: ReportParams,
+      querystring: SuppressedQuery,
+      response: { 200: Paginated(SuppressedItem) },
+    },
+    preValidation: resolveReport('view'),
+    handler: async (request) => {
+      const report = reportOf(request);
+      const { type, page } = request.query;
+      const path = publicUrl(config, request, `/api/v1/reports/${report.uuid}/suppressed`);
+      return suppressed.list(report, type, page ?? 1, path);
     },
   });
 

@@ -2,7 +2,7 @@ import { Type, type Static, type TInteger } from 'typebox';
 import { PageQuery } from '../wire/pagination.js';
 import { Nullable, NullableString, NullableTimestamp } from '../wire/schemas.js';
 import { EXPORT_FORMATS, EXPORT_MEDIA_TYPES, type ExportFormat, FINGERPRINT_KEY, SARIF_SCHEMA_URI } from './export/export-formats.js';
-import { RESULT_STATUSES, SEVERITIES, type ResultStatus, type Severity } from './vocabulary.js';
+import { RESULT_STATUSES, SEVERITIES, SUPPRESSION_TYPES, type ResultStatus, type Severity, type SuppressionType } from './vocabulary.js';
 
 export const IssuesBySeverity = Type.Object(
   Object.fromEntries(SEVERITIES.map((severity) => [severity, Type.Integer()])) as Record<Severity, TInteger>,
@@ -186,6 +186,33 @@ export const ChangesQuery = Type.Object({
   page: PageQuery.properties.page,
 });
 
+/** E8.6: one issue the client suppressed, with its analyzer and the suppression as the client sent it. */
+export const SuppressedItem = Type.Object(
+  {
+    analyzer_id: Type.String(),
+    analyzer_name: Type.String(),
+    category: NullableString(),
+    severity: SeveritySchema,
+    message: Type.String(),
+    location: Type.Union([IssueLocation, Type.Null()]),
+    suppression: Type.Object({
+      type: NullableString({
+        description:
+          "inline (a comment in the code), config (the client's configuration) or baseline; as the client sent it, null if it sent none.",
+      }),
+      description: NullableString({ description: "The client's own words about the suppression; null if it sent none." }),
+    }),
+  },
+  { $id: 'SuppressedItem' },
+);
+
+export const SuppressedQuery = Type.Object({
+  type: Type.Optional(
+    Type.Unsafe<SuppressionType>({ type: 'string', enum: [...SUPPRESSION_TYPES], description: 'Only the issues suppressed this way.' }),
+  ),
+  page: PageQuery.properties.page,
+});
+
 /** E3: `format` is required; anything but these two is a 422 like any other query value. */
 export const ExportQuery = Type.Object({
   format: Type.Unsafe<ExportFormat>({ type: 'string', enum: [...EXPORT_FORMATS], description: 'sarif: SARIF 2.1.0; csv: RFC 4180.' }),
@@ -214,9 +241,31 @@ const SarifLog = Type.Object(
             ruleId: Type.String(),
             level: Type.Unsafe({ type: 'string', enum: ['error', 'warning', 'note'] }),
             message: Type.Object({ text: Type.String() }),
-            partialFingerprints: Type.Object({ [FINGERPRINT_KEY]: Type.String({ pattern: '^[0-9a-f]{32}$' }) }),
+            partialFingerprints: Type.Optional(
+              Type.Object(
+                { [FINGERPRINT_KEY]: Type.String({ pattern: '^[0-9a-f]{32}$' }) },
+                { description: "The issue's fingerprint; suppressed issues have none." },
+              ),
+            ),
+            suppressions: Type.Optional(
+              Type.Array(
+                Type.Object({
+                  kind: Type.Unsafe({ type: 'string', enum: ['inSource', 'external'] }),
+                  status: Type.Literal('accepted'),
+                  justification: Type.Optional(Type.String()),
+                }),
+                {
+                  description:
+                    'An issue dismissed in Scoreboard: external, justified by "<status>: <comment>". ' +
+                    "An issue the client suppressed: inSource (inline) or external (config, baseline), justified by the client's description.",
+                },
+              ),
+            ),
           }),
-          { description: "One per issue of the report (not the baseline's fixed ones)." },
+          {
+            description:
+              "One per issue of the report (not the baseline's fixed ones), then one per issue the client suppressed, each with its suppression.",
+          },
         ),
       }),
       { minItems: 1, maxItems: 1 },
@@ -241,7 +290,8 @@ export const ExportResponse = {
     'text/csv': {
       schema: Type.String({
         description:
-          'RFC 4180 with CRLF line ends, UTF-8 without BOM; header analyzer_id,analyzer_name,category,severity,message,file,line,fingerprint,change. ' +
+          'RFC 4180 with CRLF line ends, UTF-8 without BOM; header analyzer_id,analyzer_name,category,severity,message,file,line,fingerprint,change,state ' +
+          "(state: the issue's status when the file was made: open, confirmed, accepted, false_positive or wont_fix). " +
           "A field starting with =, +, -, @, tab or CR is prefixed with ' (formula injection).",
       }),
     },

@@ -22,3 +22,10 @@ export type ChangeKind = (typeof CHANGE_KINDS)[number];
 export function severitiesAtOrAbove(threshold: Severity): Set<Severity> {
   return new Set(SEVERITIES.slice(0, SEVERITIES.indexOf(threshold) + 1));
 }
+
+/**
+ * How the client package suppressed an issue (CLIENT-WIRE.md `suppression.type`): an inline comment,
+ * its configuration, its baseline. E8.6's `?type=` filter takes these.
+ */
+export const SUPPRESSION_TYPES = ['inline', 'config', 'baseline'] as const;
+export type SuppressionType = (typeof SUPPRESSION_TYPES)[number];

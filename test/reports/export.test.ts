@@ -12,6 +12,7 @@ import { describe, expect } from 'vitest';
 import { appTest } from '../helpers/app-fixture.js';
 import { createHeavyWork } from '../../src/reports/threads/heavy-work.js';
 import { createReportExportService } from '../../src/reports/export/report-export.service.js';
+import type { Clock } from '../../src/clock.js';
 import type { Db } from '../../src/db/database.js';
 import type { ReportRow } from '../../src/reports/store/report-rows.js';
 import { createExportRowsRepository } from '../../src/reports/export/export-rows.js';
@@ -557,10 +558,11 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
      * The export service on the real repositories, recording each batch it asks for when it asks
      * (a query in flight counts at once, and can be waited for).
      */
-    function recordedExports(db: Db) {
+    function recordedExports(db: Db, clock: Clock) {
       const batches: Promise<unknown>[] = [];
       const service = createReportExportService({
         db,
+        clock,
         heavyWork: createHeavyWork({ workerThreads: 0, workerQueueMax: 1, workerInlineMaxBytes: 0 }),
         rows: (() => {
           const rows = createExportRowsRepository(db);
@@ -592,7 +594,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
 
       for (const format of ['sarif', 'csv'] as const) {
         // Opened, not read: the first batch only (so that a failure there is still an error answer).
-        const abandoned = recordedExports(ctx.db);
+        const abandoned = recordedExports(ctx.db, ctx.clock);
         const stream = await abandoned.service.open(report, format);
         expect(stream.readable).toBe(true);
         await ticks(5);
@@ -606,7 +608,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
         expect(abandoned.batches.length).toBeLessThanOrEqual(2);
 
         // Read to the end: one query per 500 issues, the last one short.
-        const complete = recordedExports(ctx.db);
+        const complete = recordedExports(ctx.db, ctx.clock);
         const chunks: Buffer[] = [];
         for await (const chunk of await complete.service.open(report, format)) chunks.push(chunk as Buffer);
         expect(complete.batches).toHaveLength(Math.floor(issues / 500) + 1);

@@ -1,9 +1,13 @@
 import { ISSUE_FINDING_COLUMNS } from '../store/report-rows.js';
 import { documentInPieces } from './export-pieces.js';
 import type { ExportIssue } from './export-rows.js';
+import type { ExportStates } from './export-states.js';
 
-/** E3: the header, in this order. */
-export const CSV_COLUMNS = [...ISSUE_FINDING_COLUMNS, 'fingerprint', 'change'] as const;
+/** E3: the issue's columns, in this order. */
+export const CSV_ISSUE_COLUMNS = [...ISSUE_FINDING_COLUMNS, 'fingerprint', 'change'] as const;
+
+/** E3's header, then (E8.7) the issue's state at export time as the last column. */
+export const CSV_COLUMNS = [...CSV_ISSUE_COLUMNS, 'state'] as const;
 
 /**
  * Characters a spreadsheet reads as the start of a formula (or, tab and carriage return, that
@@ -35,10 +39,18 @@ export function csvRecord(values: readonly (string | number | null)[]): string {
 }
 
 /**
- * The CSV document, piece by piece (export-pieces.ts): the header, then the issues. UTF-8 without a
- * byte order mark: E3 puts the header first, and the media type already says `charset=utf-8`
- * (Excel users open it with Data > From Text/CSV, which reads UTF-8).
+ * The CSV document, piece by piece (export-pieces.ts): the header, then the issues, each ending
+ * with its state (E8.7). UTF-8 without a byte order mark: E3 puts the header first, and the media
+ * type already says `charset=utf-8` (Excel users open it with Data > From Text/CSV, which reads UTF-8).
  */
-export function csvDocument(batches: AsyncIterable<readonly ExportIssue[]>): AsyncGenerator<string> {
-  return documentInPieces(csvRecord(CSV_COLUMNS), batches, (issue) => csvRecord(CSV_COLUMNS.map((column) => issue[column])), '');
+export function csvDocument(
+  batches: AsyncIterable<readonly ExportIssue[]>,
+  states: Pick<ExportStates, 'statusOf'>,
+): AsyncGenerator<string> {
+  return documentInPieces(
+    csvRecord(CSV_COLUMNS),
+    batches,
+    (issue) => csvRecord([...CSV_ISSUE_COLUMNS.map((column) => issue[column]), states.statusOf(issue.fingerprint)]),
+    '',
+  );
 }

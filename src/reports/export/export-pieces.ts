@@ -1,5 +1,3 @@
-import type { ExportIssue } from './export-rows.js';
-
 /**
  * Characters per piece handed to the response (D33). A piece is what the response buffers beyond
  * its limit when the client stops reading, so it is counted in text, not in issues: a batch of
@@ -9,20 +7,20 @@ import type { ExportIssue } from './export-rows.js';
 export const PIECE_CHARS = 32 * 1024;
 
 /**
- * A document as pieces of about PIECE_CHARS: `head`, then each issue's text, then `tail`. Each
- * issue is turned into text only when the piece before has been taken.
+ * A document as pieces of about PIECE_CHARS: `head`, then each entry's text (an issue's), then
+ * `tail`. Each entry is turned into text only when the piece before has been taken.
  */
-export async function* documentInPieces(
+export async function* documentInPieces<T>(
   head: string,
-  batches: AsyncIterable<readonly ExportIssue[]>,
-  textOf: (issue: ExportIssue, index: number) => string,
+  batches: AsyncIterable<readonly T[]>,
+  textOf: (entry: T, index: number) => string,
   tail: string,
 ): AsyncGenerator<string> {
   let piece = head;
   let index = 0;
   for await (const batch of batches) {
-    for (const issue of batch) {
-      piece += textOf(issue, index++);
+    for (const entry of batch) {
+      piece += textOf(entry, index++);
       if (piece.length >= PIECE_CHARS) {
         yield piece;
         piece = '';

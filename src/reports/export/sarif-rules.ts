@@ -1,5 +1,5 @@
 import { isHttpUrl } from '../../wire/validation.js';
-import { decodeResults, type ResultsColumns } from '../results/results-encoding.js';
+import type { StoredResult } from '../results/stored-result.js';
 import type { ExportAnalyzer } from './export-rows.js';
 
 /**
@@ -15,14 +15,15 @@ export interface AnalyzerHelp {
 }
 
 /**
- * The help of each analyzer in `wanted`, from the report's stored results. The parsed
- * results are dropped on return: only these few strings are kept while the export streams.
+ * The help of each analyzer in `wanted`, from the report's decoded results. The parsed
+ * results are dropped once the export has what it needs (sarif-sources.ts): only these few strings
+ * are kept while the export streams.
  */
-export function analyzerHelpOf(stored: ResultsColumns, analyzerIds: readonly string[]): Map<string, AnalyzerHelp> {
+export function analyzerHelpOf(results: readonly StoredResult[], analyzerIds: readonly string[]): Map<string, AnalyzerHelp> {
   const help = new Map<string, AnalyzerHelp>();
   const wanted = new Set(analyzerIds);
   if (wanted.size === 0) return help;
-  for (const result of decodeResults(stored)) {
+  for (const result of results) {
     if (!wanted.has(result.analyzer_id)) continue;
     const known = help.get(result.analyzer_id);
     // An analyzer run twice in one upload: the first description it was given wins.

@@ -6,8 +6,11 @@ import type { Config } from '../../config.js';
 import { ApiError, WorkQueueFull } from '../../wire/api-error.js';
 import { assembleDetailBody, buildDetailBody, type DetailSource, type DetailTemplate } from '../answer/detail-body.js';
 import type { ReportRow } from '../store/report-rows.js';
-import { analyzerHelpOf, type AnalyzerHelp } from '../export/sarif-rules.js';
+import type { AnalyzerHelp } from '../export/sarif-rules.js';
+import { sarifSourcesOf, type SarifSources } from '../export/sarif-sources.js';
 import type { ResultsColumns } from '../results/results-encoding.js';
+import { suppressedPageOf, type SuppressedItem } from '../results/suppressed-issues.js';
+import type { SuppressionType } from '../vocabulary.js';
 import { processUploadBytes, type UploadOutcome } from '../upload/process-upload.js';
 
 /**
@@ -22,8 +25,13 @@ export interface HeavyWork {
   buildDetailBody(source: DetailSource): Promise<Buffer | null>;
   /** An uploaded report's answer from its template (detail-body.ts). */
   assembleDetailBody(input: { row: ReportRow; template: DetailTemplate; changes: Uint8Array }): Promise<Buffer>;
-  /** SARIF's help text of each analyzer, from a report's stored results (export/sarif-rules.ts). */
-  analyzerHelp(stored: ResultsColumns, analyzerIds: string[]): Promise<Map<string, AnalyzerHelp>>;
+  /** SARIF's help text of each analyzer and the suppressed issues, from a report's stored results (export/sarif-sources.ts). */
+  sarifSources(stored: ResultsColumns, analyzerIds: string[]): Promise<SarifSources>;
+  /** E8.6: a page of a report's suppressed issues, from its stored results (results/suppressed-issues.ts). */
+  suppressedPage(
+    stored: ResultsColumns,
+    query: { type?: SuppressionType; offset: number; limit: number },
+  ): Promise<{ total: number; items: SuppressedItem[] }>;
   close(): Promise<void>;
 }
 
@@ -99,9 +107,17 @@ export function createHeavyWork(config: Pick<Config, 'workerThreads' | 'workerQu
       // The template is not needed here afterwards: its bytes are moved, not copied.
       return asBuffer(await run<Uint8Array>('assembleDetailBody', input, ownedBuffers([resultsBytes])));
     },
-    async analyzerHelp(stored, analyzerIds) {
-      if (inline(estimatedTextBytes(stored.results, stored.results_br))) return analyzerHelpOf(stored, analyzerIds);
-      return new Map(await run<[string, AnalyzerHelp][]>('analyzerHelpEntries', { stored, analyzerIds }));
+    async sarifSources(stored, analyzerIds) {
+      if (inline(estimatedTextBytes(stored.results, stored.results_br))) return sarifSourcesOf(stored, analyzerIds);
+      const sources = await run<{ help: [string, AnalyzerHelp][]; suppressed: SuppressedItem[] }>('sarifSourceEntries', {
+        stored,
+        analyzerIds,
+      });
+      return { help: new Map(sources.help), suppressed: sources.suppressed };
+    },
+    async suppressedPage(stored, query) {
+      if (inline(estimatedTextBytes(stored.results, stored.results_br))) return suppressedPageOf(stored, query);
+      return run<{ total: number; items: SuppressedItem[] }>('suppressedPage', { stored, query });
     },
     async close() {
       await pool?.destroy();

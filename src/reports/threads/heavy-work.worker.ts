@@ -28,9 +28,23 @@ export function processUploadBytes(bytes: Uint8Array) {
 }
 
 import type { ResultsColumns } from '../results/results-encoding.js';
-import { analyzerHelpOf } from '../export/sarif-rules.js';
+import { sarifSourcesOf } from '../export/sarif-sources.js';
+import { suppressedPageOf } from '../results/suppressed-issues.js';
+import type { SuppressionType } from '../vocabulary.js';
 
-/** sarif-rules.ts's help of each analyzer, as entries: a Map crosses threads as one anyway. */
-export function analyzerHelpEntries({ stored, analyzerIds }: { stored: ResultsColumns; analyzerIds: string[] }) {
-  return [...analyzerHelpOf(stored, analyzerIds)];
+/** sarif-sources.ts's help of each analyzer (as entries: a Map crosses threads as one anyway) and suppressed issues. */
+export function sarifSourceEntries({ stored, analyzerIds }: { stored: ResultsColumns; analyzerIds: string[] }) {
+  const { help, suppressed } = sarifSourcesOf(stored, analyzerIds);
+  return { help: [...help], suppressed };
+}
+
+/** E8.6: a page of the suppressed issues (results/suppressed-issues.ts). */
+export function suppressedPage({
+  stored,
+  query,
+}: {
+  stored: ResultsColumns;
+  query: { type?: SuppressionType; offset: number; limit: number };
+}) {
+  return suppressedPageOf(stored, query);
 }
