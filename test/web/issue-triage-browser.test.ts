@@ -42,7 +42,8 @@ async function call(base: string, token: string, method: string, path: string, b
 const it = dashboardTest
   /** Once for the file: Ada's team with Grace (member), Linus (member) and Rita (read-only); the project Shop and its run of report-full. */
   .extend('shop', { scope: 'file' }, async ({ world, base, createUser }): Promise<Shop> => {
-    const token = async (email: string) => (await okJson<{ token: string }>(world.sandbox, 'tokens:create', '--email', email, '--json')).token;
+    const token = async (email: string) =>
+      (await okJson<{ token: string }>(world.sandbox, 'tokens:create', '--email', email, '--json')).token;
     const adaToken = await token(world.user.email);
     const teamId: number = (await call(base, adaToken, 'GET', '/api/v1/user')).data.current_team_id;
     const members: Record<string, number> = {};
@@ -77,7 +78,8 @@ function focused(page: Page): Promise<string> {
   return page.evaluate(() => {
     const element = document.activeElement as HTMLElement | null;
     if (!element) return '';
-    const label = element.getAttribute('aria-label') ?? (element.id ? document.querySelector(`label[for="${element.id}"]`)?.textContent : null);
+    const label =
+      element.getAttribute('aria-label') ?? (element.id ? document.querySelector(`label[for="${element.id}"]`)?.textContent : null);
     return `${element.tagName.toLowerCase()}.${[...element.classList].join('.')} ${label ?? element.textContent?.trim().slice(0, 60) ?? ''}`;
   });
 }
@@ -110,7 +112,9 @@ describe.skipIf(!hasChromium)('triage in the dashboard, in Chromium', () => {
     const list = page.locator('section.triage-scope');
     const notDismissed = await list.locator('.issue').count();
     expect(notDismissed).toBeGreaterThan(2);
-    const firstTwo = await list.locator('.issue .issue-message > span').evaluateAll((spans) => spans.slice(0, 2).map((span) => span.textContent));
+    const firstTwo = await list
+      .locator('.issue .issue-message > span')
+      .evaluateAll((spans) => spans.slice(0, 2).map((span) => span.textContent));
 
     // From the page's start: Tab to the page's check box, then the arrow keys move through the issues.
     await page.locator('#main').focus();

@@ -129,6 +129,7 @@ describe('states in the lists', () => {
     );
     expect(suppressionSentence({ type: 'inline', description: '' })).toBe('Suppressed by inline comment');
     expect(suppressionSentence({ type: 'other', description: null })).toBe('Suppressed by other');
+    expect(suppressionSentence({ type: null, description: 'legacy' })).toBe('Suppressed: legacy');
   });
 });
 

@@ -13,6 +13,7 @@ import {
   type IssueStatus,
   isDismissal,
 } from '../../../src/issues/issue-vocabulary.js';
+import { SUPPRESSION_TYPES, type SuppressionType } from '../../../src/reports/vocabulary.js';
 
 export { BULK_MAX, COMMENT_MAX, EXPIRY_MAX_DAYS, ISSUE_STATUSES, type IssueStatus, isDismissal };
 
@@ -185,9 +186,8 @@ export function selectionOfPage(selected: ReadonlySet<string>, onPage: readonly 
   return chosen === onPage.length ? 'all' : 'some';
 }
 
-/** E8.6: how the client package suppressed an issue (CLIENT-WIRE's `suppression.type`). */
-export const SUPPRESSION_TYPES = ['inline', 'config', 'baseline'] as const;
-export type SuppressionType = (typeof SUPPRESSION_TYPES)[number];
+/** E8.6: how the client package suppressed an issue (CLIENT-WIRE's `suppression.type`), the service's own list. */
+export { SUPPRESSION_TYPES, type SuppressionType } from '../../../src/reports/vocabulary.js';
 
 export const SUPPRESSION_LABELS: Record<SuppressionType, string> = {
   inline: 'Inline comment',
@@ -196,11 +196,12 @@ export const SUPPRESSION_LABELS: Record<SuppressionType, string> = {
 };
 
 /** A suppression in words: `Suppressed by configuration: path: app/Legacy.php`. */
-export function suppressionSentence(suppression: { type: string; description?: string | null }): string {
+export function suppressionSentence(suppression: { type: string | null; description?: string | null }): string {
   const known = SUPPRESSION_TYPES.find((type) => type === suppression.type);
   const how = known === undefined ? suppression.type : SUPPRESSION_LABELS[known].toLowerCase();
   const description = suppression.description?.trim() ?? '';
-  return description === '' ? `Suppressed by ${how}` : `Suppressed by ${how}: ${description}`;
+  const said = how === null || how.trim() === '' ? 'Suppressed' : `Suppressed by ${how}`;
+  return description === '' ? said : `${said}: ${description}`;
 }
 
 /**
