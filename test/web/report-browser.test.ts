@@ -149,7 +149,7 @@ describe.skipIf(!hasChromium)('the report page in Chromium', () => {
       'New 1',
       'Fixed 4',
       expect.stringMatching(/^All issues \d+$/),
-      'Suppressed 8',
+      'Suppressed in code 8',
       expect.stringMatching(/^Failed analyzers \d+$/),
     ]);
 
