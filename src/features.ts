@@ -1,4 +1,5 @@
 import { auditModule } from './audit/audit.module.js';
+import { issuesModule } from './issues/issues.module.js';
 import { generateBadgeKey } from './badges/badge-key.js';
 import { badgesModule } from './badges/badges.module.js';
 import type { Clock } from './clock.js';
@@ -12,7 +13,7 @@ import { deriveOnLibuv, type PasswordHasher, passwordHasher } from './sessions/p
 import { sessionsModule } from './sessions/sessions.module.js';
 import { teamsModule } from './teams/teams.module.js';
 import { tokensModule } from './tokens/tokens.module.js';
-import { recordEvent } from './webhooks/webhook-events.js';
+import { recordEvent, recordEvents } from './webhooks/webhook-events.js';
 import { webhooksModule } from './webhooks/webhooks.module.js';
 
 /**
@@ -38,6 +39,7 @@ export function createFeatures(deps: { db: Db; clock: Clock; config: Config; hea
   const badges = badgesModule({ db, clock, config, projects: projects.service });
   const audit = auditModule({ db, clock, config, teams: teams.managerCheck });
   const webhooks = webhooksModule({ db, clock, config, projects: projects.service });
+  const issues = issuesModule({ db, clock, config, projects: projects.service, recordEvents });
   const sessions = sessionsModule({ db, clock, config, passwords: deps.passwords ?? passwordHasher(deriveOnLibuv) });
   return {
     tokens,
@@ -48,9 +50,10 @@ export function createFeatures(deps: { db: Db; clock: Clock; config: Config; hea
     badges,
     audit,
     webhooks,
+    issues,
     sessions,
     /** The REST API's route plugins, mounted under /api/v1 in this order. */
-    v1Routes: [tokens, projects, reports, failures, badges, teams, audit, webhooks, sessions].map((feature) => feature.routes),
+    v1Routes: [tokens, projects, reports, failures, badges, teams, audit, webhooks, issues, sessions].map((feature) => feature.routes),
   };
 }
 

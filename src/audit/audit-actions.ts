@@ -28,6 +28,7 @@ export const AUDIT_ACTIONS = [
   'webhook.updated',
   'webhook.deleted',
   'webhook.secret_rotated',
+  'issue.updated',
   'user.updated',
   'session.created',
   // The operator command's changes (actor `operator`).
@@ -40,4 +41,4 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What an event is about: `target.type` in the API's shape. */
-export type AuditTargetType = 'project' | 'report' | 'team' | 'member' | 'invitation' | 'token' | 'webhook' | 'user' | 'session';
+export type AuditTargetType = 'project' | 'report' | 'team' | 'member' | 'invitation' | 'token' | 'webhook' | 'user' | 'session' | 'issue';

@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import { storableText } from '../wire/storable-text.js';
 import type { AuditAction, AuditTargetType } from './audit-actions.js';
 import { USER_AGENT_MAX, type AuditActor } from './audit-actor.js';
-import { createAuditRepository } from './audit.repository.js';
+import { createAuditRepository, type NewAuditEvent } from './audit.repository.js';
 
 export interface AuditEntry {
   action: AuditAction;
@@ -21,9 +21,21 @@ export interface AuditEntry {
  * exists exactly when the change does: a rolled-back change leaves no event.
  */
 export async function recordAudit(trx: Db, clock: Clock, actor: AuditActor, entry: AuditEntry): Promise<void> {
+  await createAuditRepository(trx).insert([auditRow(clock, actor, entry)]);
+}
+
+/**
+ * E5: writes several audit events of one change at once (a bulk change writes one per thing it
+ * changed), in as few statements as the database takes; the same rules as `recordAudit`.
+ */
+export async function recordAudits(trx: Db, clock: Clock, actor: AuditActor, entries: readonly AuditEntry[]): Promise<void> {
+  await createAuditRepository(trx).insert(entries.map((entry) => auditRow(clock, actor, entry)));
+}
+
+function auditRow(clock: Clock, actor: AuditActor, entry: AuditEntry): NewAuditEvent {
   const user = actor.type === 'user' ? actor : null;
   const userAgent = user?.origin.userAgent;
-  await createAuditRepository(trx).insert({
+  return {
     action: entry.action,
     actor_type: actor.type,
     actor_id: user?.id ?? null,
@@ -37,7 +49,7 @@ export async function recordAudit(trx: Db, clock: Clock, actor: AuditActor, entr
     user_agent: userAgent ? storableText(userAgent.slice(0, USER_AGENT_MAX)) : null,
     details: JSON.stringify(entry.details ?? {}),
     created_at: clock.now().toISOString(),
-  });
+  };
 }
 
 /**

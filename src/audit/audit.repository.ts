@@ -6,6 +6,9 @@ import type { AuditEventsTable } from '../db/schema.js';
 export type AuditEventRow = Selectable<AuditEventsTable>;
 export type NewAuditEvent = Omit<AuditEventRow, 'id'>;
 
+/** Rows per insert: 14 columns each, well under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
+const INSERT_CHUNK = 500;
+
 /** Which events a list shows: a team's (E5, owner or admin), or those of and about one user. */
 export type AuditScope = { teamId: number } | { userId: number };
 
@@ -25,8 +28,14 @@ export function createAuditRepository(db: Db) {
       .$if(action !== undefined, (query) => query.where('action', '=', action!));
 
   return {
-    async insert(event: NewAuditEvent): Promise<void> {
-      await db.insertInto('audit_events').values(event).execute();
+    /** Appends events, in statements of at most INSERT_CHUNK rows (each database bounds a statement's parameters). */
+    async insert(events: readonly NewAuditEvent[]): Promise<void> {
+      for (let start = 0; start < events.length; start += INSERT_CHUNK) {
+        await db
+          .insertInto('audit_events')
+          .values(events.slice(start, start + INSERT_CHUNK))
+          .execute();
+      }
     },
 
     async count(scope: AuditScope, action?: string): Promise<number> {

@@ -53,6 +53,10 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /api/v1/projects/:project/webhooks/:webhook/ping': 'pingWebhook',
   'GET /api/v1/projects/:project/webhooks/:webhook/deliveries': 'listWebhookDeliveries',
   'POST /api/v1/projects/:project/webhooks/:webhook/deliveries/:delivery/redeliver': 'redeliverWebhookDelivery',
+  // Issue tracking (E8)
+  'PUT /api/v1/projects/:project/issues/:fingerprint': 'updateIssueState',
+  'POST /api/v1/projects/:project/issues/bulk': 'updateIssueStates',
+  'GET /api/v1/user/issues': 'listAssignedIssues',
   // The caller
   'GET /api/v1/user': 'getUser',
   'PUT /api/v1/user': 'updateUser',

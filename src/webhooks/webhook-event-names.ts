@@ -8,6 +8,7 @@ export const WEBHOOK_EVENTS = [
   'run.failed',
   'project.token_regenerated',
   'project.archived',
+  'issue.updated',
   'ping',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

@@ -42,6 +42,45 @@ export async function recordEvent(
   await insertDeliveries(trx, clock, projectId, targets, data);
 }
 
+/**
+ * `recordEvent` for many events of one change at once (a bulk change sends one per thing it
+ * changed), each with its own `data`: the project's webhooks are read once, and the deliveries are
+ * inserted in a few statements.
+ */
+export async function recordEvents(
+  trx: Db,
+  clock: Clock,
+  projectId: string,
+  events: readonly { event: WebhookEvent; data: Record<string, unknown> }[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const hooks = await trx
+    .selectFrom('webhooks')
+    .select(['id', 'events'])
+    .where('project_id', '=', projectId)
+    .where('active', '=', 1)
+    .execute();
+  const subscribed = hooks.map((hook) => ({ id: hook.id, events: new Set(JSON.parse(hook.events) as string[]) }));
+  if (!events.some(({ event }) => subscribed.some((hook) => hook.events.has(event)))) return;
+  const project = await trx.selectFrom('projects').select(['id', 'name']).where('id', '=', projectId).executeTakeFirstOrThrow();
+  const now = clock.now();
+  const rows = events.flatMap(({ event, data }) => {
+    const targets = subscribed.filter((hook) => hook.events.has(event));
+    if (targets.length === 0) return [];
+    const payload = eventPayload(event, now, { project: { id: project.id, name: project.name } satisfies EventProject, ...data });
+    return targets.map((hook) => pendingDelivery(hook.id, event, payload, now));
+  });
+  for (let start = 0; start < rows.length; start += DELIVERY_INSERT_CHUNK) {
+    await trx
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(start, start + DELIVERY_INSERT_CHUNK))
+      .execute();
+  }
+}
+
+/** Deliveries per insert: 12 columns each, well under SQLite's and PostgreSQL's bounds on a statement's parameters. */
+const DELIVERY_INSERT_CHUNK = 500;
+
 /** E6's `ping`, to the webhook it is asked for, whatever it subscribes to and active or not: the delivery's id. */
 export async function recordPing(trx: Db, clock: Clock, projectId: string, webhookId: string): Promise<string> {
   const [id] = await insertDeliveries(trx, clock, projectId, [{ webhookId, event: 'ping' }], { webhook: { id: webhookId } });

@@ -158,6 +158,11 @@ function messageFor(error: ErrorObject, label: string): string {
       return error.keyword === 'minimum' ? `The ${label} must be at least ${limit}.` : `The ${label} may not be greater than ${limit}.`;
     case 'minItems':
       return `The ${label} field must have at least ${limit} ${limit === 1 ? 'item' : 'items'}.`;
+    case 'uniqueItems': {
+      // Ajv names the two equal items (`j` comes first in the list), counted from 0 like the field paths.
+      const { i, j } = error.params as { i: number; j: number };
+      return `The ${label} field has a duplicate value: items ${Math.min(i, j)} and ${Math.max(i, j)} are equal.`;
+    }
     case 'maxItems':
     case 'maxProperties': // a list sent as an object keyed by position (upload.schemas.ts)
       return `The ${label} field may not have more than ${limit} items.`;
