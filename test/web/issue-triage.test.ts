@@ -7,7 +7,6 @@ import {
   expiryInstant,
   initialForm,
   issuesUrl,
-  KEEP,
   personName,
   type StateLike,
   selectionOfPage,
@@ -74,7 +73,7 @@ describe('the action panel’s form', () => {
     expect(expiryInstant('soon')).toBeNull();
   });
 
-  it('sends the status, the trimmed comment, the assignee and the expiry (only for accepted); a selection may keep assignees', () => {
+  it('sends the whole decision: the status, the trimmed comment, the assignee and the expiry (only for accepted)', () => {
     expect(triageBody(form({ status: 'accepted', comment: '  Known risk ', assignee: '7', expiresOn: '2027-01-15' }))).toEqual({
       status: 'accepted',
       comment: 'Known risk',
@@ -87,13 +86,13 @@ describe('the action panel’s form', () => {
       assignee_id: null,
       expires_at: null,
     });
-    expect(triageBody(form({ status: 'confirmed', assignee: KEEP }))).not.toHaveProperty('assignee_id');
   });
 
-  it('opens on one issue’s current decision; on a selection, with its assignees kept', () => {
+  it('opens on one issue’s current decision; on a selection, on their assignee when they share one', () => {
     expect(initialForm([decided])).toEqual({ status: 'accepted', comment: decided.comment, assignee: '7', expiresOn: '2027-01-15' });
-    expect(initialForm([null])).toEqual({ status: 'confirmed', comment: '', assignee: '', expiresOn: '' });
-    expect(initialForm([decided, null]).assignee).toBe(KEEP);
+    expect(initialForm([null, null])).toEqual({ status: 'confirmed', comment: '', assignee: '', expiresOn: '' });
+    expect(initialForm([decided, { ...decided, status: 'confirmed' }]).assignee).toBe('7');
+    expect(initialForm([decided, null]).assignee).toBe('');
   });
 });
 

@@ -1,6 +1,6 @@
 import type { TriageBody } from '../lib/issue-triage.js';
 import { api, call } from './client.js';
-import type { components } from './schema.js';
+import type { components, paths } from './schema.js';
 
 /**
  * E8's endpoints as the pages call them: an issue's state (PUT one, POST a selection), the
@@ -8,21 +8,19 @@ import type { components } from './schema.js';
  * shapes are the generated schema's (the service's own OpenAPI document).
  */
 type Schemas = components['schemas'];
-export type IssueState = Schemas['IssueState'];
-export type TrackedIssue = Schemas['TrackedIssue'];
 export type Member = Schemas['Member'];
 
-type Issues = '/api/v1/projects/{project}/issues';
-type Pages = { [P in keyof import('./schema.js').paths]: import('./schema.js').paths[P] };
-type Answer<P extends keyof Pages, M extends 'get' | 'put' | 'post'> =
-  Pages[P] extends Record<M, { responses: { 200: { content: { 'application/json': infer A } } } }> ? A : never;
+/** The items of a list as the client reads them (openapi-fetch leaves out `ticket`, always null until tickets exist). */
+type ListItem<Path extends keyof paths> = paths[Path] extends {
+  get: { responses: { 200: { content: { 'application/json': { data: (infer Item)[] } } } } };
+}
+  ? Omit<Item, 'ticket'>
+  : never;
 
-export type ProjectIssuePage = Answer<Issues, 'get'>;
-export type ProjectIssue = ProjectIssuePage['data'][number];
-export type AssignedIssuePage = Answer<'/api/v1/user/issues', 'get'>;
-export type AssignedIssue = AssignedIssuePage['data'][number];
-export type SuppressedPage = Answer<'/api/v1/reports/{report}/suppressed', 'get'>;
-export type SuppressedIssue = SuppressedPage['data'][number];
+/** E8.1 without the issue as last seen: what every list shows beside an issue. */
+export type IssueState = Omit<Schemas['TrackedIssue'], 'issue' | 'ticket'>;
+export type AssignedIssue = ListItem<'/api/v1/user/issues'>;
+export type ProjectIssue = ListItem<'/api/v1/projects/{project}/issues'>;
 
 /** E8.2: one issue's new state (PUT), or a selection's, all or nothing (POST .../bulk). */
 export async function saveStates(project: string, fingerprints: readonly string[], body: TriageBody): Promise<IssueState[]> {

@@ -678,6 +678,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{project}/issues/{fingerprint}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Decide about an issue: set its status, comment, assignee and expiry (the whole state; fields left out are cleared) */
+        put: operations["updateIssueState"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{project}/issues/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decide about up to 500 issues at once: all of them change, or none */
+        post: operations["updateIssueStates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/user/issues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The issues assigned to the caller in their teams' projects, latest change first */
+        get: operations["listAssignedIssues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/session": {
         parameters: {
             query?: never;
@@ -1424,7 +1475,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: ("report.created" | "report.gate_failed" | "run.failed" | "project.token_regenerated" | "project.archived" | "ping")[];
+            events: ("report.created" | "report.gate_failed" | "run.failed" | "project.token_regenerated" | "project.archived" | "issue.updated" | "ping")[];
             description: string | null;
             /** @description An inactive webhook is sent nothing: no events, no ping, no redelivery (409). */
             active: boolean;
@@ -1448,7 +1499,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            event: "report.created" | "report.gate_failed" | "run.failed" | "project.token_regenerated" | "project.archived" | "ping";
+            event: "report.created" | "report.gate_failed" | "run.failed" | "project.token_regenerated" | "project.archived" | "issue.updated" | "ping";
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             attempts: number;
@@ -1469,6 +1520,119 @@ export interface components {
              * @example 2026-11-21T10:00:00.000Z
              */
             delivered_at: string | null;
+        };
+        TrackedIssue: {
+            fingerprint: string;
+            /**
+             * @description `open` for an issue nobody decided about, and for an acceptance whose `expires_at` has passed.
+             * @enum {string}
+             */
+            status: "open" | "confirmed" | "accepted" | "false_positive" | "wont_fix";
+            comment: string | null;
+            assignee: {
+                id: number;
+                name: string | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description Only with `accepted`: when the issue is open again.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            expires_at: string | null;
+            /** @description Null for an issue nobody decided about, or once that user is deleted. */
+            updated_by: {
+                id: number;
+                name: string | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description Null for an issue nobody decided about.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            updated_at: string | null;
+            /** @description The newest report holding the issue; null for an issue nobody decided about, or once that report is deleted. */
+            last_seen_report: {
+                /** Format: uuid */
+                uuid: string;
+                /** Format: date-time */
+                analyzed_at: string;
+            } | null;
+            /** @description The fingerprints the issue had before its line was reformatted, oldest first. */
+            previous_fingerprints: string[];
+            /** @description The ticket filed for the issue; none yet. */
+            ticket: null;
+            issue: {
+                analyzer_id: string;
+                analyzer_name: string;
+                category: string | null;
+                /** @enum {string} */
+                severity: "critical" | "high" | "medium" | "low" | "info";
+                message: string;
+                location: {
+                    file: string;
+                    line?: number;
+                    column?: number;
+                } | null;
+            };
+        };
+        AssignedIssue: {
+            fingerprint: string;
+            /**
+             * @description `open` for an issue nobody decided about, and for an acceptance whose `expires_at` has passed.
+             * @enum {string}
+             */
+            status: "open" | "confirmed" | "accepted" | "false_positive" | "wont_fix";
+            comment: string | null;
+            assignee: {
+                id: number;
+                name: string | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description Only with `accepted`: when the issue is open again.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            expires_at: string | null;
+            /** @description Null for an issue nobody decided about, or once that user is deleted. */
+            updated_by: {
+                id: number;
+                name: string | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description Null for an issue nobody decided about.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            updated_at: string | null;
+            /** @description The newest report holding the issue; null for an issue nobody decided about, or once that report is deleted. */
+            last_seen_report: {
+                /** Format: uuid */
+                uuid: string;
+                /** Format: date-time */
+                analyzed_at: string;
+            } | null;
+            /** @description The fingerprints the issue had before its line was reformatted, oldest first. */
+            previous_fingerprints: string[];
+            /** @description The ticket filed for the issue; none yet. */
+            ticket: null;
+            issue: {
+                analyzer_id: string;
+                analyzer_name: string;
+                category: string | null;
+                /** @enum {string} */
+                severity: "critical" | "high" | "medium" | "low" | "info";
+                message: string;
+                location: {
+                    file: string;
+                    line?: number;
+                    column?: number;
+                } | null;
+            };
+            project: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            };
         };
         Session: {
             user: {
@@ -11543,7 +11707,7 @@ export interface operations {
             query?: {
                 page?: number;
                 /** @description Only events of this action. */
-                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
+                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "issue.updated" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
             };
             header?: never;
             path: {
@@ -11791,7 +11955,7 @@ export interface operations {
             query?: {
                 page?: number;
                 /** @description Only events of this action. */
-                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
+                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "issue.updated" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
             };
             header?: never;
             path?: never;
@@ -12227,7 +12391,7 @@ export interface operations {
                      *       "report.gate_failed"
                      *     ]
                      */
-                    events: ("report.created" | "report.gate_failed" | "run.failed" | "project.token_regenerated" | "project.archived" | "ping")[];
+                    events: ("report.created" | "report.gate_failed" | "run.failed" | "project.token_regenerated" | "project.archived" | "issue.updated" | "ping")[];
                     description?: string | null;
                 };
             };
@@ -12722,7 +12886,7 @@ export interface operations {
                      *       "report.gate_failed"
                      *     ]
                      */
-                    events?: ("report.created" | "report.gate_failed" | "run.failed" | "project.token_regenerated" | "project.archived" | "ping")[];
+                    events?: ("report.created" | "report.gate_failed" | "run.failed" | "project.token_regenerated" | "project.archived" | "issue.updated" | "ping")[];
                     active?: boolean;
                     description?: string | null;
                 };
@@ -14322,6 +14486,842 @@ export interface operations {
                 };
             };
             /** @description Over the rate limit (uploads: per project), or over the webhook's 10 pings and redeliveries a minute. */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Whole seconds until the window resets; equals `retry_after`. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded. Please wait before making more requests."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Too Many Requests";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description An unexpected error; never details. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Server Error",
+                     *       "message": "Something went wrong on our side. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Server Error";
+                        message: string;
+                    };
+                };
+            };
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The service is temporarily unavailable. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    updateIssueState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project id (UUID). Anything else is a 404. */
+                project: string;
+                /** @description The issue's fingerprint: 32 lowercase hexadecimal characters. Anything else, or one no report of the project holds, is a 404. */
+                fingerprint: string;
+            };
+            cookie?: never;
+        };
+        /** @description The whole decision: a field left out is cleared (it is not kept from before). */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `accepted`, `false_positive` and `wont_fix` dismiss the issue: the gate leaves it out while the dismissal holds.
+                     * @example false_positive
+                     * @enum {string}
+                     */
+                    status: "open" | "confirmed" | "accepted" | "false_positive" | "wont_fix";
+                    /**
+                     * @description Why (1 to 2000 characters, trimmed). Required for a dismissal; omitted or null clears it.
+                     * @example The input is cast to an integer two lines above.
+                     */
+                    comment?: string | null;
+                    /**
+                     * @description A member of the project's team (any role), or null for nobody. Omitted: nobody.
+                     * @example 42
+                     */
+                    assignee_id?: number | null;
+                    /**
+                     * @description Only with `accepted`: when the acceptance ends and the issue reads `open` again. An ISO 8601 date-time with offset, or YYYY-MM-DD (00:00 UTC); in the future, at most 365 days ahead. Omitted or null: it does not expire.
+                     * @example 2027-03-01
+                     */
+                    expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Decide about an issue: set its status, comment, assignee and expiry (the whole state; fields left out are cleared) */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TrackedIssue"];
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, not a JSON object, nested too deep, or has a `__proto__` key; or a path parameter has a broken percent-encoding; or the Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "The request body is not valid JSON."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Request";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The token is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthenticated",
+                     *       "message": "Authentication required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unauthenticated";
+                        message: string;
+                    };
+                };
+            };
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token does not have the required 'write' ability."
+                     *     }
+                     */
+                    "application/json": {
+                        error: "Forbidden" | "Subscription Required";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The project does not exist or the caller may not change its issues (`The requested resource was not found.`), or the fingerprint is not 32 lowercase hexadecimal characters or no report of the project holds it (`Issue not found.`). */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "The requested resource was not found."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Not Found";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is over the limit. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "The request body may not be larger than 1 MiB."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Payload Too Large";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON (or uses an unsupported Content-Encoding). */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "The request body must be JSON, sent with Content-Type: application/json."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unsupported Media Type";
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed; `errors` lists every field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation Failed",
+                     *       "message": "The name field is required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Validation Failed";
+                        message: string;
+                        /**
+                         * @description Messages per dotted input path (`settings.fail_on`, `abilities.1`); `message` repeats the first.
+                         * @example {
+                         *       "name": [
+                         *         "The name field is required."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit (uploads: per project). */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Whole seconds until the window resets; equals `retry_after`. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded. Please wait before making more requests."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Too Many Requests";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description An unexpected error; never details. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Server Error",
+                     *       "message": "Something went wrong on our side. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Server Error";
+                        message: string;
+                    };
+                };
+            };
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The service is temporarily unavailable. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    updateIssueStates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (UUID). Anything else is a 404. */
+                project: string;
+            };
+            cookie?: never;
+        };
+        /** @description One decision for every listed issue; all of them change, or none. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description 1 to 500 distinct fingerprints, each held by a report of the project.
+                     * @example [
+                     *       "3f1c2a9b8d7e6f5a4b3c2d1e0f9a8b7c"
+                     *     ]
+                     */
+                    fingerprints: string[];
+                    /**
+                     * @description `accepted`, `false_positive` and `wont_fix` dismiss the issue: the gate leaves it out while the dismissal holds.
+                     * @example false_positive
+                     * @enum {string}
+                     */
+                    status: "open" | "confirmed" | "accepted" | "false_positive" | "wont_fix";
+                    /**
+                     * @description Why (1 to 2000 characters, trimmed). Required for a dismissal; omitted or null clears it.
+                     * @example The input is cast to an integer two lines above.
+                     */
+                    comment?: string | null;
+                    /**
+                     * @description A member of the project's team (any role), or null for nobody. Omitted: nobody.
+                     * @example 42
+                     */
+                    assignee_id?: number | null;
+                    /**
+                     * @description Only with `accepted`: when the acceptance ends and the issue reads `open` again. An ISO 8601 date-time with offset, or YYYY-MM-DD (00:00 UTC); in the future, at most 365 days ahead. Omitted or null: it does not expire.
+                     * @example 2027-03-01
+                     */
+                    expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Decide about up to 500 issues at once: all of them change, or none */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The issues' new states, in the request's order. */
+                        data: components["schemas"]["TrackedIssue"][];
+                        /** @example 3 issues updated. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, not a JSON object, nested too deep, or has a `__proto__` key; or a path parameter has a broken percent-encoding; or the Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "The request body is not valid JSON."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Request";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The token is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthenticated",
+                     *       "message": "Authentication required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unauthenticated";
+                        message: string;
+                    };
+                };
+            };
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token does not have the required 'write' ability."
+                     *     }
+                     */
+                    "application/json": {
+                        error: "Forbidden" | "Subscription Required";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource does not exist, or the caller may not act on it. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "The requested resource was not found."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Not Found";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is over the limit. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "The request body may not be larger than 1 MiB."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Payload Too Large";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON (or uses an unsupported Content-Encoding). */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "The request body must be JSON, sent with Content-Type: application/json."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unsupported Media Type";
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed; `errors` lists every field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation Failed",
+                     *       "message": "The name field is required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Validation Failed";
+                        message: string;
+                        /**
+                         * @description Messages per dotted input path (`settings.fail_on`, `abilities.1`); `message` repeats the first.
+                         * @example {
+                         *       "name": [
+                         *         "The name field is required."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit (uploads: per project). */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Whole seconds until the window resets; equals `retry_after`. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded. Please wait before making more requests."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Too Many Requests";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description An unexpected error; never details. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Server Error",
+                     *       "message": "Something went wrong on our side. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Server Error";
+                        message: string;
+                    };
+                };
+            };
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The service is temporarily unavailable. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    listAssignedIssues: {
+        parameters: {
+            query?: {
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The issues assigned to the caller in their teams' projects, latest change first */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AssignedIssue"][];
+                        links: {
+                            first: string;
+                            last: string;
+                            prev: string | null;
+                            next: string | null;
+                        };
+                        meta: {
+                            current_page: number;
+                            per_page: number;
+                            total: number;
+                            last_page: number;
+                            from: number | null;
+                            to: number | null;
+                            path: string;
+                        };
+                    };
+                };
+            };
+            /** @description The Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "The Host header must be a host name or IP address, with an optional port."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Request";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The token is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthenticated",
+                     *       "message": "Authentication required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unauthenticated";
+                        message: string;
+                    };
+                };
+            };
+            /** @description `Forbidden`: the token lacks the 'read' ability. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token does not have the required 'read' ability."
+                     *     }
+                     */
+                    "application/json": {
+                        error: "Forbidden" | "Subscription Required";
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed; `errors` lists every field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation Failed",
+                     *       "message": "The name field is required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Validation Failed";
+                        message: string;
+                        /**
+                         * @description Messages per dotted input path (`settings.fail_on`, `abilities.1`); `message` repeats the first.
+                         * @example {
+                         *       "name": [
+                         *         "The name field is required."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit (uploads: per project). */
             429: {
                 headers: {
                     /** @description Requests allowed in the current 60-second window. */

@@ -82,16 +82,17 @@ export function assigneeParam(value: string | undefined): string | null {
 export interface TriageForm {
   status: IssueStatus;
   comment: string;
-  /** A member's id, `''` for nobody, or KEEP (a selection's assignees stay as they are). */
+  /** A member's id, or `''` for nobody. */
   assignee: string;
   /** `YYYY-MM-DD` (a date input's value), or `''`. */
   expiresOn: string;
 }
 
-/** The assignee choice that leaves each issue's assignee as it is (a selection's default). */
-export const KEEP = 'keep';
-
-/** The form for `states` (one issue: its current values; several: a new decision, assignees kept). */
+/**
+ * The form for `states`. One issue: its current decision. Several: a new decision, `confirmed`,
+ * with their assignee when they share one. A change is the whole decision (E8.2: what is left out
+ * is cleared), so the panel shows every field it will send.
+ */
 export function initialForm(states: readonly (StateLike | null | undefined)[]): TriageForm {
   const only = states.length === 1 ? states[0] : undefined;
   if (only) {
@@ -102,7 +103,8 @@ export function initialForm(states: readonly (StateLike | null | undefined)[]): 
       expiresOn: only.status === 'accepted' && only.expires_at !== null ? dateInputValue(new Date(only.expires_at)) : '',
     };
   }
-  return { status: 'confirmed', comment: '', assignee: states.length === 1 ? '' : KEEP, expiresOn: '' };
+  const assignees = new Set(states.map((state) => (state?.assignee ? String(state.assignee.id) : '')));
+  return { status: 'confirmed', comment: '', assignee: assignees.size === 1 ? ([...assignees][0] as string) : '', expiresOn: '' };
 }
 
 /** A comment's length as the service counts it (D12: code points, not UTF-16 units). */
@@ -160,13 +162,15 @@ export interface TriageBody {
   expires_at?: string | null;
 }
 
-/** The PUT's (or, with `fingerprints`, the bulk POST's) body for a checked form. */
+/** The PUT's (or, with `fingerprints`, the bulk POST's) body for a checked form: the whole decision. */
 export function triageBody(form: TriageForm): TriageBody {
   const comment = form.comment.trim();
-  const body: TriageBody = { status: form.status, comment: comment === '' ? null : comment };
-  if (form.assignee !== KEEP) body.assignee_id = form.assignee === '' ? null : Number(form.assignee);
-  body.expires_at = form.status === 'accepted' && form.expiresOn !== '' ? expiryInstant(form.expiresOn) : null;
-  return body;
+  return {
+    status: form.status,
+    comment: comment === '' ? null : comment,
+    assignee_id: form.assignee === '' ? null : Number(form.assignee),
+    expires_at: form.status === 'accepted' && form.expiresOn !== '' ? expiryInstant(form.expiresOn) : null,
+  };
 }
 
 /** What the panel's submit button says. */

@@ -14,7 +14,7 @@ import { Pagination } from './report/pagination.js';
 
 /**
  * E8.9 "Assigned to me": the issues assigned to the person in every project of their teams
- * (GET /user/issues), a page at a time (`?page=2`), each with its project and the newest report
+ * (GET /user/issues, the latest decided first), a page at a time (`?page=2`), each with its project and the newest report
  * that holds it, where it is triaged.
  */
 export function AssignedIssuesPage() {
@@ -27,7 +27,7 @@ export function AssignedIssuesPage() {
   return (
     <section aria-labelledby="assigned-title">
       <h1 id="assigned-title">Assigned to me</h1>
-      <p class="lead">The issues assigned to you in every project of your teams, most severe first.</p>
+      <p class="lead">The issues assigned to you in every project of your teams, the latest decided first.</p>
       <ProblemMessage problem={issues.problem} />
       {issues.loading && !issues.data && <p aria-live="polite">Loading your issues…</p>}
       {meta && meta.total > 0 && <p class="report-found">{meta.total === 1 ? '1 issue' : `${formatNumber(meta.total)} issues`}</p>}

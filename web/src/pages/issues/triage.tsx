@@ -14,7 +14,6 @@ import {
   ISSUE_STATUSES,
   initialForm,
   isDismissal,
-  KEEP,
   personName,
   STATUS_HINTS,
   STATUS_LABELS,
@@ -374,10 +373,9 @@ function TriagePanel({ triage, fingerprints }: { triage: Triage; fingerprints: s
             />
           )}
         </Field>
-        <Field name="assignee_id" label="Assignee" problem={problem}>
+        <Field name="assignee_id" label="Assignee" problem={problem} hint={count > 1 ? `For all ${count} issues.` : undefined}>
           {(attributes) => (
             <select {...attributes} value={form.assignee} onChange={(event) => change({ assignee: event.currentTarget.value })}>
-              {count > 1 && <option value={KEEP}>Keep each issue’s assignee</option>}
               <option value="">Nobody</option>
               {members.map((member) => (
                 <option key={member.id} value={String(member.id)}>
