@@ -71,6 +71,13 @@ const it = dashboardTest
     expect(uploaded.status).toBe(201);
     const uuid = ((await uploaded.json()) as { report: { uuid: string } }).report.uuid;
     return { projectId, reportUrl: `${base}/reports/${uuid}`, teamId, adaToken, linusId: members[LINUS.email] as number };
+  })
+  /** The file's page, with Ada signed in (once for the file, whichever test runs first). */
+  .extend('ada', { scope: 'file' }, async ({ world, base, page }) => {
+    await page.goto(`${base}/sign-in`);
+    await submitSignIn(page, world.user);
+    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    return page;
   });
 
 /** The element that has the focus, in words: its tag, class and accessible name or label. */
@@ -100,14 +107,10 @@ async function issuesTab(page: Page, reportUrl: string, query = ''): Promise<voi
 
 describe.skipIf(!hasChromium)('triage in the dashboard, in Chromium', () => {
   it('triages report-full’s issues from the keyboard alone: move, select, open the panel, set the status, submit', async ({
-    world,
     base,
-    page,
+    ada: page,
     shop,
   }) => {
-    await page.goto(`${base}/sign-in`);
-    await submitSignIn(page, world.user);
-    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
     await issuesTab(page, shop.reportUrl);
     const list = page.locator('section.triage-scope');
     const notDismissed = await list.locator('.issue').count();
@@ -125,7 +128,7 @@ describe.skipIf(!hasChromium)('triage in the dashboard, in Chromium', () => {
     await page.keyboard.press('ArrowDown');
     expect(await focused(page)).toContain(`Select: ${firstTwo[1]}`);
     await page.keyboard.press('Space');
-    await page.getByText('2 selected').waitFor();
+    await page.getByText('2 selected', { exact: true }).waitFor();
 
     // Back up to the bar, and on to its button: Enter opens the panel with the focus on the status.
     await page.keyboard.press('ArrowUp');
@@ -160,7 +163,7 @@ describe.skipIf(!hasChromium)('triage in the dashboard, in Chromium', () => {
     expect(stored.data.every((issue: any) => issue.state.comment === 'Generated code, never deployed.')).toBe(true);
   });
 
-  it('shows the dismissed issues apart, with their reason, who decided and when', async ({ page, shop }) => {
+  it('shows the dismissed issues apart, with their reason, who decided and when', async ({ ada: page, shop }) => {
     await page.getByRole('link', { name: /^Dismissed/ }).click();
     await page.waitForURL(/[?&]state=dismissed/);
     const dismissed = page.locator('section.triage-scope .issue');
@@ -176,7 +179,7 @@ describe.skipIf(!hasChromium)('triage in the dashboard, in Chromium', () => {
     expect(shop.projectId).not.toBe('');
   });
 
-  it('accepts one issue until a date and assigns it; an assignee who left is refused at the field', async ({ base, page, shop }) => {
+  it('accepts one issue until a date and assigns it; an assignee who left is refused at the field', async ({ base, ada: page, shop }) => {
     await issuesTab(page, shop.reportUrl);
     const issue = page.locator('section.triage-scope .issue').first();
     const message = await issue.locator('.issue-message > span').textContent();
@@ -211,7 +214,7 @@ describe.skipIf(!hasChromium)('triage in the dashboard, in Chromium', () => {
     expect(text).toContain('Reason: Behind the admin SSO; revisit after the audit.');
   });
 
-  it('lists the project’s issues by status and assignee, the filters in the URL', async ({ base, page, shop }) => {
+  it('lists the project’s issues by status and assignee, the filters in the URL', async ({ base, ada: page, shop }) => {
     await page.goto(`${base}/projects/${shop.projectId}`);
     await page.getByRole('navigation', { name: 'More of this project' }).getByRole('link', { name: 'Issues' }).click();
     await page.waitForURL(`${base}/projects/${shop.projectId}/issues`);
@@ -233,7 +236,7 @@ describe.skipIf(!hasChromium)('triage in the dashboard, in Chromium', () => {
     await screenshot(page, 'project-issues');
   });
 
-  it('lists the issues assigned to me, from the main navigation', async ({ base, page }) => {
+  it('lists the issues assigned to me, from the main navigation', async ({ base, ada: page }) => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Assigned to me' }).click();
     await page.waitForURL(`${base}/assigned-to-me`);
     await page.getByRole('heading', { name: 'Assigned to me', level: 1 }).waitFor();
@@ -243,7 +246,7 @@ describe.skipIf(!hasChromium)('triage in the dashboard, in Chromium', () => {
     await screenshot(page, 'assigned-to-me');
   });
 
-  it('lists the issues suppressed in code with their description, by type', async ({ page, shop }) => {
+  it('lists the issues suppressed in code with their description, by type', async ({ ada: page, shop }) => {
     const suppressed = countSuppressed(loadFixture('report-full').results);
     await page.goto(`${shop.reportUrl}?tab=suppressed`);
     await page.getByRole('heading', { name: 'Suppressed in code', level: 2 }).waitFor();
