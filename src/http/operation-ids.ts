@@ -27,6 +27,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/v1/projects/:project/pull-requests': 'listPullRequests',
   'GET /api/v1/projects/:project/trend': 'getTrend',
   'GET /api/v1/projects/:project/failures': 'listFailures',
+  'GET /api/v1/projects/:project/issues': 'listProjectIssues',
   'GET /api/v1/reports/:report': 'getReport',
   'DELETE /api/v1/reports/:report': 'deleteReport',
   'GET /api/v1/reports/:report/changes': 'listReportChanges',

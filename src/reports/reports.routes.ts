@@ -28,6 +28,7 @@ import {
   DEFAULT_TREND_LIMIT,
   ExportQuery,
   ExportResponse,
+  ProjectIssuesQuery,
   PullRequestItem,
   ReportDetailResponse,
   ReportListItem,
@@ -141,6 +142,36 @@ export async function reportsRoutes(
     },
   });
 
+  // E8.2: the project's issues as its latest report has them, with what people decided about each.
+  app.get('/projects/:project/issues', {
+    config: SUBSCRIBED.read,
+    schema: {
+      tags,
+      summary: "The issues of a project's latest report (or a branch's), each with its state, most severe first",
+      params: ProjectParams,
+      querystring: ProjectIssuesQuery,
+      response: { 200: Paginated(ChangeItem) },
+    },
+    preValidation: resolveProjectParam(projects, 'view'),
+    handler: async (request) => {
+      const project = projectOf(request);
+      const { status, severity, assignee, branch, page } = request.query;
+      const path = publicUrl(config, request, `/api/v1/projects/${project.id}/issues`);
+      const assigneeId =
+        assignee === undefined ? undefined : assignee === 'none' ? null : assignee === 'me' ? callerOf(request).userId : Number(assignee);
+      return reports.listProjectIssues(
+        project.id,
+        {
+          branch: branchFilter(branch),
+          filter: { status, severity, assignee: assigneeId },
+          filters: { status, severity, assignee, branch },
+        },
+        page ?? 1,
+        path,
+      );
+    },
+  });
+
   app.get('/reports/:report/changes', {
     config: SUBSCRIBED.read,
     schema: {
@@ -153,9 +184,9 @@ export async function reportsRoutes(
     preValidation: resolveReport('view'),
     handler: async (request) => {
       const report = reportOf(request);
-      const { kind, severity, page } = request.query;
+      const { kind, severity, state, page } = request.query;
       const path = publicUrl(config, request, `/api/v1/reports/${report.uuid}/changes`);
-      return reports.listChanges(report, { kind, severity }, page ?? 1, path);
+      return reports.listChanges(report, { kind, severity, state }, page ?? 1, path);
     },
   });
 

@@ -3,6 +3,8 @@ import { PageQuery } from '../wire/pagination.js';
 import { Nullable, NullableString, NullableTimestamp } from '../wire/schemas.js';
 import { EXPORT_FORMATS, EXPORT_MEDIA_TYPES, type ExportFormat, FINGERPRINT_KEY, SARIF_SCHEMA_URI } from './export/export-formats.js';
 import { RESULT_STATUSES, SEVERITIES, SUPPRESSION_TYPES, type ResultStatus, type Severity, type SuppressionType } from './vocabulary.js';
+import { IssueState, IssueStatusSchema } from '../issues/issue-state.schemas.js';
+import { type IssueStatus, STATE_FILTERS, type StateFilter } from '../issues/issue-vocabulary.js';
 
 export const IssuesBySeverity = Type.Object(
   Object.fromEntries(SEVERITIES.map((severity) => [severity, Type.Integer()])) as Record<Severity, TInteger>,
@@ -100,34 +102,43 @@ const issueFields = {
   metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 };
 
-export const ReportIssue = Type.Object(
-  {
-    ...issueFields,
-    fingerprint: Type.String({ pattern: '^[0-9a-f]{32}$', description: 'Stable across runs.' }),
-    change: Type.Unsafe<'new' | 'unchanged' | null>({
-      type: ['string', 'null'],
-      enum: ['new', 'unchanged', null],
-      description: 'Against the baseline; null without one.',
-    }),
-  },
-  { $id: 'ReportIssue' },
-);
+const reportIssueFields = {
+  ...issueFields,
+  fingerprint: Type.String({ pattern: '^[0-9a-f]{32}$', description: 'Stable across runs.' }),
+  change: Type.Unsafe<'new' | 'unchanged' | null>({
+    type: ['string', 'null'],
+    enum: ['new', 'unchanged', null],
+    description: 'Against the baseline; null without one.',
+  }),
+};
 
-const ReportResult = Type.Object(
-  {
-    analyzer_id: Type.String({ examples: ['sql-injection'] }),
-    analyzer_name: Type.String({ examples: ['SQL Injection'] }),
-    category: NullableString({ examples: ['security'] }),
-    status: Type.Unsafe<ResultStatus>({ type: 'string', enum: [...RESULT_STATUSES] }),
-    message: Type.String(),
-    execution_time: Type.Number({ description: 'Seconds' }),
-    issues: Type.Array(ReportIssue),
-    suppressed_issues: Type.Array(Type.Object({ ...issueFields, suppression: Type.Record(Type.String(), Type.Unknown()) }), {
-      description: 'Issues the client suppressed (inline, config or baseline); not counted in the summary.',
-    }),
-  },
-  { $id: 'ReportResult' },
-);
+/** E1.5 and E8.3: an issue of the report detail, with its state as of the read. */
+export const ReportIssue = Type.Object({ ...reportIssueFields, state: IssueState }, { $id: 'ReportIssue' });
+
+const reportResultFields = {
+  analyzer_id: Type.String({ examples: ['sql-injection'] }),
+  analyzer_name: Type.String({ examples: ['SQL Injection'] }),
+  category: NullableString({ examples: ['security'] }),
+  status: Type.Unsafe<ResultStatus>({ type: 'string', enum: [...RESULT_STATUSES] }),
+  message: Type.String(),
+  execution_time: Type.Number({ description: 'Seconds' }),
+  issues: Type.Array(ReportIssue),
+  suppressed_issues: Type.Array(Type.Object({ ...issueFields, suppression: Type.Record(Type.String(), Type.Unknown()) }), {
+    description: 'Issues the client suppressed (inline, config or baseline); not counted in the summary.',
+  }),
+};
+
+const ReportResult = Type.Object(reportResultFields, { $id: 'ReportResult' });
+
+/**
+ * A result as the stored answer's template is serialised (answer/detail-body.ts): each issue without
+ * its state, which is written in afterwards with its change. Never in the OpenAPI document.
+ */
+export const ReportResultTemplate = Type.Object({
+  ...reportResultFields,
+  issues: Type.Array(Type.Object({ ...reportIssueFields, state: Type.Optional(IssueState) })),
+});
+export type ReportResultTemplate = Static<typeof ReportResultTemplate>;
 
 const JsonObject = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
 
@@ -158,7 +169,7 @@ export const ReportParams = Type.Object({
   report: Type.String({ format: 'uuid', description: 'Report UUID. Anything else is a 404.' }),
 });
 
-/** E1.6: one entry of a report's changes. */
+/** E1.6: one entry of a report's changes, with (E8.3) its state as of the read. */
 export const ChangeItem = Type.Object(
   {
     fingerprint: Type.String({ pattern: '^[0-9a-f]{32}$' }),
@@ -173,6 +184,7 @@ export const ChangeItem = Type.Object(
     severity: SeveritySchema,
     message: Type.String(),
     location: Type.Union([IssueLocation, Type.Null()]),
+    state: IssueState,
   },
   { $id: 'ChangeItem' },
 );
@@ -180,9 +192,41 @@ export type ChangeItem = Static<typeof ChangeItem>;
 
 const ChangeKindQuery = Type.Unsafe<'new' | 'fixed' | 'unchanged'>({ type: 'string', enum: ['new', 'fixed', 'unchanged'] });
 
+const StateFilterQuery = Type.Unsafe<StateFilter>({
+  type: 'string',
+  enum: [...STATE_FILTERS],
+  description:
+    "`dismissed`: only the issues under a dismissal in force now (accepted and not expired, false positive, won't fix); `open`: the others.",
+});
+
 export const ChangesQuery = Type.Object({
   kind: Type.Optional(ChangeKindQuery),
   severity: Type.Optional(SeveritySchema),
+  state: Type.Optional(StateFilterQuery),
+  page: PageQuery.properties.page,
+});
+
+/** `GET /projects/{project}/issues`: the issues of the project's latest report, with their states. */
+export const ProjectIssuesQuery = Type.Object({
+  status: Type.Optional(
+    Type.Unsafe<IssueStatus>({
+      ...IssueStatusSchema,
+      description: 'Only the issues with this status now; `open` includes the issues nobody decided about and expired acceptances.',
+    }),
+  ),
+  severity: Type.Optional(SeveritySchema),
+  assignee: Type.Optional(
+    Type.String({
+      pattern: '^(me|none|[1-9][0-9]{0,14})$',
+      description: '`me` (the caller), `none` (nobody), or a user id.',
+    }),
+  ),
+  branch: Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description: "The latest report of this branch; empty: of the reports without a branch. Absent: the project's latest report.",
+    }),
+  ),
   page: PageQuery.properties.page,
 });
 

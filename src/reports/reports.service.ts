@@ -14,6 +14,9 @@ import type { ProjectForWrite } from '../projects/project-write-access.js';
 import type { ProjectTokenCredential } from '../projects/project-api-token.js';
 import { parseStoredSettings } from '../projects/settings.js';
 import { compactMarks } from './answer/detail-body.js';
+import { statesForDetail } from './answer/detail-states.js';
+import { statesGeneration, toIssueState, type StateRow } from '../issues/state-reads.js';
+import type { StateColumns } from './store/report-reads.js';
 import { gitContextOf } from './upload/git-context.js';
 import type { HeavyWork } from './threads/heavy-work.js';
 import { bodyInMemory, storedBody, type ReportBody } from './answer/stored-body.js';
@@ -21,7 +24,16 @@ import { applyQualityGate, type GateOutcome } from './upload/quality-gate.js';
 import { chooseBaseline, compareUploadedIssues } from './changes/baseline-comparison.js';
 import type { StoredResult } from './results/stored-result.js';
 import { countColumnsOf, toReportSummary } from './report-summary.js';
-import { toChangeItem, toReportListItem, toTrendPoint, type ChangesFilter, type NewReport, type ReportRow } from './store/report-rows.js';
+import {
+  type ChangeRow,
+  type ChangesFilter,
+  type NewReport,
+  type ProjectIssuesFilter,
+  type ReportRow,
+  toChangeItem,
+  toReportListItem,
+  toTrendPoint,
+} from './store/report-rows.js';
 import type { ReportSummary } from './reports.schemas.js';
 import type { ResultsColumns } from './results/results-encoding.js';
 import { prepareResults, type ProcessedUpload } from './upload/process-upload.js';
@@ -83,18 +95,28 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
   async function storeBody(stored: Awaited<ReturnType<typeof insertReport>>, prepared: PreparedReport): Promise<void> {
     const { id, baseline, changes } = stored;
     const reportRow = rowOf(stored);
+    const fingerprints = prepared.issues.fingerprints;
     try {
+      // E8.3: the states as of now, read after the upload's transaction; the generation before them.
+      const generation = await statesGeneration(db, reportRow.project_id);
+      const states = await statesForDetail(db, reportRow.project_id, fingerprints, now());
       const body = prepared.detail
-        ? await heavyWork.assembleDetailBody({ row: reportRow, template: prepared.detail, changes })
+        ? await heavyWork.assembleDetailBody({ row: reportRow, template: prepared.detail, fingerprints, changes, states: states.texts })
         : await heavyWork.buildDetailBody({
             row: reportRow,
             results: { text: '', compressed: prepared.resultsBr },
-            marks: { fingerprints: prepared.issues.fingerprints, changes },
+            marks: { fingerprints, changes },
+            states: states.texts,
           });
-      if (body !== null) await reports.storeBody(id, baseline?.id ?? null, body);
+      if (body !== null) await reports.storeBody(id, baseline?.id ?? null, body, { generation, freshUntil: states.freshUntil });
     } catch {
       // Only a cache of what the report's rows say: the next read builds it again.
     }
+  }
+
+  /** A page of issue rows as changes items, each with its state as of `at` (E8.3), read in the same statement. */
+  function withStates(rows: readonly (ChangeRow & StateColumns)[], at: string) {
+    return rows.map((row) => toChangeItem(row, toIssueState(row.fingerprint, stateRowOf(row), at)));
   }
 
   /** D40: the answer an earlier identical upload got; its report as it is now (a delete takes the receipt with it). */
@@ -216,14 +238,48 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
       };
     },
 
-    /** E1.6: the report's issues against its baseline, with the baseline's fixed ones; paginated like D16. */
-    async listChanges(report: { id: number }, filter: ChangesFilter, page: number, path: string) {
-      const total = await reports.countChanges(report.id, filter);
+    /**
+     * E1.6: the report's issues against its baseline, with the baseline's fixed ones; paginated like
+     * D16. Each with its project's state (E8.3) as of now, which `filter.state` may narrow to.
+     */
+    async listChanges(report: { id: number; project_id: string }, filter: ChangesFilter, page: number, path: string) {
+      const at = now();
+      const total = await reports.countChanges(report, filter, at);
       const offset = pageOffset(page);
-      const rows = offset >= total ? [] : await reports.listChanges(report.id, filter, { limit: PAGE_SIZE, offset });
+      const rows = offset >= total ? [] : await reports.listChanges(report, filter, at, { limit: PAGE_SIZE, offset });
       return {
-        data: rows.map(toChangeItem),
-        ...paginationEnvelope({ path, page, total, count: rows.length, filters: { kind: filter.kind, severity: filter.severity } }),
+        data: withStates(rows, at),
+        ...paginationEnvelope({
+          path,
+          page,
+          total,
+          count: rows.length,
+          filters: { kind: filter.kind, severity: filter.severity, state: filter.state },
+        }),
+      };
+    },
+
+    /**
+     * E8.2: the issues of the project's latest report (D19), or of one branch's (`null`: the reports
+     * without one), each as a changes item with its state as of now; paginated like D16. No report:
+     * an empty list.
+     */
+    async listProjectIssues(
+      projectId: string,
+      query: { branch: string | null | undefined; filter: ProjectIssuesFilter; filters: Record<string, string | undefined> },
+      page: number,
+      path: string,
+    ) {
+      const at = now();
+      const reportId = await reports.latestReportId(projectId, query.branch);
+      const report = reportId === undefined ? null : { id: reportId, project_id: projectId };
+      const total = report === null ? 0 : await reports.countProjectIssues(report, query.filter, at);
+      const offset = pageOffset(page);
+      const rows =
+        report === null || offset >= total ? [] : await reports.listProjectIssues(report, query.filter, at, { limit: PAGE_SIZE, offset });
+      return {
+        data: withStates(rows, at),
+        ...paginationEnvelope({ path, page, total, count: rows.length, filters: query.filters }),
       };
     },
 
@@ -236,23 +292,34 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
     /**
      * D28: the report's answer as gzip-compressed JSON: the one stored, else built (on a thread when
      * the report is large) and stored for the next read. A report the back-fill has not fingerprinted
-     * yet is answered without storing: its changes are still to come.
+     * yet is answered without storing: its changes are still to come. E8.3: a stored answer shows
+     * the states of its time; one whose project's states changed since (the generation moved), or
+     * whose shown acceptance has expired (`fresh_until`), is built again and replaces it.
      */
     async detailBody(report: ReportRow): Promise<ReportBody> {
+      const at = now();
+      // Read before the states, so that a change made meanwhile leaves the stored answer out of date.
+      const generation = await statesGeneration(db, report.project_id);
       const stored = await reports.bodyOf(report.id);
-      if (stored) return storedBody(stored, (id, offset, size) => reports.bodyPiece(id, offset, size));
+      if (stored && stored.states_generation === generation && (stored.fresh_until === null || stored.fresh_until > at)) {
+        return storedBody(stored, (id, offset, size) => reports.bodyPiece(id, offset, size));
+      }
       const fingerprinted = report.fingerprinted_at !== null;
       const marks = fingerprinted ? compactMarks(await reports.issueMarks(report.id)) : null;
       const results = await reports.resultsOf(report.id);
       // Deleted since it was resolved (D11's 404): the row, or its issue rows (a null body).
       if (!results) throw notFound();
+      const states = await statesForDetail(db, report.project_id, marks?.fingerprints ?? null, at);
       const body = await heavyWork.buildDetailBody({
         row: report,
         results: { text: results.results, compressed: results.results_br },
         marks,
+        states: states.texts,
       });
       if (body === null) throw notFound();
-      if (fingerprinted) await reports.storeBody(report.id, report.baseline_report_id, body);
+      if (fingerprinted) {
+        await reports.storeBody(report.id, report.baseline_report_id, body, { generation, freshUntil: states.freshUntil });
+      }
       return bodyInMemory(body);
     },
 
@@ -322,5 +389,33 @@ function rowOf(stored: {
     baseline_analyzed_at: stored.baseline?.analyzed_at ?? null,
     baseline_branch: stored.baseline?.git_branch ?? null,
     baseline_commit: stored.baseline?.git_commit ?? null,
+  };
+}
+
+/** The state an issue list row carries (report-reads.ts' StateColumns); undefined: nobody decided about it. */
+function stateRowOf(row: ChangeRow & StateColumns): StateRow | undefined {
+  if (row.state_status === null) return undefined;
+  return {
+    fingerprint: row.fingerprint,
+    status: row.state_status,
+    comment: row.state_comment,
+    assignee_id: row.state_assignee_id,
+    assignee_name: row.state_assignee_name,
+    expires_at: row.state_expires_at,
+    updated_by_id: row.state_updated_by_id,
+    updated_by_name: row.state_updated_by_name,
+    updated_at: row.state_updated_at!,
+    last_seen_uuid: row.state_last_seen_uuid,
+    last_seen_analyzed_at: row.state_last_seen_analyzed_at,
+    previous_fingerprints: row.state_previous_fingerprints ?? '[]',
+    // The issue as last seen: not shown beside the issue itself.
+    analyzer_id: row.analyzer_id,
+    analyzer_name: row.analyzer_name,
+    category: row.category,
+    severity: row.severity,
+    message: row.message,
+    file: row.file,
+    line: row.line,
+    column_number: row.column_number,
   };
 }

@@ -39,6 +39,8 @@ function expectedIssue(sent: Record<string, any>): Record<string, unknown> {
     // E1.5: the reports here are their project's first: no baseline.
     fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
     change: null,
+    // E8.3: nobody decided about any of them.
+    state: expect.objectContaining({ status: 'open', updated_at: null }),
   };
   if (sent.code_snippet) expected.code_snippet = sent.code_snippet;
   if (sent.metadata && !Array.isArray(sent.metadata) && Object.keys(sent.metadata).length > 0) expected.metadata = sent.metadata;
@@ -153,7 +155,7 @@ describe('GET /api/v1/reports/{uuid}', () => {
         expect(shown.suppressed_issues).toEqual(
           // A suppressed issue is not an issue of the run: it gets no fingerprint or change (E1.2).
           original.suppressed_issues.map((s: Record<string, any>) => {
-            const { fingerprint: _fingerprint, change: _change, ...shownSuppressed } = expectedIssue(s);
+            const { fingerprint: _fingerprint, change: _change, state: _state, ...shownSuppressed } = expectedIssue(s);
             return { ...shownSuppressed, suppression: s.suppression };
           }),
         );
@@ -273,8 +275,9 @@ describe('GET /api/v1/reports/{uuid}', () => {
       );
       const data = await show(answer.report.uuid);
       const fingerprint = expect.stringMatching(/^[0-9a-f]{32}$/);
+      const state = expect.objectContaining({ status: 'open' });
       expect(data.results[0].issues).toEqual([
-        { message: 'no location', severity: 'high', location: null, recommendation: 'Fix it.', fingerprint, change: null },
+        { message: 'no location', severity: 'high', location: null, recommendation: 'Fix it.', fingerprint, change: null, state },
         {
           message: 'with location',
           severity: 'low',
@@ -282,6 +285,7 @@ describe('GET /api/v1/reports/{uuid}', () => {
           recommendation: '',
           fingerprint,
           change: null,
+          state,
         },
       ]);
     });

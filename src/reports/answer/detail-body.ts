@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { serializerCompiler } from '../../wire/serialization.js';
-import { CHANGE_CODES, type IssueMark } from '../changes/issue-changes.js';
-import { detailHead, detailResults, suppressedCounts, toReportDetail, type SuppressedCounts } from './detail-shape.js';
+import { CHANGE_CODES, fingerprintResults, type IssueMark } from '../changes/issue-changes.js';
+import { detailHead, detailResults, suppressedCounts, type SuppressedCounts } from './detail-shape.js';
 import type { StoredResult } from '../results/stored-result.js';
+import { decodeResults } from '../results/results-encoding.js';
 import type { ReportRow } from '../store/report-rows.js';
-import { ReportDetail, ReportDetailResponse } from '../reports.schemas.js';
+import { ReportDetailResponse, ReportResultTemplate } from '../reports.schemas.js';
 import { FINGERPRINT_LENGTH } from '../changes/fingerprint.js';
+import { IssueState } from '../../issues/issue-state.schemas.js';
+import { openState } from '../../issues/state-reads.js';
 
 /**
  * D28: `GET /api/v1/reports/{report}`'s answer, built once and kept gzip-compressed
@@ -14,12 +17,16 @@ import { FINGERPRINT_LENGTH } from '../changes/fingerprint.js';
  * report. The text is the route's own serialiser's (Fastify's, from the response schema), so it is
  * byte for byte what the route would have sent.
  *
- * Two ways to build it:
- * - from a stored report (`buildDetailBody`): its results decoded, its marks read back;
- * - at upload, in two steps (`detailTemplate`, then `assembleDetailBody`): the results, the bulk
- *   of the answer, are serialised where the upload is prepared, while they are at hand, with a
- *   placeholder for each issue's change, which only the upload's transaction decides; then the
- *   placeholders are replaced and the head (the row's fields) put in front.
+ * Built in two steps (`detailTemplate`, then `assembleDetailBody`): the results, the bulk of the
+ * answer, are serialised with a placeholder for each issue's change and state (E8.3); then each
+ * placeholder is replaced by the change and the state, and the head (the row's fields) put in front.
+ * At upload the template is made where the upload is prepared, while its results are at hand, and
+ * the changes are known only after its transaction; a stored report's (`buildDetailBody`) is made
+ * from its results decoded and its marks read back.
+ *
+ * An issue's state is its project's state for its fingerprint as of the build: `states` holds the
+ * serialised state of those someone decided about; every other issue is open, written from one
+ * shared text with its fingerprint in the middle (most issues: no state object per issue).
  */
 export interface DetailSource {
   /** The report's row with its baseline's columns. */
@@ -28,6 +35,8 @@ export interface DetailSource {
   results: { text: string; compressed: Uint8Array | null };
   /** The fingerprint and change of each issue in upload order, compact (null: not fingerprinted yet). */
   marks: CompactMarks | null;
+  /** E8.3: the states someone decided about, serialised, by fingerprint (detail-states.ts); any other issue is open. */
+  states: ReadonlyMap<string, string>;
 }
 
 /** Fingerprints as one string of 32 hex digits each; changes as CHANGE_CODES indexes. */
@@ -51,18 +60,29 @@ export function compactMarks(marks: readonly IssueMark[]): CompactMarks {
 const GZIP_LEVEL = 3;
 
 const serializeDetail = serializerCompiler({ schema: ReportDetailResponse });
-const serializeResult = serializerCompiler({ schema: ReportDetail.properties.results.items });
+const serializeResult = serializerCompiler({ schema: ReportResultTemplate });
 
-/** The gzip-compressed answer, or null when the report's issue rows are fewer than its issues (deleted meanwhile). */
+/**
+ * The gzip-compressed answer, or null when the report's issue rows are not as many as its issues
+ * (deleted meanwhile). A report stored before E1 that the back-fill has not reached yet (marks null)
+ * has its fingerprints computed here, the same as the back-fill will store them, and no changes yet.
+ */
 export function buildDetailBody(source: DetailSource): Buffer | null {
   const { text, compressed } = source.results;
-  const stored = {
+  const results = decodeResults({
     results: text,
     results_br: compressed === null ? null : Buffer.from(compressed.buffer, compressed.byteOffset, compressed.byteLength),
-  };
-  const detail = toReportDetail(source.row, stored, source.marks === null ? null : expandMarks(source.marks));
-  if (detail === null) return null;
-  return gzipSync(serializeDetail({ data: detail }), { level: GZIP_LEVEL });
+  });
+  const fingerprints =
+    source.marks?.fingerprints ??
+    fingerprintResults(results)
+      .map((issue) => issue.fingerprint)
+      .join('');
+  const template = detailTemplate(results, fingerprints);
+  if (template === null) return null;
+  // CHANGE_CODES' 0 is null: no baseline (yet).
+  const changes = source.marks?.changes ?? new Uint8Array(fingerprints.length / FINGERPRINT_LENGTH);
+  return assembleDetailBody({ row: source.row, template, fingerprints, changes, states: source.states });
 }
 
 /**
@@ -114,8 +134,19 @@ export function detailTemplate(results: readonly StoredResult[], fingerprints: s
   return { resultsBytes, changeAt, placeholderLength: quoted.length, suppressed: suppressedCounts(results) };
 }
 
-/** The answer from an upload's template once its changes are known (CHANGE_CODES of `changes`, in upload order). */
-export function assembleDetailBody({ row, template, changes }: { row: ReportRow; template: DetailTemplate; changes: Uint8Array }): Buffer {
+/** What the answer is assembled from: the template, and each issue's fingerprint and change (CHANGE_CODES), in upload order. */
+export interface DetailAssembly {
+  row: ReportRow;
+  template: DetailTemplate;
+  /** 32 hex digits per issue. */
+  fingerprints: string;
+  changes: Uint8Array;
+  /** As DetailSource's. */
+  states: ReadonlyMap<string, string>;
+}
+
+/** The answer from a template once its changes and states are known. */
+export function assembleDetailBody({ row, template, fingerprints, changes, states }: DetailAssembly): Buffer {
   // `results` is the last property of ReportDetail, and the response's only one is `data`: the text
   // of the head with empty results ends in `[]}}`, where the results' text goes.
   const head = serializeDetail({ data: { ...detailHead(row, template.suppressed), results: [] } });
@@ -123,16 +154,40 @@ export function assembleDetailBody({ row, template, changes }: { row: ReportRow;
   const { resultsBytes, changeAt, placeholderLength } = template;
   const bytes = Buffer.from(resultsBytes.buffer, resultsBytes.byteOffset, resultsBytes.byteLength);
   const headBytes = Buffer.from(head.slice(0, -'[]}}'.length), 'utf8');
+  const count = changeAt.length;
+  if (fingerprints.length !== count * FINGERPRINT_LENGTH || changes.length !== count) {
+    throw new Error('The report answer was given marks for other issues.');
+  }
+  // Each decided issue's state text, as bytes; null for an open one (the shared text).
+  const stated = new Array<Buffer | null>(count).fill(null);
+  if (states.size > 0) {
+    for (let i = 0; i < count; i++) {
+      const text = states.get(fingerprints.slice(i * FINGERPRINT_LENGTH, (i + 1) * FINGERPRINT_LENGTH));
+      if (text !== undefined) stated[i] = Buffer.from(text, 'utf8');
+    }
+  }
+  const fingerprintBytes = Buffer.from(fingerprints, 'latin1');
   // Copied into one buffer of the answer's length, rather than gathered as a piece per issue (a
   // 75,000-issue answer's 150,000 Buffer views were some 15 MB of heap).
-  let length = headBytes.length + bytes.length - changeAt.length * placeholderLength + END.length;
-  for (let i = 0; i < changeAt.length; i++) length += CHANGE_JSON[changes[i]!]!.length;
+  let length = headBytes.length + bytes.length - count * placeholderLength + END.length;
+  for (let i = 0; i < count; i++) {
+    length += CHANGE_JSON[changes[i]!]!.length + STATE_KEY.length + (stated[i]?.length ?? OPEN_STATE_LENGTH);
+  }
   const answer = Buffer.allocUnsafe(length);
   let at = headBytes.copy(answer, 0);
   let from = 0;
-  for (let i = 0; i < changeAt.length; i++) {
+  for (let i = 0; i < count; i++) {
     at += bytes.copy(answer, at, from, changeAt[i]);
     at += CHANGE_JSON[changes[i]!]!.copy(answer, at);
+    at += STATE_KEY.copy(answer, at);
+    const state = stated[i];
+    if (state) {
+      at += state.copy(answer, at);
+    } else {
+      at += OPEN_BEFORE.copy(answer, at);
+      at += fingerprintBytes.copy(answer, at, i * FINGERPRINT_LENGTH, (i + 1) * FINGERPRINT_LENGTH);
+      at += OPEN_AFTER.copy(answer, at);
+    }
     from = changeAt[i]! + placeholderLength;
   }
   at += bytes.copy(answer, at, from);
@@ -146,13 +201,18 @@ const END = Buffer.from('}}');
 /** Each change's JSON, by its code. */
 const CHANGE_JSON = CHANGE_CODES.map((change) => Buffer.from(JSON.stringify(change)));
 
-function expandMarks({ fingerprints, changes }: CompactMarks): IssueMark[] {
-  const marks = new Array<IssueMark>(changes.length);
-  for (let i = 0; i < changes.length; i++) {
-    marks[i] = {
-      fingerprint: fingerprints.slice(i * FINGERPRINT_LENGTH, (i + 1) * FINGERPRINT_LENGTH),
-      change: CHANGE_CODES[changes[i]!]!,
-    };
-  }
-  return marks;
-}
+/** What follows an issue's change: its state (ReportIssue's last property). */
+const STATE_KEY = Buffer.from(',"state":');
+
+/** An issue's state as serialised (the state route's own serialiser, so the same bytes the detail's schema writes). */
+export const serializeState = serializerCompiler({ schema: IssueState });
+
+/** An open issue's state (E8.1: nobody decided about it) is this text with its fingerprint between the two parts. */
+const [OPEN_BEFORE, OPEN_AFTER] = (() => {
+  const marker = 'f'.repeat(FINGERPRINT_LENGTH);
+  const text = serializeState(openState(marker));
+  const at = text.indexOf(marker);
+  if (at < 0 || text.indexOf(marker, at + 1) >= 0) throw new Error('The open state does not name its fingerprint once.');
+  return [Buffer.from(text.slice(0, at)), Buffer.from(text.slice(at + marker.length))] as const;
+})();
+const OPEN_STATE_LENGTH = OPEN_BEFORE.length + FINGERPRINT_LENGTH + OPEN_AFTER.length;

@@ -3,7 +3,7 @@ import { fingerprintResults, type IssueMark } from '../changes/issue-changes.js'
 import type { StoredIssue, StoredResult } from '../results/stored-result.js';
 import { decodeResults, type ResultsColumns } from '../results/results-encoding.js';
 import { toReportListItem, type ReportRow } from '../store/report-rows.js';
-import type { ReportDetail } from '../reports.schemas.js';
+import type { ReportDetail, ReportResultTemplate } from '../reports.schemas.js';
 
 /**
  * `GET /api/v1/reports/{report}`: the summary fields, the run's context and every result with its
@@ -14,7 +14,7 @@ import type { ReportDetail } from '../reports.schemas.js';
  * and it has no baseline yet. Null when the marks are fewer than the issues: the report was deleted
  * after `row` was read, and its issue rows with it.
  */
-export function toReportDetail(row: ReportRow, stored: ResultsColumns, marks: readonly IssueMark[] | null): ReportDetail | null {
+export function toReportDetail(row: ReportRow, stored: ResultsColumns, marks: readonly IssueMark[] | null): DetailWithoutStates | null {
   const results = decodeResults(stored);
   const issueMarks = marks ?? fingerprintResults(results).map((issue) => ({ fingerprint: issue.fingerprint, change: null }));
   if (issueMarks.length < results.reduce((count, result) => count + result.issues.length, 0)) return null;
@@ -22,6 +22,9 @@ export function toReportDetail(row: ReportRow, stored: ResultsColumns, marks: re
 }
 
 export type SuppressedCounts = ReportDetail['suppressed_issues'];
+
+/** The detail with its issues' marks but not their states (E8.3), which the stored answer writes in apart (detail-body.ts). */
+export type DetailWithoutStates = Omit<ReportDetail, 'results'> & { results: ReportResultTemplate[] };
 
 /** The detail but its results: the row's fields and the suppressed issues' counts. */
 export function detailHead(row: ReportRow, suppressed: SuppressedCounts): Omit<ReportDetail, 'results'> {
@@ -48,13 +51,13 @@ export function suppressedCounts(results: readonly StoredResult[]): SuppressedCo
 }
 
 /**
- * The detail's results, each issue with its mark. A mark's change may be any text here: the answer
- * stored at upload is serialised with a placeholder first, its changes known only later (detail-body.ts).
+ * The detail's results, each issue with its mark. A mark's change may be any text here: the stored
+ * answer is serialised with a placeholder first, its changes and states written in afterwards (detail-body.ts).
  */
 export function detailResults(
   results: readonly StoredResult[],
   marks: readonly { fingerprint: string; change: string | null }[],
-): ReportDetail['results'] {
+): ReportResultTemplate[] {
   let next = 0;
   return results.map((result) => {
     const analyzer = describeAnalyzer(result);

@@ -1,18 +1,22 @@
-import { sql, type Compilable } from 'kysely';
+import { sql, type Compilable, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { countAll, countRows, isPostgres } from '../../db/dialect.js';
 import { preparedQuery } from '../../db/prepared-query.js';
-import type { TeamRole } from '../../db/schema.js';
+import type { Database, TeamRole } from '../../db/schema.js';
 import { changeRank, type IssueMark, type IssueRecord } from '../changes/issue-changes.js';
 import type { ResultsColumns } from '../results/results-encoding.js';
 import { SEVERITIES } from '../vocabulary.js';
+import { DISMISSALS } from '../../issues/issue-vocabulary.js';
+import type { StateRow } from '../../issues/state-reads.js';
 import {
   type BaselineCandidate,
   baselineColumns,
   type ChangesFilter,
+  type ChangeRow,
   IDS_PER_LIST,
   ISSUE_RECORD_COLUMNS,
   type ReportListRow,
+  type ProjectIssuesFilter,
   type ReportRow,
   reportListColumns,
   reportRowColumns,
@@ -55,7 +59,12 @@ const findReportForMember = preparedQuery((db: Db, uuid: string, userId: number)
 const bodyOfReport = preparedQuery((db: Db, reportId: number) =>
   db
     .selectFrom('report_bodies')
-    .select(['id', (isPostgres(db) ? sql<number>`octet_length(gzip)` : sql<number>`length(gzip)`).as('length')])
+    .select([
+      'id',
+      (isPostgres(db) ? sql<number>`octet_length(gzip)` : sql<number>`length(gzip)`).as('length'),
+      'states_generation',
+      'fresh_until',
+    ])
     .where('report_id', '=', reportId),
 );
 
@@ -302,8 +311,11 @@ export function createReportReads(db: Db) {
       return db.selectFrom('reports').select(['results', 'results_br']).where('id', '=', reportId).executeTakeFirst();
     },
 
-    /** D28: the report's stored answer (gzip-compressed), by its id and size, if it has one. */
-    async bodyOf(reportId: number): Promise<{ id: number; length: number } | undefined> {
+    /**
+     * D28: the report's stored answer (gzip-compressed), by its id and size, if it has one; with the
+     * project's states generation it shows and until when its states are true (E8.3).
+     */
+    async bodyOf(reportId: number): Promise<StoredBodyRow | undefined> {
       return (await bodyOfReport(db, reportId))[0];
     },
 
@@ -317,29 +329,71 @@ export function createReportReads(db: Db) {
       return ownIssueRows(db, reportId).select(['fingerprint', 'change']).orderBy('position').execute() as Promise<IssueMark[]>;
     },
 
-    /** E1.6: how many rows the changes list has, with these filters. */
-    async countChanges(reportId: number, filter: ChangesFilter): Promise<number> {
-      return countRows(filteredChanges(db, reportId, filter));
+    /** E1.6: how many rows the changes list has, with these filters (E8.3's state as of `now`). */
+    async countChanges(report: ReportRef, filter: ChangesFilter, now: string): Promise<number> {
+      return countRows(filteredChanges(db, report, filter, now));
     },
 
-    /** E1.6: new, then fixed, then unchanged; each by severity (critical first), analyzer id, file, line. */
-    async listChanges(reportId: number, filter: ChangesFilter, page: { limit: number; offset: number }) {
+    /** E1.6: new, then fixed, then unchanged; each by severity (critical first), analyzer id, file, line; each with its state. */
+    async listChanges(report: ReportRef, filter: ChangesFilter, now: string, page: { limit: number; offset: number }) {
       return (
-        filteredChanges(db, reportId, filter)
-          .select(['change', ...ISSUE_RECORD_COLUMNS])
-          .orderBy('change_rank')
-          .orderBy('severity_rank')
-          .orderBy('analyzer_id')
+        withStateColumns(
+          filteredChanges(db, report, filter, now).leftJoin('issue_states as s', (join) =>
+            join.on('s.project_id', '=', report.project_id).onRef('s.fingerprint', '=', 'i.fingerprint'),
+          ),
+        )
+          .select(['i.change', ...ISSUE_RECORD_COLUMNS.map((column) => `i.${column}` as const)])
+          .orderBy('i.change_rank')
+          .orderBy('i.severity_rank')
+          .orderBy('i.analyzer_id')
           // Nulls last on both databases (SQLite puts them first, PostgreSQL last).
-          .orderBy(sql`file is null`)
-          .orderBy('file')
-          .orderBy(sql`line is null`)
-          .orderBy('line')
-          .orderBy('id')
+          .orderBy(sql`i.file is null`)
+          .orderBy('i.file')
+          .orderBy(sql`i.line is null`)
+          .orderBy('i.line')
+          .orderBy('i.id')
           .limit(page.limit)
           .offset(page.offset)
           .execute()
       );
+    },
+
+    /**
+     * D19: the project's latest report, or the latest of one branch (`null`: of the reports without
+     * one); undefined when there is none.
+     */
+    async latestReportId(projectId: string, branch: string | null | undefined): Promise<number | undefined> {
+      if (branch === undefined) {
+        const project = await db.selectFrom('projects').select('latest_report_id').where('id', '=', projectId).executeTakeFirst();
+        return project?.latest_report_id ?? undefined;
+      }
+      return (await this.findBaseline(projectId, { branch, before: null }))?.id;
+    },
+
+    /** E8.2: how many of the report's own issues the project's issue list has, with these filters. */
+    async countProjectIssues(report: ReportRef, filter: ProjectIssuesFilter, now: string): Promise<number> {
+      return countRows(filteredProjectIssues(db, report, filter, now));
+    },
+
+    /** E8.2: a page of the report's own issues, most severe first, then analyzer id, file, line (the changes list's order). */
+    async listProjectIssues(
+      report: ReportRef,
+      filter: ProjectIssuesFilter,
+      now: string,
+      page: { limit: number; offset: number },
+    ): Promise<(ChangeRow & StateColumns)[]> {
+      return withStateColumns(filteredProjectIssues(db, report, filter, now))
+        .select(['i.change', ...ISSUE_RECORD_COLUMNS.map((column) => `i.${column}` as const)])
+        .orderBy('i.severity_rank')
+        .orderBy('i.analyzer_id')
+        .orderBy(sql`i.file is null`)
+        .orderBy('i.file')
+        .orderBy(sql`i.line is null`)
+        .orderBy('i.line')
+        .orderBy('i.id')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute();
     },
 
     /** The report with the caller's role in its project's team; undefined when the caller is no member (D15). */
@@ -418,6 +472,13 @@ export function createReportReads(db: Db) {
 
 export type ReportReads = ReturnType<typeof createReportReads>;
 
+export interface StoredBodyRow {
+  id: number;
+  length: number;
+  states_generation: number;
+  fresh_until: string | null;
+}
+
 /** Report list rows with their baseline's uuid, time, branch and commit (E1.5), in one query. */
 function selectListRows(db: Db) {
   return db
@@ -427,10 +488,112 @@ function selectListRows(db: Db) {
     .select(baselineColumns);
 }
 
-function filteredChanges(db: Db, reportId: number, filter: ChangesFilter) {
+/** A report as its issue lists read it: its rows, and its project's states (E8.3). */
+export interface ReportRef {
+  id: number;
+  project_id: string;
+}
+
+/** E8.1: the dismissals of `s` (issue_states) in force at `now`: an acceptance only until it expires. */
+function dismissalInForce(eb: ExpressionBuilder<Database & { s: Database['issue_states'] }, 's'>, now: string) {
+  return eb.or([
+    eb(
+      's.status',
+      'in',
+      DISMISSALS.filter((status) => status !== 'accepted'),
+    ),
+    eb.and([eb('s.status', '=', 'accepted'), eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', now)])]),
+  ]);
+}
+
+function filteredChanges(db: Db, report: ReportRef, filter: ChangesFilter, now: string) {
   return db
-    .selectFrom('report_issues')
-    .where('report_id', '=', reportId)
-    .$if(filter.kind !== undefined, (query) => query.where('change', '=', filter.kind!))
-    .$if(filter.severity !== undefined, (query) => query.where('severity_rank', '=', SEVERITIES.indexOf(filter.severity!)));
+    .selectFrom('report_issues as i')
+    .where('i.report_id', '=', report.id)
+    .$if(filter.kind !== undefined, (query) => query.where('i.change', '=', filter.kind!))
+    .$if(filter.severity !== undefined, (query) => query.where('i.severity_rank', '=', SEVERITIES.indexOf(filter.severity!)))
+    .$if(filter.state !== undefined, (query) =>
+      query.where((eb) => {
+        // The project's state of the row's fingerprint, if it is a dismissal in force (primary key).
+        const dismissed = eb.exists(
+          eb
+            .selectFrom('issue_states as s')
+            .select(sql`1`.as('one'))
+            .where('s.project_id', '=', report.project_id)
+            .whereRef('s.fingerprint', '=', 'i.fingerprint')
+            .where((inner) => dismissalInForce(inner, now)),
+        );
+        return filter.state === 'dismissed' ? dismissed : eb.not(dismissed);
+      }),
+    );
+}
+
+/** A state's columns as an issue list reads them beside the issue (issues/state-reads.ts' StateRow, prefixed); all null without a state. */
+export interface StateColumns {
+  state_status: StateRow['status'] | null;
+  state_comment: string | null;
+  state_assignee_id: number | null;
+  state_assignee_name: string | null;
+  state_expires_at: string | null;
+  state_updated_by_id: number | null;
+  state_updated_by_name: string | null;
+  state_updated_at: string | null;
+  state_last_seen_uuid: string | null;
+  state_last_seen_analyzed_at: string | null;
+  state_previous_fingerprints: string | null;
+}
+
+/**
+ * The issues of `query` with their state (`s`, joined by the caller) and what it names: in the same
+ * statement as the page, so that a list costs the same statements whatever it holds.
+ */
+function withStateColumns<O>(
+  query: SelectQueryBuilder<Database & { i: Database['report_issues']; s: Database['issue_states'] }, 'i' | 's', O>,
+) {
+  return query
+    .leftJoin('users as assignee', 'assignee.id', 's.assignee_id')
+    .leftJoin('users as updater', 'updater.id', 's.updated_by_id')
+    .leftJoin('reports as seen', 'seen.id', 's.last_seen_report_id')
+    .select([
+      's.status as state_status',
+      's.comment as state_comment',
+      's.assignee_id as state_assignee_id',
+      'assignee.name as state_assignee_name',
+      's.expires_at as state_expires_at',
+      's.updated_by_id as state_updated_by_id',
+      'updater.name as state_updated_by_name',
+      's.updated_at as state_updated_at',
+      'seen.uuid as state_last_seen_uuid',
+      'seen.analyzed_at as state_last_seen_analyzed_at',
+      's.previous_fingerprints as state_previous_fingerprints',
+    ])
+    .$castTo<O & StateColumns>();
+}
+
+/** E8.2: the report's own issues (not the fixed rows of its baseline) with the project's state of each, filtered. */
+function filteredProjectIssues(db: Db, report: ReportRef, filter: ProjectIssuesFilter, now: string) {
+  const { status, severity, assignee } = filter;
+  return db
+    .selectFrom('report_issues as i')
+    .leftJoin('issue_states as s', (join) => join.on('s.project_id', '=', report.project_id).onRef('s.fingerprint', '=', 'i.fingerprint'))
+    .where('i.report_id', '=', report.id)
+    .where('i.position', 'is not', null)
+    .$if(severity !== undefined, (query) => query.where('i.severity_rank', '=', SEVERITIES.indexOf(severity!)))
+    .$if(assignee !== undefined, (query) => query.where('s.assignee_id', assignee === null ? 'is' : '=', assignee!))
+    .$if(status !== undefined, (query) =>
+      query.where((eb) => {
+        if (status === 'open') {
+          // No state, a state `open`, or an acceptance that has expired (E8.1).
+          return eb.or([
+            eb('s.status', 'is', null),
+            eb('s.status', '=', 'open'),
+            eb.and([eb('s.status', '=', 'accepted'), eb('s.expires_at', 'is not', null), eb('s.expires_at', '<=', now)]),
+          ]);
+        }
+        if (status === 'accepted') {
+          return eb.and([eb('s.status', '=', 'accepted'), eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', now)])]);
+        }
+        return eb('s.status', '=', status!);
+      }),
+    );
 }

@@ -5,6 +5,8 @@ import type { ResultsColumns } from '../results/results-encoding.js';
 import { issuesBySeverityOf, SEVERITY_COLUMNS, SUMMARY_COLUMNS, toReportSummary } from '../report-summary.js';
 import type { ChangeItem, ReportListItem, StoredGate, TrendPoint } from '../reports.schemas.js';
 import type { Severity } from '../vocabulary.js';
+import type { IssueState } from '../../issues/issue-state.schemas.js';
+import type { IssueStatus, StateFilter } from '../../issues/issue-vocabulary.js';
 
 /*
  * The rows the report store reads and writes, and their mappings to the API's shapes: plain data,
@@ -75,8 +77,8 @@ export const reportListColumns = [
 /** A list item's row: its columns, and its baseline's (E1.5), null when it has none. */
 export type ReportListRow = Pick<Selectable<ReportsTable>, (typeof reportListColumns)[number]> & BaselineColumns;
 
-/** A row of the changes list as E1.6 shows it: the location rebuilt from its columns. */
-export function toChangeItem(row: ChangeRow): ChangeItem {
+/** A row of the changes list as E1.6 shows it (the location rebuilt from its columns), with its state (E8.3). */
+export function toChangeItem(row: ChangeRow, state: IssueState): ChangeItem {
   return {
     fingerprint: row.fingerprint,
     change: row.change,
@@ -93,6 +95,7 @@ export function toChangeItem(row: ChangeRow): ChangeItem {
             ...(row.line !== null && { line: row.line }),
             ...(row.column_number !== null && { column: row.column_number }),
           },
+    state,
   };
 }
 
@@ -182,6 +185,17 @@ export const ISSUE_COLUMNS = [
 export interface ChangesFilter {
   kind?: ChangeKind;
   severity?: Severity;
+  /** E8.3: without a dismissal in force (`open`), or with one, at the time of the request. */
+  state?: StateFilter;
+}
+
+/** What the project's issue list (E8.2) may be narrowed to. */
+export interface ProjectIssuesFilter {
+  /** The effective status (an expired acceptance is open; an issue without a state too). */
+  status?: IssueStatus;
+  severity?: Severity;
+  /** A user id, or null: nobody (an issue without a state has no assignee). */
+  assignee?: number | null;
 }
 
 /** Fingerprints or ids per `in (...)` list. */

@@ -90,18 +90,37 @@ export function createReportWrites(db: Db) {
     },
 
     /**
-     * Kept only while the report still has the baseline the body shows (`baselineId`), and once: a
-     * body another read stored meanwhile is the same text. The report's row is locked (PostgreSQL),
-     * so a deletion of its baseline (`dependentsOf`) comes wholly before or after.
+     * Kept only while the report still has the baseline the body shows (`baselineId`). The report's
+     * row is locked (PostgreSQL), so a deletion of its baseline (`dependentsOf`) comes wholly before
+     * or after, and so do two reads storing the answer. E8.3: `shows` is the project's states
+     * generation the body was built at and until when its states are true; a stored body of an older
+     * generation, or out of date by the clock, is replaced (under a new id: a piece-wise read of the
+     * old one never mixes the two, stored-body.ts); one of a newer generation is kept, and so is the
+     * same one (a body another read stored meanwhile is the same text).
      */
-    async storeBody(reportId: number, baselineId: number | null, gzip: Buffer): Promise<void> {
+    async storeBody(
+      reportId: number,
+      baselineId: number | null,
+      gzip: Buffer,
+      shows: { generation: number; freshUntil: string | null },
+    ): Promise<void> {
       await inTransaction(db, async (trx) => {
         await lockForUpdate(trx, 'reports', reportId);
         const report = await trx.selectFrom('reports').select('baseline_report_id').where('id', '=', reportId).executeTakeFirst();
         if (!report || report.baseline_report_id !== baselineId) return;
+        const stored = await trx
+          .selectFrom('report_bodies')
+          .select(['id', 'states_generation', 'fresh_until'])
+          .where('report_id', '=', reportId)
+          .executeTakeFirst();
+        if (stored) {
+          if (stored.states_generation > shows.generation) return;
+          if (stored.states_generation === shows.generation && stored.fresh_until === shows.freshUntil) return;
+          await trx.deleteFrom('report_bodies').where('id', '=', stored.id).execute();
+        }
         await trx
           .insertInto('report_bodies')
-          .values({ report_id: reportId, gzip })
+          .values({ report_id: reportId, gzip, states_generation: shows.generation, fresh_until: shows.freshUntil })
           .onConflict((conflict) => conflict.column('report_id').doNothing())
           .execute();
       });

@@ -4,8 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Config } from '../../config.js';
 import { ApiError, WorkQueueFull } from '../../wire/api-error.js';
-import { assembleDetailBody, buildDetailBody, type DetailSource, type DetailTemplate } from '../answer/detail-body.js';
-import type { ReportRow } from '../store/report-rows.js';
+import { assembleDetailBody, buildDetailBody, type DetailAssembly, type DetailSource } from '../answer/detail-body.js';
 import type { AnalyzerHelp } from '../export/sarif-rules.js';
 import { sarifSourcesOf, type SarifSources } from '../export/sarif-sources.js';
 import type { ResultsColumns } from '../results/results-encoding.js';
@@ -24,7 +23,7 @@ export interface HeavyWork {
   processUpload(body: Buffer): Promise<UploadOutcome>;
   buildDetailBody(source: DetailSource): Promise<Buffer | null>;
   /** An uploaded report's answer from its template (detail-body.ts). */
-  assembleDetailBody(input: { row: ReportRow; template: DetailTemplate; changes: Uint8Array }): Promise<Buffer>;
+  assembleDetailBody(input: DetailAssembly): Promise<Buffer>;
   /** SARIF's help text of each analyzer and the suppressed issues, from a report's stored results (export/sarif-sources.ts). */
   sarifSources(stored: ResultsColumns, analyzerIds: string[]): Promise<SarifSources>;
   /** E8.6: a page of a report's suppressed issues, from its stored results (results/suppressed-issues.ts). */
