@@ -1,6 +1,7 @@
 import type { TriageBody } from '../lib/issue-triage.js';
 import { api, call } from './client.js';
 import type { components, paths } from './schema.js';
+import type { Received } from './types.js';
 
 /**
  * E8's endpoints as the pages call them: an issue's state (PUT one, POST a selection), the
@@ -10,15 +11,15 @@ import type { components, paths } from './schema.js';
 type Schemas = components['schemas'];
 export type Member = Schemas['Member'];
 
-/** The items of a list as the client reads them (openapi-fetch leaves out `ticket`, always null until tickets exist). */
+/** The items of a list as the page receives them. */
 type ListItem<Path extends keyof paths> = paths[Path] extends {
   get: { responses: { 200: { content: { 'application/json': { data: (infer Item)[] } } } } };
 }
-  ? Omit<Item, 'ticket'>
+  ? Received<Item>
   : never;
 
 /** E8.1 without the issue as last seen: what every list shows beside an issue. */
-export type IssueState = Omit<Schemas['TrackedIssue'], 'issue' | 'ticket'>;
+export type IssueState = Received<Omit<Schemas['TrackedIssue'], 'issue'>>;
 export type AssignedIssue = ListItem<'/api/v1/user/issues'>;
 export type ProjectIssue = ListItem<'/api/v1/projects/{project}/issues'>;
 

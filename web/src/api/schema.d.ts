@@ -226,6 +226,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{project}/issues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The issues of a project's latest report (or a branch's), each with its state, most severe first */
+        get: operations["listProjectIssues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reports/{report}/changes": {
         parameters: {
             query?: never;
@@ -1166,6 +1183,48 @@ export interface components {
                 line?: number;
                 column?: number;
             } | null;
+            state: components["schemas"]["IssueState"];
+        };
+        IssueState: {
+            fingerprint: string;
+            /**
+             * @description `open` for an issue nobody decided about, and for an acceptance whose `expires_at` has passed.
+             * @enum {string}
+             */
+            status: "open" | "confirmed" | "accepted" | "false_positive" | "wont_fix";
+            comment: string | null;
+            assignee: {
+                id: number;
+                name: string | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description Only with `accepted`: when the issue is open again.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            expires_at: string | null;
+            /** @description Null for an issue nobody decided about, or once that user is deleted. */
+            updated_by: {
+                id: number;
+                name: string | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description Null for an issue nobody decided about.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            updated_at: string | null;
+            /** @description The newest report holding the issue; null for an issue nobody decided about, or once that report is deleted. */
+            last_seen_report: {
+                /** Format: uuid */
+                uuid: string;
+                /** Format: date-time */
+                analyzed_at: string;
+            } | null;
+            /** @description The fingerprints the issue had before its line was reformatted, oldest first. */
+            previous_fingerprints: string[];
+            /** @description The ticket filed for the issue; none yet. */
+            ticket: null;
         };
         SuppressedItem: {
             analyzer_id: string;
@@ -1325,6 +1384,7 @@ export interface components {
              * @enum {string|null}
              */
             change: "new" | "unchanged" | null;
+            state: components["schemas"]["IssueState"];
         };
         RunFailure: {
             id: number;
@@ -5535,11 +5595,266 @@ export interface operations {
             };
         };
     };
+    listProjectIssues: {
+        parameters: {
+            query?: {
+                /** @description Only the issues with this status now; `open` includes the issues nobody decided about and expired acceptances. */
+                status?: "open" | "confirmed" | "accepted" | "false_positive" | "wont_fix";
+                severity?: "critical" | "high" | "medium" | "low" | "info";
+                /** @description `me` (the caller), `none` (nobody), or a user id. */
+                assignee?: string;
+                /** @description The latest report of this branch; empty: of the reports without a branch. Absent: the project's latest report. */
+                branch?: string;
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Project id (UUID). Anything else is a 404. */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The issues of a project's latest report (or a branch's), each with its state, most severe first */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ChangeItem"][];
+                        links: {
+                            first: string;
+                            last: string;
+                            prev: string | null;
+                            next: string | null;
+                        };
+                        meta: {
+                            current_page: number;
+                            per_page: number;
+                            total: number;
+                            last_page: number;
+                            from: number | null;
+                            to: number | null;
+                            path: string;
+                        };
+                    };
+                };
+            };
+            /** @description A path parameter has a broken percent-encoding; or the Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "The Host header must be a host name or IP address, with an optional port."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Request";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The token is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthenticated",
+                     *       "message": "Authentication required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unauthenticated";
+                        message: string;
+                    };
+                };
+            };
+            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'read' ability. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token does not have the required 'read' ability."
+                     *     }
+                     */
+                    "application/json": {
+                        error: "Forbidden" | "Subscription Required";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource does not exist, or the caller may not act on it. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "The requested resource was not found."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Not Found";
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed; `errors` lists every field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation Failed",
+                     *       "message": "The name field is required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Validation Failed";
+                        message: string;
+                        /**
+                         * @description Messages per dotted input path (`settings.fail_on`, `abilities.1`); `message` repeats the first.
+                         * @example {
+                         *       "name": [
+                         *         "The name field is required."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit (uploads: per project). */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Whole seconds until the window resets; equals `retry_after`. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded. Please wait before making more requests."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Too Many Requests";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description An unexpected error; never details. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Server Error",
+                     *       "message": "Something went wrong on our side. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Server Error";
+                        message: string;
+                    };
+                };
+            };
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The service is temporarily unavailable. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     listReportChanges: {
         parameters: {
             query?: {
                 kind?: "new" | "fixed" | "unchanged";
                 severity?: "critical" | "high" | "medium" | "low" | "info";
+                /** @description `dismissed`: only the issues under a dismissal in force now (accepted and not expired, false positive, won't fix); `open`: the others. */
+                state?: "open" | "dismissed";
                 page?: number;
             };
             header?: never;
