@@ -139,6 +139,13 @@ describe.skipIf(!hasChromium)('triage in the dashboard, in Chromium', () => {
     const panel = page.getByRole('region', { name: 'Set the status of 2 issues' });
     await panel.waitFor();
     expect(await focused(page)).toMatch(/^select\. ?Status/);
+    // Escape closes it, back on the button; Enter opens it again.
+    await page.keyboard.press('Escape');
+    await panel.waitFor({ state: 'detached' });
+    await expect.poll(() => focused(page)).toMatch(/Set status of 2 selected/);
+    await page.keyboard.press('Enter');
+    await panel.waitFor();
+    expect(await focused(page)).toMatch(/^select\. ?Status/);
     // Confirmed → Accepted → False positive → Won't fix, by the arrow key on the closed select.
     for (let step = 0; step < 3; step += 1) await page.keyboard.press('ArrowDown');
     expect(await panel.getByLabel('Status').inputValue()).toBe('wont_fix');
@@ -174,6 +181,12 @@ describe.skipIf(!hasChromium)('triage in the dashboard, in Chromium', () => {
     expect(text).toMatch(/decided by Ada on /);
     await page.reload();
     await expect.poll(() => dismissed.count()).toBe(2);
+    // The page's box ticks every issue of the page, and unticks them.
+    await page.getByLabel('Select all on this page').check();
+    await page.getByText('2 selected', { exact: true }).waitFor();
+    expect(await page.locator('.triage-box:checked').count()).toBe(2);
+    await page.getByLabel('Select all on this page').uncheck();
+    await page.getByText('No issue selected').waitFor();
     await expectAccessible(page, 'dismissed issues');
     await screenshot(page, 'report-dismissed');
     expect(shop.projectId).not.toBe('');

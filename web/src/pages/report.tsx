@@ -46,8 +46,8 @@ export function ReportPage() {
   usePageTitle(project.data ? `${title} · ${project.data.name}` : title);
   const tab = tabParam(query.tab);
   const counts = useMemo(() => (report.data ? tabCounts(report.data) : null), [report.data]);
-  // E8.9: one selection and panel per list; the states saved on this page last while it is open.
-  const triage = useTriage(project.data?.id, project.data?.team_id, `${reportId} ${tab}`);
+  // E8.9: one selection and panel per list (and per view of it); the states saved here last while the page is open.
+  const triage = useTriage(project.data?.id, project.data?.team_id, `${reportId} ${tab} ${query.state ?? ''}`);
   const links = codeLinks(project.data?.repository_url);
   const commit = report.data?.commit ?? null;
   const fileLink = links && commit ? (file: string, line?: number | null) => links.file(commit, file, line) : null;

@@ -6,6 +6,7 @@ import { useAppState } from '../../app-context.js';
 import { Field } from '../../components/field.js';
 import { ProblemMessage } from '../../components/problem-message.js';
 import {
+  BULK_MAX,
   COMMENT_MAX,
   canTriage,
   commentLength,
@@ -306,6 +307,7 @@ function TriagePanel({ triage, fingerprints }: { triage: Triage; fingerprints: s
   const submit = async (event: Event) => {
     event.preventDefault();
     const errors = triageErrors(form, new Date());
+    if (count > BULK_MAX) errors.fingerprints = [`At most ${BULK_MAX} issues at once: clear the selection and choose fewer.`];
     if (Object.keys(errors).length > 0) {
       setProblem({ status: 422, message: 'Please correct the fields marked below.', fieldErrors: errors, retryAfter: null });
       focusFirstInvalid();
