@@ -209,6 +209,16 @@ export const ENDPOINTS: EndpointCase[] = [
     prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/failures` }),
   },
   {
+    name: 'GET /projects/{project}/issues',
+    method: 'GET',
+    path: '/projects/:project/issues',
+    invalidQuery: '?assignee=someone',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/issues` }),
+  },
+  {
     name: 'GET /reports/{report}',
     method: 'GET',
     path: '/reports/:report',

@@ -30,6 +30,7 @@ export function ReportPage() {
   const { query } = useLocation();
   const reportId = params.report ?? '';
   const report = useApi(
+    // report-types.ts names the shapes as openapi-fetch hands them (api/types.ts's Received): no cast needed.
     async () => (await call(api.GET('/api/v1/reports/{report}', { params: { path: { report: reportId } } }))).data,
     [reportId],
   );
