@@ -6,6 +6,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { failuresModule } from './failures/failures.module.js';
+import { createUploadDecisions } from './issues/upload-decisions.js';
 import { projectsModule } from './projects/projects.module.js';
 import { reportsModule } from './reports/reports.module.js';
 import type { HeavyWork } from './reports/threads/heavy-work.js';
@@ -34,7 +35,14 @@ export function createFeatures(deps: { db: Db; clock: Clock; config: Config; hea
     newBadgeKey: generateBadgeKey,
     recordEvent,
   });
-  const reports = reportsModule({ db, clock, config, heavyWork: deps.heavyWork, projects: projects.service });
+  const reports = reportsModule({
+    db,
+    clock,
+    config,
+    heavyWork: deps.heavyWork,
+    projects: projects.service,
+    uploadDecisions: createUploadDecisions({ clock }),
+  });
   const failures = failuresModule({ db, clock, config, projects: projects.service });
   const badges = badgesModule({ db, clock, config, projects: projects.service });
   const audit = auditModule({ db, clock, config, teams: teams.managerCheck });

@@ -29,6 +29,8 @@ export const AUDIT_ACTIONS = [
   'webhook.deleted',
   'webhook.secret_rotated',
   'issue.updated',
+  // E8.8: a state the service moved to an issue's new fingerprint at an upload (E8.5; actor `operator`).
+  'issue.state_carried',
   'user.updated',
   'session.created',
   // The operator command's changes (actor `operator`).

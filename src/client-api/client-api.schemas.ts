@@ -16,6 +16,11 @@ export const QualityGate = Type.Object(
     fail_threshold: Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 0, maximum: 100 }),
     fail_on_new: Type.Unsafe<string | null>({ type: ['string', 'null'], enum: [...FAIL_ON_LEVELS, null] }),
     reasons: Type.Array(Type.String(), { description: 'Why the gate failed; empty when it passed.' }),
+    dismissed: Type.Integer({
+      minimum: 0,
+      description:
+        "How many of the report's issues were dismissed (accepted, false positive, won't fix), and so left out of fail_on and fail_on_new.",
+    }),
   },
   { $id: 'QualityGate', description: "The project's settings.fail_on, fail_threshold and fail_on_new applied to the stored report." },
 );

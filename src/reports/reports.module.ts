@@ -1,3 +1,4 @@
+import type { UploadDecisions } from '../issues/upload-decisions.js';
 import type { ProjectContentsDeps } from '../projects/projects.service.js';
 import { createReportExportService } from './export/report-export.service.js';
 import { reportsRoutes } from './reports.routes.js';
@@ -6,7 +7,7 @@ import { createSuppressedIssuesService } from './suppressed-issues.service.js';
 import type { HeavyWork } from './threads/heavy-work.js';
 
 /** E1-E3, E8.6: reports, what changed between runs, trends, exports and suppressed issues; uploads arrive through client-api/. */
-export function reportsModule(deps: ProjectContentsDeps & { heavyWork: HeavyWork }) {
+export function reportsModule(deps: ProjectContentsDeps & { heavyWork: HeavyWork; uploadDecisions: UploadDecisions }) {
   const service = createReportsService({ ...deps, projectForWrite: deps.projects.lockForWrite });
   const exportService = createReportExportService(deps);
   const suppressedIssuesService = createSuppressedIssuesService(deps);

@@ -39,7 +39,15 @@ const SeveritySchema = Type.Unsafe<Severity>({ type: 'string', enum: [...SEVERIT
 
 /** E1.8: the gate the upload's answer gave, stored; null for reports stored before gates were. */
 export const StoredGate = Type.Object(
-  { passed: Type.Boolean(), reasons: Type.Array(Type.String()) },
+  {
+    passed: Type.Boolean(),
+    reasons: Type.Array(Type.String()),
+    dismissed: Type.Integer({
+      minimum: 0,
+      description:
+        "How many of the report's issues were dismissed when it was stored, and so left out of the gate; 0 for reports stored before dismissals.",
+    }),
+  },
   { $id: 'StoredGate', description: 'The quality gate of the upload.' },
 );
 export type StoredGate = Static<typeof StoredGate>;

@@ -20,7 +20,7 @@ import type { StateColumns } from './store/report-reads.js';
 import { gitContextOf } from './upload/git-context.js';
 import type { HeavyWork } from './threads/heavy-work.js';
 import { bodyInMemory, storedBody, type ReportBody } from './answer/stored-body.js';
-import { applyQualityGate, type GateOutcome } from './upload/quality-gate.js';
+import { applyQualityGate, withoutDismissed, type GateIssues, type GateOutcome } from './upload/quality-gate.js';
 import { chooseBaseline, compareUploadedIssues } from './changes/baseline-comparison.js';
 import type { StoredResult } from './results/stored-result.js';
 import { countColumnsOf, toReportSummary } from './report-summary.js';
@@ -36,8 +36,9 @@ import {
 } from './store/report-rows.js';
 import type { ReportSummary } from './reports.schemas.js';
 import type { ResultsColumns } from './results/results-encoding.js';
-import { prepareResults, type ProcessedUpload } from './upload/process-upload.js';
-import type { Severity } from './vocabulary.js';
+import { identitiesAt, prepareResults, type ProcessedUpload } from './upload/process-upload.js';
+import { CHANGE_CODES } from './changes/issue-changes.js';
+import type { UploadDecisions } from '../issues/upload-decisions.js';
 import { createReportStore } from './store/report-store.js';
 import { createUploadReceipts, RECEIPT_LIFETIME_MS, type UploadReceipt } from './store/upload-receipts.js';
 
@@ -45,7 +46,14 @@ import { createUploadReceipts, RECEIPT_LIFETIME_MS, type UploadReceipt } from '.
  * Reports: receiving uploads, reading and deleting them. Every write to `reports` goes through here
  * so that the project's latest-report pointer (D19) changes in the same transaction.
  */
-export function createReportsService(deps: { db: Db; clock: Clock; projectForWrite: ProjectForWrite; heavyWork: HeavyWork }) {
+export function createReportsService(deps: {
+  db: Db;
+  clock: Clock;
+  projectForWrite: ProjectForWrite;
+  heavyWork: HeavyWork;
+  /** E8.4, E8.5: what the project's issue states do to a report being stored (issues/upload-decisions.ts). */
+  uploadDecisions: UploadDecisions;
+}) {
   const { db, heavyWork } = deps;
   const now = () => deps.clock.now().toISOString();
   const reports = createReportStore(db);
@@ -53,18 +61,40 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
   /**
    * Stores a report with what E1 records about it (git context, baseline, changes) and moves the
    * project's latest-report pointer; the caller holds the project's lock. `gateOf` decides the
-   * stored gate from the changes (E1.7, E1.8). The issues arrive prepared (upload/process-upload.ts).
+   * stored gate from the changes (E1.7, E1.8), without the issues under a dismissal in force at
+   * `receivedAt` (E8.4); states move to reformatted issues first (E8.5). The issues arrive
+   * prepared (upload/process-upload.ts).
    */
   async function insertReport(
     trx: Db,
     report: ReportToStore,
     prepared: PreparedReport,
-    gateOf: (newBySeverity: Record<Severity, number>) => GateOutcome | null,
+    gateOf: (issues: GateIssues) => GateOutcome | null,
+    receivedAt: string,
   ) {
     const repository = createReportStore(trx);
     const baseline = await chooseBaseline(repository, report.project_id, prepared.git, { analyzed_at: report.analyzed_at, id: null });
     const comparison = await compareUploadedIssues(repository, prepared.issues, baseline);
-    const gate = gateOf(comparison.newBySeverity);
+    const isNew = (index: number) => comparison.changes[index] !== UNCHANGED;
+    const states = await deps.uploadDecisions(trx, {
+      projectId: report.project_id,
+      report: { uuid: report.uuid, analyzed_at: report.analyzed_at },
+      now: receivedAt,
+      issues: {
+        count: prepared.issues.count,
+        fingerprints: prepared.issues.fingerprints,
+        isNew,
+        identities: (indexes) => identitiesAt(prepared.issues, indexes),
+      },
+    });
+    const gate = gateOf(
+      withoutDismissed(
+        { failedAnalyzers: prepared.failedAnalyzers, newBySeverity: comparison.newBySeverity },
+        states.dismissed,
+        prepared.issues.severityRanks,
+        isNew,
+      ),
+    );
     const row: NewReport = {
       ...report,
       results: '',
@@ -77,13 +107,14 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
       changes_new: comparison.counts?.new ?? null,
       changes_fixed: comparison.counts?.fixed ?? null,
       changes_unchanged: comparison.counts?.unchanged ?? null,
-      gate: gate === null ? null : JSON.stringify({ passed: gate.passed, reasons: gate.reasons }),
+      gate: gate === null ? null : JSON.stringify({ passed: gate.passed, reasons: gate.reasons, dismissed: gate.dismissed }),
       fingerprinted_at: report.created_at,
     };
     const id = await repository.insert(row);
     await repository.insertPreparedIssues(id, prepared.issues, comparison.changes);
     await repository.insertIssues(id, comparison.fixed);
     await repository.refreshLatest(report.project_id);
+    await states.recordSeen(trx, id);
     return { row, id, gate, baseline, changes: comparison.changes };
   }
 
@@ -123,7 +154,8 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
   async function answerOf(receipt: UploadReceipt): Promise<{ report: ReportSummary; gate: GateOutcome }> {
     const row = receipt.report_id === null ? undefined : await reports.findListRow(receipt.report_id);
     if (row === undefined || receipt.gate === null) throw new Error('an upload receipt without its report');
-    return { report: toReportSummary(row), gate: JSON.parse(receipt.gate) as GateOutcome };
+    // A receipt kept before E8.4 has no `dismissed`: nothing was left out then.
+    return { report: toReportSummary(row), gate: { dismissed: 0, ...(JSON.parse(receipt.gate) as Omit<GateOutcome, 'dismissed'>) } };
   }
 
   return {
@@ -135,7 +167,7 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
       };
       return inTransaction(db, async (trx) => {
         await lockForUpdate(trx, 'projects', report.project_id);
-        return (await insertReport(trx, report, prepared, () => null)).id;
+        return (await insertReport(trx, report, prepared, () => null, now())).id;
       });
     },
 
@@ -177,8 +209,12 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
         const freshAfter = new Date(Date.parse(receivedAt) - RECEIPT_LIFETIME_MS).toISOString();
         const earlier = await receipts.claim(projectId, upload.bodyDigest, receivedAt, freshAfter);
         if (earlier !== null) return { kind: 'retried' as const, earlier };
-        const inserted = await insertReport(trx, report, upload, (newBySeverity) =>
-          applyQualityGate(settings, { score: counts.score, failedAnalyzers: upload.failedAnalyzers, newBySeverity }),
+        const inserted = await insertReport(
+          trx,
+          report,
+          upload,
+          (issues) => applyQualityGate(settings, { score: counts.score, ...issues }),
+          receivedAt,
         );
         await receipts.complete(projectId, upload.bodyDigest, inserted.id, JSON.stringify(inserted.gate));
         // E6: the events, in the upload's transaction (the outbox); `report` in the list-item shape.
@@ -355,6 +391,8 @@ export function createReportsService(deps: { db: Db; clock: Clock; projectForWri
 }
 
 export type ReportsService = ReturnType<typeof createReportsService>;
+
+const UNCHANGED = CHANGE_CODES.indexOf('unchanged');
 
 /** The columns E1 fills in itself when a report is stored. */
 type RecordedColumns =

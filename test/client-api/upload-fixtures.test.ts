@@ -109,7 +109,7 @@ function expectedListItem(sent: any, summary: Record<string, any>) {
     commit: metadata.git_commit ?? null,
     pull_request: metadata.pr_number ?? null,
     base_branch: metadata.base_branch ?? null,
-    gate: { passed: true, reasons: [] },
+    gate: { passed: true, reasons: [], dismissed: 0 },
     changes: { baseline: null, new: null, fixed: null, unchanged: null },
   };
 }
@@ -140,7 +140,14 @@ describe('CLIENT-WIRE.md: every recorded client body is accepted and stored with
       const summary = expectedSummary(sent, report);
       expect(report).toEqual(summary);
       // With no settings the gate has nothing to fail on.
-      expect(response.json().gate).toEqual({ passed: true, fail_on: null, fail_threshold: null, fail_on_new: null, reasons: [] });
+      expect(response.json().gate).toEqual({
+        passed: true,
+        fail_on: null,
+        fail_threshold: null,
+        fail_on_new: null,
+        reasons: [],
+        dismissed: 0,
+      });
 
       await expectReadsBack(sent, summary);
       expect(await storedRows(ctx)).toEqual({ reports: 1, failures: 0 });

@@ -569,7 +569,7 @@ describe('what changed between runs (E1)', () => {
       await setFailOnNew('critical');
       const answer = await uploadOk(ctx, apiToken, body([SQL]));
       expect(answer.gate.passed).toBe(false);
-      const stored = { passed: false, reasons: answer.gate.reasons };
+      const stored = { passed: false, reasons: answer.gate.reasons, dismissed: 0 };
       expect((await detail(answer.report.uuid)).gate).toEqual(stored);
       expect((await listed())[0]!.gate).toEqual(stored);
       // The settings change later; the stored gate does not.

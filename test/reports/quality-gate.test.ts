@@ -28,7 +28,7 @@ describe('the quality gate of POST /api/reports', () => {
 
   /** Asserts a failing gate with `count` reasons, each a non-empty sentence, and the echoed settings. */
   function expectFailed(gate: Record<string, any>, settings: { fail_on: string | null; fail_threshold: number | null }, count: number) {
-    expect(Object.keys(gate).sort()).toEqual(['fail_on', 'fail_on_new', 'fail_threshold', 'passed', 'reasons']);
+    expect(Object.keys(gate).sort()).toEqual(['dismissed', 'fail_on', 'fail_on_new', 'fail_threshold', 'passed', 'reasons']);
     expect(gate.fail_on_new).toBeNull();
     expect(gate.passed).toBe(false);
     expect(gate.fail_on).toBe(settings.fail_on);
@@ -43,7 +43,7 @@ describe('the quality gate of POST /api/reports', () => {
   describe('defaults', () => {
     it('passes with fail_on and fail_threshold null when the project has no settings, even with critical issues', async ({ gateFor }) => {
       const gate = await gateFor([result('sql-injection', 'failed', ['critical', 'critical']), result('debug-mode', 'failed', ['high'])]);
-      expect(gate).toEqual({ passed: true, fail_on: null, fail_threshold: null, fail_on_new: null, reasons: [] });
+      expect(gate).toEqual({ passed: true, fail_on: null, fail_threshold: null, fail_on_new: null, reasons: [], dismissed: 0 });
     });
   });
 
@@ -68,6 +68,7 @@ describe('the quality gate of POST /api/reports', () => {
         fail_threshold: null,
         fail_on_new: null,
         reasons: [],
+        dismissed: 0,
       });
     });
 
@@ -85,6 +86,7 @@ describe('the quality gate of POST /api/reports', () => {
             fail_threshold: null,
             fail_on_new: null,
             reasons: [],
+            dismissed: 0,
           });
         }
       },
@@ -95,7 +97,7 @@ describe('the quality gate of POST /api/reports', () => {
       async (level, { ctx, user, projectId, gateFor }) => {
         await setGate(ctx, user, projectId, { fail_on: level });
         const gate = await gateFor([result('sql-injection', 'failed', ['critical', 'high', 'medium', 'low', 'info'])]);
-        expect(gate).toEqual({ passed: true, fail_on: level, fail_threshold: null, fail_on_new: null, reasons: [] });
+        expect(gate).toEqual({ passed: true, fail_on: level, fail_threshold: null, fail_on_new: null, reasons: [], dismissed: 0 });
       },
     );
 
@@ -113,7 +115,7 @@ describe('the quality gate of POST /api/reports', () => {
       async (status, { ctx, user, projectId, gateFor }) => {
         await setGate(ctx, user, projectId, { fail_on: 'low' });
         const gate = await gateFor([result('sql-injection', status, ['critical', 'high', 'medium', 'low'])]);
-        expect(gate).toEqual({ passed: true, fail_on: 'low', fail_threshold: null, fail_on_new: null, reasons: [] });
+        expect(gate).toEqual({ passed: true, fail_on: 'low', fail_threshold: null, fail_on_new: null, reasons: [], dismissed: 0 });
       },
     );
 
@@ -131,7 +133,7 @@ describe('the quality gate of POST /api/reports', () => {
           ],
         }),
       ]);
-      expect(gate).toEqual({ passed: true, fail_on: 'low', fail_threshold: null, fail_on_new: null, reasons: [] });
+      expect(gate).toEqual({ passed: true, fail_on: 'low', fail_threshold: null, fail_on_new: null, reasons: [], dismissed: 0 });
     });
 
     it('applies the setting as it is at upload time', async ({ ctx, user, projectId, gateFor }) => {
@@ -156,7 +158,14 @@ describe('the quality gate of POST /api/reports', () => {
       const answer = await uploadOk(ctx, apiToken, uploadBody(resultsWithScore(score)));
       expect(answer.report.score).toBe(score);
       if (passed) {
-        expect(answer.gate).toEqual({ passed: true, fail_on: null, fail_threshold: threshold, fail_on_new: null, reasons: [] });
+        expect(answer.gate).toEqual({
+          passed: true,
+          fail_on: null,
+          fail_threshold: threshold,
+          fail_on_new: null,
+          reasons: [],
+          dismissed: 0,
+        });
       } else {
         expectFailed(answer.gate, { fail_on: null, fail_threshold: threshold }, 1);
       }
@@ -166,7 +175,7 @@ describe('the quality gate of POST /api/reports', () => {
       await setGate(ctx, user, projectId, { fail_threshold: 0 });
       const answer = await uploadOk(ctx, apiToken, uploadBody([result('a', 'failed', ['critical']), result('b', 'error')]));
       expect(answer.report.score).toBe(0);
-      expect(answer.gate).toEqual({ passed: true, fail_on: null, fail_threshold: 0, fail_on_new: null, reasons: [] });
+      expect(answer.gate).toEqual({ passed: true, fail_on: null, fail_threshold: 0, fail_on_new: null, reasons: [], dismissed: 0 });
     });
 
     it('uses the recomputed score, not the score of the client summary', async ({ ctx, user, projectId, apiToken }) => {
@@ -211,7 +220,7 @@ describe('the quality gate of POST /api/reports', () => {
     it('passes with reasons [] when neither fails, echoing both settings', async ({ ctx, user, projectId, gateFor }) => {
       await setGate(ctx, user, projectId, { fail_on: 'high', fail_threshold: 50 });
       const gate = await gateFor([result('sql-injection', 'failed', ['medium']), result('csrf-protection', 'passed')]);
-      expect(gate).toEqual({ passed: true, fail_on: 'high', fail_threshold: 50, fail_on_new: null, reasons: [] });
+      expect(gate).toEqual({ passed: true, fail_on: 'high', fail_threshold: 50, fail_on_new: null, reasons: [], dismissed: 0 });
     });
   });
 
@@ -219,7 +228,7 @@ describe('the quality gate of POST /api/reports', () => {
     it('ignores configuration.fail_on and configuration.fail_threshold sent by the client', async ({ ctx, apiToken }) => {
       const body = uploadBody(failedWith('critical'), { configuration: { fail_on: 'low', fail_threshold: 100 } });
       const answer = await uploadOk(ctx, apiToken, body);
-      expect(answer.gate).toEqual({ passed: true, fail_on: null, fail_threshold: null, fail_on_new: null, reasons: [] });
+      expect(answer.gate).toEqual({ passed: true, fail_on: null, fail_threshold: null, fail_on_new: null, reasons: [], dismissed: 0 });
     });
 
     it('fails on the project settings even when the client configuration would pass', async ({ ctx, user, projectId, apiToken }) => {

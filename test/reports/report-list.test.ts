@@ -248,7 +248,7 @@ describe('GET /api/v1/projects/{project}/reports', () => {
         commit: null,
         pull_request: null,
         base_branch: null,
-        gate: { passed: true, reasons: [] },
+        gate: { passed: true, reasons: [], dismissed: 0 },
         changes: { baseline: null, new: null, fixed: null, unchanged: null },
       });
       // The upload's answer describes the same report, in the 2.2 summary shape.

@@ -112,7 +112,7 @@ export function toReportListItem(row: ReportListRow): ReportListItem {
     commit: row.git_commit,
     pull_request: row.pull_request,
     base_branch: row.base_branch,
-    gate: row.gate === null ? null : (JSON.parse(row.gate) as StoredGate),
+    gate: row.gate === null ? null : storedGate(row.gate),
     changes: {
       baseline:
         row.baseline_uuid === null
@@ -123,6 +123,12 @@ export function toReportListItem(row: ReportListRow): ReportListItem {
       unchanged: row.changes_unchanged,
     },
   };
+}
+
+/** E1.8's stored gate; one stored before E8.4 has no `dismissed`: nothing was left out then. */
+function storedGate(text: string): StoredGate {
+  const gate = JSON.parse(text) as Omit<StoredGate, 'dismissed'> & { dismissed?: number };
+  return { passed: gate.passed, reasons: gate.reasons, dismissed: gate.dismissed ?? 0 };
 }
 
 /** E2.1: a trend point's columns; no results, no baseline join. */

@@ -3,6 +3,8 @@ import { inTransaction, type Db } from '../../db/database.js';
 import { isPostgres, lockForUpdate } from '../../db/dialect.js';
 import { CHANGE_CODES, changeRank, type IssueRow } from '../changes/issue-changes.js';
 import type { PreparedIssues } from '../upload/process-upload.js';
+import { statesSeenIn } from '../../issues/upload-decisions.js';
+import { countStatesChange } from '../../issues/state-reads.js';
 import { timeSlices } from './time-slices.js';
 import { IDS_PER_LIST, ISSUE_COLUMNS, type NewReport } from './report-rows.js';
 
@@ -151,6 +153,8 @@ export function createReportWrites(db: Db) {
       // Locked on PostgreSQL, so that no answer naming a deleted baseline is stored meanwhile.
       const dependents = db.selectFrom('reports').select('id').where('baseline_report_id', 'in', ids);
       const rows = await (isPostgres(db) ? dependents.forUpdate() : dependents).execute();
+      // E8.1: states that last saw one of them see none now (the foreign key), which the project's stored answers show.
+      if (await statesSeenIn(db, ids)) await countStatesChange(db, projectId);
       const result = await db.deleteFrom('reports').where('id', 'in', ids).executeTakeFirst();
       await writes.forgetBodies(rows.map((row) => row.id));
       await writes.refreshLatest(projectId);

@@ -14,6 +14,7 @@ import { encodeResultsJson } from '../results/results-encoding.js';
 import { summarizeResults, type ReportCounts } from '../results/summarize.js';
 import { ReportUpload, type ReportUploadInput } from './upload.schemas.js';
 import { SEVERITIES, type Severity } from '../vocabulary.js';
+import { timeSlices } from '../store/time-slices.js';
 
 /**
  * D28: everything an upload costs before it touches the database, as one function of its bytes, so
@@ -63,6 +64,9 @@ export interface ProcessedUpload {
 export interface FailedAnalyzer {
   analyzer_id: string;
   issues: Record<Severity, number>;
+  /** Where its issues are among the report's (upload order, PreparedIssues): from `firstIssue`, `issueCount` of them. */
+  firstIssue: number;
+  issueCount: number;
 }
 
 /**
@@ -230,13 +234,42 @@ export function fingerprintAt(issues: Pick<PreparedIssues, 'fingerprints'>, i: n
 }
 
 function failedAnalyzersOf(results: readonly StoredResult[]): FailedAnalyzer[] {
-  return results
-    .filter((result) => result.status === 'failed')
-    .map((result) => {
+  const failed: FailedAnalyzer[] = [];
+  // The report's issues are its results' issues one result after another (fingerprintResults).
+  let firstIssue = 0;
+  for (const result of results) {
+    if (result.status === 'failed') {
       const issues: Record<Severity, number> = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
       for (const issue of result.issues) issues[issue.severity] += 1;
-      return { analyzer_id: result.analyzer_id, issues };
-    });
+      failed.push({ analyzer_id: result.analyzer_id, issues, firstIssue, issueCount: result.issues.length });
+    }
+    firstIssue += result.issues.length;
+  }
+  return failed;
+}
+
+/**
+ * The analyzer, file and message of the issues at `indexes` (ascending), read from the batches that
+ * hold them; the event loop is given back between batches (a first run of a large report's branch
+ * reads them all).
+ */
+export async function identitiesAt(issues: Pick<PreparedIssues, 'batches'>, indexes: readonly number[]) {
+  const identities: { analyzer_id: string; file: string | null; message: string }[] = [];
+  const pause = timeSlices();
+  let batchIndex = -1;
+  let rows: unknown[][] = [];
+  for (const index of indexes) {
+    const wanted = Math.floor(index / ISSUE_ROWS_PER_BATCH);
+    if (wanted !== batchIndex) {
+      await pause();
+      batchIndex = wanted;
+      rows = JSON.parse(issues.batches[wanted]!) as unknown[][];
+    }
+    // prepareIssues' row: [severity_rank, fingerprint, analyzer_id, analyzer_name, category, severity, message, file, ...].
+    const row = rows[index % ISSUE_ROWS_PER_BATCH]!;
+    identities.push({ analyzer_id: row[2] as string, file: row[7] as string | null, message: row[6] as string });
+  }
+  return identities;
 }
 
 /** Rounded to microseconds, so 0.4 + 0.2 reads 0.6 and not 0.6000000000000001. */

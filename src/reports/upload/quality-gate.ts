@@ -1,6 +1,6 @@
 import type { ProjectSettings } from '../../projects/settings.js';
 import type { FailedAnalyzer } from './process-upload.js';
-import { severitiesAtOrAbove, type Severity } from '../vocabulary.js';
+import { SEVERITIES, severitiesAtOrAbove, type Severity } from '../vocabulary.js';
 
 export interface GateOutcome {
   passed: boolean;
@@ -9,6 +9,15 @@ export interface GateOutcome {
   fail_on_new: ProjectSettings['fail_on_new'];
   /** Why the gate failed, one sentence per rule that failed; empty when it passed. */
   reasons: string[];
+  /** E8.4: how many of the report's issues were under a dismissal in force, and so left out. */
+  dismissed: number;
+}
+
+/** What a stored report's gate reads from its issues (E8.4: without those under a dismissal in force). */
+export interface GateIssues {
+  failedAnalyzers: readonly FailedAnalyzer[];
+  newBySeverity: Record<Severity, number>;
+  dismissed: number;
 }
 
 /**
@@ -20,7 +29,7 @@ export interface GateOutcome {
  */
 export function applyQualityGate(
   settings: Pick<ProjectSettings, 'fail_on' | 'fail_threshold' | 'fail_on_new'>,
-  report: { score: number; failedAnalyzers: readonly FailedAnalyzer[]; newBySeverity: Record<Severity, number> },
+  report: { score: number; failedAnalyzers: readonly FailedAnalyzer[]; newBySeverity: Record<Severity, number>; dismissed?: number },
 ): GateOutcome {
   const reasons: string[] = [];
   const { fail_on, fail_threshold, fail_on_new } = settings;
@@ -45,5 +54,31 @@ export function applyQualityGate(
     if (count > 0) reasons.push(`${count} new ${count === 1 ? 'issue' : 'issues'} at or above ${fail_on_new} severity.`);
   }
 
-  return { passed: reasons.length === 0, fail_on, fail_threshold, fail_on_new, reasons };
+  return { passed: reasons.length === 0, fail_on, fail_threshold, fail_on_new, reasons, dismissed: report.dismissed ?? 0 };
+}
+
+/**
+ * E8.4: the failed analyzers' issues and the new issues by severity, without the issues at
+ * `dismissed` (indexes in upload order, ascending): those under a dismissal in force count for
+ * neither `fail_on` nor `fail_on_new`. `severityRanks` and `isNew` describe every issue.
+ */
+export function withoutDismissed(
+  counted: { failedAnalyzers: readonly FailedAnalyzer[]; newBySeverity: Record<Severity, number> },
+  dismissed: readonly number[],
+  severityRanks: Uint8Array,
+  isNew: (index: number) => boolean,
+): GateIssues {
+  if (dismissed.length === 0) return { ...counted, dismissed: 0 };
+  const newBySeverity = { ...counted.newBySeverity };
+  const failedAnalyzers = counted.failedAnalyzers.map((analyzer) => ({ ...analyzer, issues: { ...analyzer.issues } }));
+  // Both ascending: one walk over the failed analyzers' ranges.
+  let a = 0;
+  for (const index of dismissed) {
+    const severity = SEVERITIES[severityRanks[index]!]!;
+    if (isNew(index)) newBySeverity[severity] -= 1;
+    while (a < failedAnalyzers.length && failedAnalyzers[a]!.firstIssue + failedAnalyzers[a]!.issueCount <= index) a++;
+    const analyzer = failedAnalyzers[a];
+    if (analyzer !== undefined && analyzer.firstIssue <= index) analyzer.issues[severity] -= 1;
+  }
+  return { failedAnalyzers, newBySeverity, dismissed: dismissed.length };
 }

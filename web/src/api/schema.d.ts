@@ -1114,6 +1114,8 @@ export interface components {
         StoredGate: {
             passed: boolean;
             reasons: string[];
+            /** @description How many of the report's issues were dismissed when it was stored, and so left out of the gate; 0 for reports stored before dismissals. */
+            dismissed: number;
         };
         ReportChanges: {
             /** @description The report compared with; null without one, or once it was deleted. */
@@ -1723,6 +1725,8 @@ export interface components {
             fail_on_new: "never" | "critical" | "high" | "medium" | "low" | null;
             /** @description Why the gate failed; empty when it passed. */
             reasons: string[];
+            /** @description How many of the report's issues were dismissed (accepted, false positive, won't fix), and so left out of fail_on and fail_on_new. */
+            dismissed: number;
         };
     };
     responses: never;
@@ -12022,7 +12026,7 @@ export interface operations {
             query?: {
                 page?: number;
                 /** @description Only events of this action. */
-                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "issue.updated" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
+                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "issue.updated" | "issue.state_carried" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
             };
             header?: never;
             path: {
@@ -12270,7 +12274,7 @@ export interface operations {
             query?: {
                 page?: number;
                 /** @description Only events of this action. */
-                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "issue.updated" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
+                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "issue.updated" | "issue.state_carried" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
             };
             header?: never;
             path?: never;
