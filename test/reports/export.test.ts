@@ -97,7 +97,7 @@ function parseCsv(text: string): string[][] {
   return records;
 }
 
-const HEADER = ['analyzer_id', 'analyzer_name', 'category', 'severity', 'message', 'file', 'line', 'fingerprint', 'change'];
+const HEADER = ['analyzer_id', 'analyzer_name', 'category', 'severity', 'message', 'file', 'line', 'fingerprint', 'change', 'state'];
 const LEVELS: Record<Severity, string> = { critical: 'error', high: 'error', medium: 'warning', low: 'note', info: 'note' };
 const SRCROOT = '%SRCROOT%';
 const NO_FILE_LOCATION = {
@@ -132,6 +132,8 @@ function csvRowOf(issue: DetailIssue): string[] {
     issue.location?.line === undefined ? '' : String(issue.location.line),
     issue.fingerprint,
     issue.change ?? '',
+    // E8.7: nobody decided about these issues (test/reports/export-states.test.ts decides).
+    'open',
   ];
 }
 
@@ -208,7 +210,8 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
       expect(log.runs).toHaveLength(1);
       const [run] = log.runs;
       expect(run.tool.driver.name).toBe('Scoreboard');
-      expect(run.results).toHaveLength(issues.length);
+      // The report's issues, then the 8 the client suppressed (E8.7, test/reports/export-states.test.ts).
+      expect(run.results).toHaveLength(issues.length + 8);
 
       // Rules: exactly the analyzers with issues, each once, in the order of their first issue.
       const analyzers = [...new Map(issues.map((issue) => [issue.analyzer_id, issue])).values()];
@@ -228,7 +231,7 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
         })),
       );
 
-      run.results.forEach((sarif: Record<string, any>, i: number) => {
+      run.results.slice(0, issues.length).forEach((sarif: Record<string, any>, i: number) => {
         const issue = issues[i]!;
         const region =
           issue.location?.line === undefined
@@ -261,8 +264,11 @@ describe('GET /api/v1/reports/{report}/export (E3)', () => {
         const log = await sarifOf(uuid);
         const issues = await issuesOf(uuid);
         const [run] = log.runs;
-        expect(run.results.map((r: any) => r.partialFingerprints['scoreboard/v1'])).toEqual(issues.map((issue) => issue.fingerprint));
-        expect(run.results.map((r: any) => r.level)).toEqual(issues.map((issue) => LEVELS[issue.severity]));
+        // The report's issues first; the client's suppressed issues after them, each marked so (E8.7).
+        const own = run.results.slice(0, issues.length);
+        expect(run.results.slice(issues.length).every((r: any) => r.suppressions?.length === 1 && !r.partialFingerprints)).toBe(true);
+        expect(own.map((r: any) => r.partialFingerprints['scoreboard/v1'])).toEqual(issues.map((issue) => issue.fingerprint));
+        expect(own.map((r: any) => r.level)).toEqual(issues.map((issue) => LEVELS[issue.severity]));
         expect(run.tool.driver.rules.map((rule: any) => rule.id)).toEqual([...new Set(issues.map((issue) => issue.analyzer_id))]);
         for (const r of run.results) expect(run.tool.driver.rules[r.ruleIndex].id).toBe(r.ruleId);
       },
