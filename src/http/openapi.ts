@@ -313,6 +313,11 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
           name: 'webhooks',
           description: "A project's webhooks: events sent, signed, to a URL of its owners' choice, and each delivery's attempts",
         },
+        {
+          name: 'issues',
+          description:
+            "What people decided about a project's issues: status, comment, assignee and expiry, and the issues assigned to the caller",
+        },
         { name: 'operations', description: 'Health and readiness; no token' },
       ],
     },

@@ -7,14 +7,14 @@ import { inTransaction, type Db } from '../db/database.js';
 import { isRowId } from '../db/dialect.js';
 import type { ProjectForWrite } from '../projects/project-write-access.js';
 import { parseExpiry } from '../tokens/token-expiry.js';
-import { ApiError, type FieldErrors, notFound, validationFailed } from '../wire/api-error.js';
+import { ApiError, type FieldErrors, validationFailed } from '../wire/api-error.js';
 import { PAGE_SIZE, pageOffset, paginationEnvelope } from '../wire/pagination.js';
 import type { WebhookEvent } from '../webhooks/webhook-event-names.js';
 import type { TrackedIssue } from './issue-state.schemas.js';
 import { EXPIRY_MAX_DAYS, effectiveStatus, type IssueStatus, isDismissal } from './issue-vocabulary.js';
 import { createIssuesRepository, type HeldIssue, type StateWrite } from './issues.repository.js';
 import type { AssignedIssue, BulkIssuesBody, UpdateIssueBody } from './issues.schemas.js';
-import { countStatesChange, type StateRow, statesOfProject, toTrackedIssue } from './state-reads.js';
+import { countStatesChange, type StateRow, toTrackedIssue } from './state-reads.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const FINGERPRINT = /^[0-9a-f]{32}$/;
@@ -79,8 +79,8 @@ export function createIssuesService(deps: { db: Db; clock: Clock; projectForWrit
   }
 
   /**
-   * Writes `decision` to each issue (each held by a report of the project: `held`), with its audit
-   * and webhook events; answers the new states in the order of `fingerprints`.
+   * Writes `decision` to each issue (each held by a report of the project: `held`) and counts the
+   * change; answers the new states in the order of `fingerprints`, and the audit event of each.
    */
   async function write(
     trx: Db,
@@ -90,7 +90,7 @@ export function createIssuesService(deps: { db: Db; clock: Clock; projectForWrit
     decision: Decision,
   ): Promise<{ states: TrackedIssue[]; entries: AuditEntry[] }> {
     const repository = createIssuesRepository(trx);
-    const before = await statesOfProject(trx, context.projectId, fingerprints);
+    const before = await repository.states(context.projectId, fingerprints);
     const rows: StateWrite[] = fingerprints.map((fingerprint) => {
       const { report_id: lastSeen, fingerprint: _fingerprint, ...issue } = held.get(fingerprint)!;
       return {

@@ -119,6 +119,8 @@ export type BodyKind =
   | 'invite'
   | 'createWebhook'
   | 'updateWebhook'
+  | 'issueState'
+  | 'bulkIssues'
   | 'report'
   | 'failure';
 
@@ -128,9 +130,10 @@ const op = (name: string, kind: Operation['kind'], body?: Operation['body']): Op
 };
 
 /**
- * 53 /api/v1 operations (21 of api-v1 and E1-E3, 19 of E4 and E5, 9 of E6 with a personal access
- * token; the password change, the sign-in and the session's two of E7), the 5 client-package ones
- * (one, the older clients' upload, under /api/v1), the 3 public badges (E2.3) and the two probes: 63.
+ * 56 /api/v1 operations (21 of api-v1 and E1-E3, 19 of E4 and E5, 9 of E6 and 3 of E8.2 with a
+ * personal access token; the password change, the sign-in and the session's two of E7), the 5
+ * client-package ones (one, the older clients' upload, under /api/v1), the 3 public badges (E2.3)
+ * and the two probes: 66.
  */
 export const OPERATIONS: Operation[] = [
   op('GET /api/v1/projects', 'v1'),
@@ -188,6 +191,10 @@ export const OPERATIONS: Operation[] = [
   op('POST /api/v1/projects/{project}/webhooks/{webhook}/ping', 'v1'),
   op('GET /api/v1/projects/{project}/webhooks/{webhook}/deliveries', 'v1'),
   op('POST /api/v1/projects/{project}/webhooks/{webhook}/deliveries/{delivery}/redeliver', 'v1'),
+  // E8.2: deciding about issues, and the caller's assigned ones.
+  op('PUT /api/v1/projects/{project}/issues/{fingerprint}', 'v1', 'issueState'),
+  op('POST /api/v1/projects/{project}/issues/bulk', 'v1', 'bulkIssues'),
+  op('GET /api/v1/user/issues', 'v1'),
   op('POST /api/reports', 'client', 'report'),
   op('POST /api/v1/reports', 'client', 'report'),
   op('POST /api/reports/failure', 'client', 'failure'),
@@ -239,6 +246,8 @@ export interface World {
   deliveryId: string;
   foreignWebhookId: string;
   foreignDeliveryId: string;
+  /** An issue a report of the owner's project holds (E1.2), for E8.2's routes. */
+  fingerprint: string;
 }
 
 /** What a generated request is sent with: the world picks the concrete token. */
@@ -264,6 +273,7 @@ export function pathOf(world: World, operation: Operation, value?: string): stri
     id: operation.template.startsWith('/api/v1/invitations/') ? String(world.ownInvitationId) : String(world.teamInvitationId),
     webhook: world.webhookId,
     delivery: world.deliveryId,
+    fingerprint: world.fingerprint,
   };
   const names = [...operation.template.matchAll(/\{([a-z]+)\}/g)].map((match) => match[1]!);
   return names.reduce(
@@ -293,6 +303,8 @@ const TABLES = [
   'audit_events',
   'webhooks',
   'webhook_deliveries',
+  'issue_states',
+  'issue_state_changes',
 ] as const;
 type Table = (typeof TABLES)[number];
 type Rows = Record<Table, Record<string, unknown>[]>;
@@ -305,11 +317,18 @@ type Rows = Record<Table, Record<string, unknown>[]>;
  */
 const IGNORED: Partial<Record<Table, string[]>> = { personal_access_tokens: ['last_used_at'] };
 
+/** How each table's rows are ordered to compare them: by `id`, unless it has none. */
+const ORDER_BY: Partial<Record<Table, string[]>> = {
+  team_members: ['team_id', 'user_id'],
+  issue_states: ['project_id', 'fingerprint'],
+  issue_state_changes: ['project_id'],
+};
+
 async function readRows(ctx: TestContext): Promise<Rows> {
   const rows = {} as Rows;
   for (const table of TABLES) {
     let query = ctx.db.selectFrom(table as keyof Database).selectAll();
-    query = table === 'team_members' ? query.orderBy('team_id' as never).orderBy('user_id' as never) : query.orderBy('id' as never);
+    for (const column of ORDER_BY[table] ?? ['id']) query = query.orderBy(column as never);
     rows[table] = (await query.execute()) as Record<string, unknown>[];
   }
   return rows;
@@ -651,7 +670,7 @@ async function webhookWithDelivery(ctx: TestContext, owner: TestUser, projectId:
     // Every event: accepted requests of the campaign write their deliveries too (rolled back with the rest).
     body: {
       url: 'https://hooks.example.com/fuzz',
-      events: ['report.created', 'report.gate_failed', 'run.failed', 'project.token_regenerated', 'project.archived'],
+      events: ['report.created', 'report.gate_failed', 'run.failed', 'project.token_regenerated', 'project.archived', 'issue.updated'],
     },
   });
   if (created.statusCode !== 201) throw new Error(`seeding a webhook failed: ${created.body}`);
@@ -693,6 +712,7 @@ async function seed(ctx: TestContext): Promise<World> {
   const foreignInvitationId = await invite(ctx, outsider, foreignTeamId, 'stranger@example.com');
   const [webhookId, deliveryId] = await webhookWithDelivery(ctx, owner, project.project.id);
   const [foreignWebhookId, foreignDeliveryId] = await webhookWithDelivery(ctx, outsider, foreign.project.id);
+  const fingerprint = await reportWithIssue(ctx, project.project.id, project.apiToken);
   return {
     owner,
     pat: owner.token,
@@ -720,5 +740,34 @@ async function seed(ctx: TestContext): Promise<World> {
     deliveryId,
     foreignWebhookId,
     foreignDeliveryId,
+    fingerprint,
   };
+}
+
+/** An upload to the project holding an issue (through the client's endpoint, so fingerprinted as E1.2 says): its fingerprint. */
+async function reportWithIssue(ctx: TestContext, projectId: string, apiToken: string): Promise<string> {
+  const upload = await ctx.request({
+    method: 'POST',
+    url: '/api/reports',
+    token: apiToken,
+    body: {
+      analyzed_at: '2026-11-21T09:30:00+00:00',
+      results: [
+        {
+          analyzer_id: 'sql-injection',
+          status: 'failed',
+          message: 'Found 1 issue',
+          issues: [{ message: 'Raw query', severity: 'high', recommendation: 'Bind it.', location: { file: 'app/A.php', line: 3 } }],
+        },
+      ],
+    },
+  });
+  if (upload.statusCode !== 201) throw new Error(`seeding a report with an issue failed: ${upload.body}`);
+  const row = await ctx.db
+    .selectFrom('report_issues as i')
+    .innerJoin('reports as r', 'r.id', 'i.report_id')
+    .select('i.fingerprint')
+    .where('r.project_id', '=', projectId)
+    .executeTakeFirstOrThrow();
+  return row.fingerprint;
 }

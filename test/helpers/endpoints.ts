@@ -260,6 +260,20 @@ export const ENDPOINTS: EndpointCase[] = [
     prepare: async (ctx, user) => ({ method: 'DELETE', url: `/api/v1/reports/${await reportOf(ctx, user)}` }),
   },
   {
+    name: 'GET /user/issues',
+    method: 'GET',
+    path: '/user/issues',
+    invalidQuery: '?page=0',
+    ability: 'read',
+    subscription: false,
+    success: 200,
+    prepare: async (ctx, user) => {
+      // An issue assigned to the user, when they may decide about one (so the answer's shape is filled in).
+      await issueOf(ctx, user, { status: 'confirmed', assignee_id: user.id }).catch(() => undefined);
+      return { method: 'GET', url: '/api/v1/user/issues' };
+    },
+  },
+  {
     name: 'GET /tokens',
     method: 'GET',
     path: '/tokens',
@@ -672,6 +686,93 @@ export const WEBHOOK_ENDPOINTS: EndpointCase[] = [
       if (ping.statusCode !== 202) throw new Error(`pinging a webhook failed: ${ping.body}`);
       const deliveryId = (ping.json() as { data: { id: string } }).data.id;
       return { method: 'POST', url: `${webhook.url}/deliveries/${deliveryId}/redeliver` };
+    },
+  },
+];
+
+/**
+ * A project of `user` with an uploaded report holding issues (E1.2 fingerprints); the project, one of
+ * its issues' fingerprints and all of them, and a token of its own for further setup. With `state`,
+ * that issue's state is set first (over the API).
+ */
+async function issueOf(ctx: TestContext, user: TestUser, state?: Record<string, unknown>) {
+  const { project, apiToken } = await ctx.given.project(user, { name: 'Issues' });
+  const upload = await ctx.request({
+    method: 'POST',
+    url: '/api/reports',
+    token: apiToken,
+    body: {
+      analyzed_at: '2026-11-21T09:00:00+00:00',
+      results: [
+        {
+          analyzer_id: 'sql-injection',
+          status: 'failed',
+          message: 'Found 2 issues',
+          issues: [
+            { message: 'Raw query', severity: 'high', recommendation: 'Bind it.', location: { file: 'app/A.php', line: 3 } },
+            { message: 'Raw query again', severity: 'critical', recommendation: 'Bind it.', location: { file: 'app/B.php', line: 9 } },
+          ],
+        },
+      ],
+    },
+  });
+  if (upload.statusCode !== 201) throw new Error(`uploading a report failed: ${upload.body}`);
+  const fingerprints = (
+    await ctx.db
+      .selectFrom('report_issues as i')
+      .innerJoin('reports as r', 'r.id', 'i.report_id')
+      .select('i.fingerprint')
+      .where('r.project_id', '=', project.id)
+      .orderBy('i.id')
+      .execute()
+  ).map((row) => row.fingerprint);
+  const url = `/api/v1/projects/${project.id}/issues`;
+  if (state !== undefined) {
+    const token = await ctx.given.token(user, { name: 'issue setup' });
+    const response = await ctx.request({ method: 'PUT', url: `${url}/${fingerprints[0]}`, token, body: state });
+    if (response.statusCode !== 200) throw new Error(`deciding about an issue failed: ${response.body}`);
+  }
+  return { projectId: project.id, fingerprint: fingerprints[0]!, fingerprints, url };
+}
+
+/** A decision E8.2 accepts; and one that fails validation on two fields. */
+const issueBody = { status: 'false_positive', comment: 'Checked by hand.' };
+const INVALID_ISSUE_BODY = { status: 'maybe', comment: 12 };
+
+/**
+ * E8.2's changes (owner, admin or member of the project's team, else 404), each with a request that
+ * succeeds for `user`. Kept apart from ENDPOINTS like WEBHOOK_ENDPOINTS: their `:fingerprint` (and
+ * bulk's fingerprints in the body) must name an issue a report of the project holds, which the
+ * generic suites' projects have none of (test/issues/issue-states-api.test.ts covers D4, D7 and D15
+ * for them); the route-table suites and the OpenAPI coverage use them.
+ */
+export const ISSUE_ENDPOINTS: EndpointCase[] = [
+  {
+    name: 'PUT /projects/{project}/issues/{fingerprint}',
+    method: 'PUT',
+    path: '/projects/:project/issues/:fingerprint',
+    body: issueBody,
+    invalidBody: INVALID_ISSUE_BODY,
+    ability: 'write',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => {
+      const issue = await issueOf(ctx, user);
+      return { method: 'PUT', url: `${issue.url}/${issue.fingerprint}`, body: issueBody };
+    },
+  },
+  {
+    name: 'POST /projects/{project}/issues/bulk',
+    method: 'POST',
+    path: '/projects/:project/issues/bulk',
+    body: { ...issueBody, fingerprints: ['0'.repeat(32)] },
+    invalidBody: { ...INVALID_ISSUE_BODY, fingerprints: [] },
+    ability: 'write',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => {
+      const issue = await issueOf(ctx, user);
+      return { method: 'POST', url: `${issue.url}/bulk`, body: { ...issueBody, fingerprints: issue.fingerprints } };
     },
   },
 ];

@@ -6,7 +6,15 @@
  */
 import { describe, expect } from 'vitest';
 import { appTest } from '../helpers/app-fixture.js';
-import { NOT_FOUND, expectApiHeaders, expectError, expectValidationError, missingAbility } from '../helpers/contract.js';
+import {
+  NOT_FOUND,
+  SUBSCRIPTION_REQUIRED,
+  UNAUTHENTICATED,
+  expectApiHeaders,
+  expectError,
+  expectValidationError,
+  missingAbility,
+} from '../helpers/contract.js';
 import { countRows, type TestContext } from '../helpers/test-app.js';
 import {
   DEBUG,
@@ -351,6 +359,34 @@ describe('PUT /projects/{project}/issues/{fingerprint} (E8.2)', () => {
       expect(await countRows(ctx.db, 'issue_states')).toBe(0);
       expect(await issueEvents(ctx)).toBe(0);
     });
+  });
+});
+
+describe('the order of checks on both routes (D4, D7)', () => {
+  it('401 without a token, 403 Subscription Required before the ability, the path and the body, then 403 for the ability', async ({
+    ctx,
+    user,
+    projectId,
+    world,
+  }) => {
+    const lapsed = await ctx.given.user({ plan: null });
+    const lapsedProject = (await ctx.given.project(lapsed)).project.id;
+    const weak = await ctx.given.token(lapsed, { abilities: ['read'] });
+    const requests = (token: string | undefined, project: string, fingerprint: string, payload: unknown) => [
+      ctx.request({ method: 'PUT', url: `/api/v1/projects/${project}/issues/${fingerprint}`, token, body: payload }),
+      ctx.request({ method: 'POST', url: `/api/v1/projects/${project}/issues/bulk`, token, body: payload }),
+    ];
+    for (const response of await Promise.all(requests(undefined, projectId, world.sql, { status: 'confirmed' }))) {
+      expectError(response, 401, UNAUTHENTICATED);
+    }
+    for (const response of await Promise.all(requests(weak, lapsedProject, UNKNOWN, { status: 'maybe' }))) {
+      expectError(response, 403, SUBSCRIPTION_REQUIRED);
+    }
+    const reader = await ctx.given.token(user, { abilities: ['read'] });
+    for (const response of await Promise.all(requests(reader, '0190a8f4-7c1d-7a4b-9f2e-3c5d6e7f8a9b', UNKNOWN, { status: 'maybe' }))) {
+      expectError(response, 403, missingAbility('write'));
+    }
+    expect(await countRows(ctx.db, 'issue_states')).toBe(0);
   });
 });
 

@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ENDPOINTS, TEAM_ENDPOINTS, WEBHOOK_ENDPOINTS } from '../helpers/endpoints.js';
+import { ENDPOINTS, ISSUE_ENDPOINTS, TEAM_ENDPOINTS, WEBHOOK_ENDPOINTS } from '../helpers/endpoints.js';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 
 /** The client package's endpoints (CLIENT-WIRE.md), as method and OpenAPI path. */
@@ -14,9 +14,10 @@ const CLIENT_OPERATIONS = [
 
 /**
  * Every /api/v1 operation: api-v1 and E1-E3 (ENDPOINTS), E4's teams and E5's audit lists
- * (TEAM_ENDPOINTS), E6's webhooks (WEBHOOK_ENDPOINTS: 9 operations).
+ * (TEAM_ENDPOINTS), E6's webhooks (WEBHOOK_ENDPOINTS: 9 operations), E8's changes of issue states
+ * (ISSUE_ENDPOINTS: 2 operations).
  */
-const V1_OPERATIONS = [...ENDPOINTS, ...TEAM_ENDPOINTS, ...WEBHOOK_ENDPOINTS].map(
+const V1_OPERATIONS = [...ENDPOINTS, ...TEAM_ENDPOINTS, ...WEBHOOK_ENDPOINTS, ...ISSUE_ENDPOINTS].map(
   (e) => [e.method.toLowerCase(), `/api/v1${e.path.replace(/:([a-z]+)/g, '{$1}')}`] as const,
 );
 
@@ -175,5 +176,14 @@ describe('GET /api/v1/openapi.json', () => {
     expect(operation('get', '/api/v1/tokens').tags).toEqual(['tokens']);
     expect(operation('get', '/api/v1/projects/{project}/webhooks').tags).toEqual(['webhooks']);
     expect(operation('post', '/api/reports').tags).toEqual(['client package']);
+    // E8: the issue routes; a fingerprint is 32 lowercase hexadecimal characters.
+    const put = '/api/v1/projects/{project}/issues/{fingerprint}';
+    expect(param('put', put, 'fingerprint').schema).toMatchObject({ type: 'string', pattern: '^[0-9a-f]{32}$' });
+    for (const [method, path] of [
+      ['put', put],
+      ['post', '/api/v1/projects/{project}/issues/bulk'],
+      ['get', '/api/v1/user/issues'],
+    ] as const)
+      expect(operation(method, path).tags).toEqual(['issues']);
   });
 });

@@ -317,7 +317,7 @@ describe('API3 no hidden properties in any answer', () => {
     return new Set([...tokens, ...projects].map((row) => row.hash));
   }
 
-  /** What the caller may see: its teams, their projects, their reports and failed runs, its tokens. */
+  /** What the caller may see: its teams, their projects, their reports and failed runs, its tokens, its teams' members. */
   async function visibleToCaller(ctx: TestContext, user: TestUser) {
     const teams = (await ctx.db.selectFrom('team_members').select('team_id').where('user_id', '=', user.id).execute()).map(
       (r) => r.team_id,
@@ -328,7 +328,11 @@ describe('API3 no hidden properties in any answer', () => {
     const tokens = (await ctx.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', user.id).execute()).map(
       (r) => r.id,
     );
-    return { teams, projects, reports: await inProjects('reports'), failures: await inProjects('run_failures'), tokens };
+    const people =
+      teams.length === 0
+        ? []
+        : (await ctx.db.selectFrom('team_members').select('user_id').where('team_id', 'in', teams).execute()).map((r) => r.user_id);
+    return { teams, projects, reports: await inProjects('reports'), failures: await inProjects('run_failures'), tokens, people };
   }
 
   /** Checks one answer; `issued` is the key that may carry a plain-text token, if any. */
@@ -356,6 +360,9 @@ describe('API3 no hidden properties in any answer', () => {
         if (typeof parent.uuid === 'string') {
           const own = [...visible.reports, ...visible.failures].find((row) => row.uuid === parent.uuid);
           expect(own?.id, where(path)).toBe(value);
+        } else if (Object.keys(parent).sort().join() === 'id,name') {
+          // A person (E8.1's assignee, updated_by): someone in one of the caller's teams.
+          expect(visible.people, where(path)).toContain(value);
         } else {
           expect(parent, where(path)).toHaveProperty('abilities');
           expect(visible.tokens, where(path)).toContain(value);

@@ -38,6 +38,7 @@ import {
   MISSING_WEBHOOK,
   TEAM_ENDPOINTS,
   WEBHOOK_ENDPOINTS,
+  ISSUE_ENDPOINTS,
   snapshot,
   type EndpointCase,
 } from '../helpers/endpoints.js';
@@ -88,9 +89,9 @@ function routesOf(table: readonly RouteTableEntry[]): Route[] {
 const asGet = (route: Route): Route => (route.method === 'HEAD' ? { ...route, method: 'GET' } : route);
 
 /** Every /api/v1 operation with a succeeding request: api-v1 and E1-E3, then E4 and E5, then E6. */
-const ALL_ENDPOINTS = [...ENDPOINTS, ...TEAM_ENDPOINTS, ...WEBHOOK_ENDPOINTS];
+const ALL_ENDPOINTS = [...ENDPOINTS, ...TEAM_ENDPOINTS, ...WEBHOOK_ENDPOINTS, ...ISSUE_ENDPOINTS];
 
-/** The ENDPOINTS (or TEAM_ENDPOINTS, WEBHOOK_ENDPOINTS) case of an /api/v1 route, by method and path pattern. */
+/** The ENDPOINTS (or TEAM_ENDPOINTS, WEBHOOK_ENDPOINTS, ISSUE_ENDPOINTS) case of an /api/v1 route, by method and path pattern. */
 function endpointOf(route: Route): EndpointCase | undefined {
   const { method, url } = asGet(route);
   return ALL_ENDPOINTS.find((e) => e.method === method && `/api/v1${e.path}` === url);
@@ -242,6 +243,9 @@ describe('API5 broken function level authorization', () => {
       'POST /api/v1/projects/:project/webhooks/:webhook/rotate-secret': ['owner', 'admin'],
       'POST /api/v1/projects/:project/webhooks/:webhook/ping': ['owner', 'admin'],
       'POST /api/v1/projects/:project/webhooks/:webhook/deliveries/:delivery/redeliver': ['owner', 'admin'],
+      // E8.2: deciding about a project's issues, as updating it.
+      'PUT /api/v1/projects/:project/issues/:fingerprint': ['owner', 'admin', 'member'],
+      'POST /api/v1/projects/:project/issues/bulk': ['owner', 'admin', 'member'],
     };
     /** The project reads that team membership alone does not open: E6's webhooks and their deliveries. */
     const READ_ALLOWED: Record<string, TeamRole[]> = {

@@ -27,7 +27,15 @@ import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-a
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 const WEBHOOK_KEYS = ['active', 'created_at', 'description', 'events', 'id', 'last_delivery', 'url'];
 const DELIVERY_KEYS = ['attempts', 'created_at', 'delivered_at', 'error', 'event', 'id', 'next_attempt_at', 'response_status', 'status'];
-const ALL_EVENTS = ['report.created', 'report.gate_failed', 'run.failed', 'project.token_regenerated', 'project.archived', 'ping'];
+const ALL_EVENTS = [
+  'report.created',
+  'report.gate_failed',
+  'run.failed',
+  'project.token_regenerated',
+  'project.archived',
+  'issue.updated',
+  'ping',
+];
 const LIMIT = { error: 'Forbidden', message: 'A project can have a maximum of 10 webhooks.' };
 const DELETED = { message: 'Webhook deleted successfully.' };
 const START = '2026-11-21T10:00:00.000Z';
