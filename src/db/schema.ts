@@ -246,6 +246,8 @@ export interface ReportBodiesTable {
   states_generation: ColumnType<number, number | undefined, number>;
   /** E8: when an acceptance the answer shows expires (the answer is out of date from then); null: never. */
   fresh_until: ColumnType<string | null, string | null | undefined, string | null>;
+  /** E8: when a newer answer replaced this one (kept a while for a client still reading it); null: the report's answer. */
+  superseded_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** E8.1's statuses (issues/issue-vocabulary.ts lists them; infrastructure imports no feature). */

@@ -130,7 +130,8 @@ export function createReportsService(deps: {
     try {
       // E8.3: the states as of now, read after the upload's transaction; the generation before them.
       const generation = await statesGeneration(db, reportRow.project_id);
-      const states = await statesForDetail(db, reportRow.project_id, fingerprints, now());
+      const at = now();
+      const states = await statesForDetail(db, reportRow.project_id, fingerprints, at);
       const body = prepared.detail
         ? await heavyWork.assembleDetailBody({ row: reportRow, template: prepared.detail, fingerprints, changes, states: states.texts })
         : await heavyWork.buildDetailBody({
@@ -139,7 +140,7 @@ export function createReportsService(deps: {
             marks: { fingerprints, changes },
             states: states.texts,
           });
-      if (body !== null) await reports.storeBody(id, baseline?.id ?? null, body, { generation, freshUntil: states.freshUntil });
+      if (body !== null) await reports.storeBody(id, baseline?.id ?? null, body, { generation, freshUntil: states.freshUntil, at });
     } catch {
       // Only a cache of what the report's rows say: the next read builds it again.
     }
@@ -354,7 +355,7 @@ export function createReportsService(deps: {
       });
       if (body === null) throw notFound();
       if (fingerprinted) {
-        await reports.storeBody(report.id, report.baseline_report_id, body, { generation, freshUntil: states.freshUntil });
+        await reports.storeBody(report.id, report.baseline_report_id, body, { generation, freshUntil: states.freshUntil, at });
       }
       return bodyInMemory(body);
     },

@@ -340,8 +340,9 @@ export function expectedIssue(issue: any): Record<string, unknown> {
 
 /** How the report detail must show a result: name and category from its metadata, the catalogue, or the id. */
 /**
- * The detail of a result as sent. Its issues carry a fingerprint (E1.2, checked in shape here) and
- * `change` (E1.5): null for a report without a baseline, such as a project's first.
+ * The detail of a result as sent. Its issues carry a fingerprint (E1.2, checked in shape here),
+ * `change` (E1.5): null for a report without a baseline, such as a project's first, and their state
+ * (E8.3): open, nobody having decided about them.
  */
 export function expectedResult(result: any, change: 'new' | 'unchanged' | null = null): Record<string, unknown> {
   const metadata = result.metadata && !Array.isArray(result.metadata) ? result.metadata : {};
@@ -362,6 +363,7 @@ export function expectedResult(result: any, change: 'new' | 'unchanged' | null =
       ...expectedIssue(issue),
       fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
       change,
+      state: expect.objectContaining({ status: 'open', updated_at: null }),
     })),
     suppressed_issues: listOfValues(result.suppressed_issues).map((issue) => ({
       ...expectedIssue(issue),

@@ -8,7 +8,9 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect } from 'vitest';
 import { appTest } from '../helpers/app-fixture.js';
 import { expectApiHeaders, expectNotFound, expectValidationError } from '../helpers/contract.js';
-import type { TestContext } from '../helpers/test-app.js';
+import { servicesOn, type TestContext } from '../helpers/test-app.js';
+import type { Caller } from '../../src/auth/caller.js';
+import { BODY_PIECE_BYTES } from '../../src/reports/answer/stored-body.js';
 import { serializerCompiler } from '../../src/wire/serialization.js';
 import { ReportDetailResponse } from '../../src/reports/reports.schemas.js';
 import { DEBUG, MAIN, SQL, XSS, changesOf, manySpots, ok, putState, uploadSpots, type Spot } from './issues-world.js';
@@ -70,6 +72,7 @@ const storedBody = (ctx: TestContext, uuid: string) =>
     .innerJoin('reports as r', 'r.id', 'b.report_id')
     .select(['b.id', 'b.states_generation', 'b.fresh_until'])
     .where('r.uuid', '=', uuid)
+    .where('b.superseded_at', 'is', null)
     .executeTakeFirst();
 
 describe('states in the report detail (E8.3)', () => {
@@ -127,6 +130,47 @@ describe('states in the report detail (E8.3)', () => {
 
     await put(world.xss, { status: 'open' });
     expect(issuesOf(await detail(world.uuid)).get(world.xss)!.state).toMatchObject({ status: 'open', updated_at: NOW });
+  });
+
+  it('lets a client reading the replaced answer in pieces read all of it; replaced answers are forgotten later', async ({
+    ctx,
+    user,
+    apiToken,
+    detail,
+    put,
+  }) => {
+    const uuid = await uploadSpots(ctx, apiToken, manySpots(4000));
+    const items = await changesOf(ctx, user.token, uuid, 'severity=low&');
+    const [first, second] = [items[0]!.fingerprint as string, items[1]!.fingerprint as string];
+    const reports = servicesOn(ctx.db, ctx.clock).reports;
+    const row = await reports.resolveReport({ userId: user.id } as Caller, uuid, 'view');
+    const old = await reports.detailBody(row);
+    expect(old.length).toBeGreaterThan(BODY_PIECE_BYTES);
+    // The first piece read; the rest when the client reads on.
+    const stream = old.stream();
+    const pieces: Buffer[] = [];
+    const firstPiece = await new Promise<Buffer>((resolve, reject) => {
+      stream.once('data', resolve);
+      stream.once('error', reject);
+    });
+    stream.pause();
+    pieces.push(firstPiece);
+
+    await put(first, { status: 'confirmed' });
+    expect(issuesOf(await detail(uuid)).get(first)!.state.status).toBe('confirmed');
+    const bodies = () => ctx.db.selectFrom('report_bodies').select(['id', 'superseded_at']).orderBy('id').execute();
+    expect((await bodies()).map((body) => body.superseded_at)).toEqual([NOW, null]);
+
+    for await (const piece of stream) pieces.push(piece as Buffer);
+    const text = gunzipSync(Buffer.concat(pieces)).toString('utf8');
+    // The whole of the old answer: as it was, the state before the change.
+    expect(issuesOf(JSON.parse(text).data).get(first)!.state.status).toBe('open');
+
+    // A replaced answer is kept ten minutes, then forgotten at the next replacement.
+    ctx.clock.advance(11 * 60 * 1000);
+    await put(second, { status: 'confirmed' });
+    expect(issuesOf(await detail(uuid)).get(second)!.state.status).toBe('confirmed');
+    expect((await bodies()).map((body) => body.superseded_at)).toEqual([new Date(Date.parse(NOW) + 11 * 60 * 1000).toISOString(), null]);
   });
 
   it('shows an acceptance open again once it expires, without an upload or a change (fresh_until)', async ({ ctx, detail, put, world }) => {

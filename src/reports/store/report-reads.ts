@@ -65,7 +65,8 @@ const bodyOfReport = preparedQuery((db: Db, reportId: number) =>
       'states_generation',
       'fresh_until',
     ])
-    .where('report_id', '=', reportId),
+    .where('report_id', '=', reportId)
+    .where('superseded_at', 'is', null),
 );
 
 /** `from`: 1-based, as SQL's substring counts. */

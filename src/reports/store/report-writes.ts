@@ -8,6 +8,12 @@ import { countStatesChange } from '../../issues/state-reads.js';
 import { timeSlices } from './time-slices.js';
 import { IDS_PER_LIST, ISSUE_COLUMNS, type NewReport } from './report-rows.js';
 
+/**
+ * How long a replaced report answer stays readable (E8.3): far beyond what a client that stops
+ * reading may hold its connection (the server closes a socket idle for a minute).
+ */
+export const SUPERSEDED_KEPT_MS = 10 * 60 * 1000;
+
 /** Rows per insert statement: 14 parameters each stays well under SQLite's and PostgreSQL's limits. */
 const ISSUE_ROWS_PER_INSERT = 500;
 
@@ -95,16 +101,17 @@ export function createReportWrites(db: Db) {
      * Kept only while the report still has the baseline the body shows (`baselineId`). The report's
      * row is locked (PostgreSQL), so a deletion of its baseline (`dependentsOf`) comes wholly before
      * or after, and so do two reads storing the answer. E8.3: `shows` is the project's states
-     * generation the body was built at and until when its states are true; a stored body of an older
-     * generation, or out of date by the clock, is replaced (under a new id: a piece-wise read of the
-     * old one never mixes the two, stored-body.ts); one of a newer generation is kept, and so is the
-     * same one (a body another read stored meanwhile is the same text).
+     * generation the body was built at and until when its states are true; the stored answer of an
+     * older generation, or out of date by the clock, is replaced; one of a newer generation is kept,
+     * and so is the same one (a body another read stored meanwhile is the same text). A replaced
+     * answer stays, `superseded_at`, for SUPERSEDED_KEPT_MS: a client reading it in pieces by its id
+     * (stored-body.ts) gets the whole of it, never a mix with the new one.
      */
     async storeBody(
       reportId: number,
       baselineId: number | null,
       gzip: Buffer,
-      shows: { generation: number; freshUntil: string | null },
+      shows: { generation: number; freshUntil: string | null; at: string },
     ): Promise<void> {
       await inTransaction(db, async (trx) => {
         await lockForUpdate(trx, 'reports', reportId);
@@ -114,16 +121,23 @@ export function createReportWrites(db: Db) {
           .selectFrom('report_bodies')
           .select(['id', 'states_generation', 'fresh_until'])
           .where('report_id', '=', reportId)
+          .where('superseded_at', 'is', null)
           .executeTakeFirst();
         if (stored) {
           if (stored.states_generation > shows.generation) return;
           if (stored.states_generation === shows.generation && stored.fresh_until === shows.freshUntil) return;
-          await trx.deleteFrom('report_bodies').where('id', '=', stored.id).execute();
+          await trx.updateTable('report_bodies').set({ superseded_at: shows.at }).where('id', '=', stored.id).execute();
         }
+        const forgetBefore = new Date(Date.parse(shows.at) - SUPERSEDED_KEPT_MS).toISOString();
+        await trx
+          .deleteFrom('report_bodies')
+          .where('report_id', '=', reportId)
+          .where('superseded_at', 'is not', null)
+          .where('superseded_at', '<', forgetBefore)
+          .execute();
         await trx
           .insertInto('report_bodies')
           .values({ report_id: reportId, gzip, states_generation: shows.generation, fresh_until: shows.freshUntil })
-          .onConflict((conflict) => conflict.column('report_id').doNothing())
           .execute();
       });
     },
