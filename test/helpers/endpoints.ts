@@ -238,6 +238,16 @@ export const ENDPOINTS: EndpointCase[] = [
     prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/reports/${await reportOf(ctx, user)}/changes` }),
   },
   {
+    name: 'GET /reports/{report}/suppressed',
+    method: 'GET',
+    path: '/reports/:report/suppressed',
+    invalidQuery: '?type=ignored',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/reports/${await reportOf(ctx, user)}/suppressed` }),
+  },
+  {
     name: 'GET /reports/{report}/export',
     method: 'GET',
     path: '/reports/:report/export',

@@ -77,7 +77,7 @@ describe('GET /api/v1/reports/{report}/suppressed (E8.6)', () => {
       const filtered = (await suppressedOf(uuid, `?type=${type}`)).json();
       expect(filtered.data).toEqual(expected.filter((item) => item.suppression.type === type));
       expect(filtered.meta.total).toBe(detail.suppressed_issues[type]);
-      expect(filtered.links.first).toBe(`http://localhost/api/v1/reports/${uuid}/suppressed?type=${type}&page=1`);
+      expect(filtered.links.first).toBe(`http://localhost:80/api/v1/reports/${uuid}/suppressed?type=${type}&page=1`);
     }
   });
 
@@ -103,7 +103,7 @@ describe('GET /api/v1/reports/{report}/suppressed (E8.6)', () => {
     const inlineOnly = (await suppressedOf(uuid, '?type=inline&page=2')).json();
     expect(inlineOnly.meta).toMatchObject({ total: 40, current_page: 2, last_page: 2, from: 21, to: 40 });
     expect(inlineOnly.data.every((item: any) => item.suppression.type === 'inline')).toBe(true);
-    expect(inlineOnly.links.prev).toBe(`http://localhost/api/v1/reports/${uuid}/suppressed?type=inline&page=1`);
+    expect(inlineOnly.links.prev).toBe(`http://localhost:80/api/v1/reports/${uuid}/suppressed?type=inline&page=1`);
     const configOnly = (await suppressedOf(uuid, '?type=config')).json();
     expect(configOnly.data.map((item: any) => item.message)).toEqual(['Config 0', 'Config 5', 'Config 10', 'Config 15', 'Config 20']);
   });
