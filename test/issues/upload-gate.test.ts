@@ -107,7 +107,7 @@ describe('E8.4: the gate leaves dismissed issues out', () => {
     expect(gates[after.uuid]).toEqual({ passed: false, reasons: after.gate.reasons, dismissed: 0 });
   });
 
-  it('the stored gate shows dismissed in the list, the detail, the branches, the pull requests and the retry answer (D40)', async ({
+  it('the stored gate shows dismissed in the list, the detail, the branches, the pull requests, the webhook event and the retry answer (D40)', async ({
     ctx,
     user,
     projectId,
@@ -116,6 +116,13 @@ describe('E8.4: the gate leaves dismissed issues out', () => {
     const first = await send(ctx, apiToken, body([SQL, XSS]));
     await decide(ctx, user, projectId, await fingerprintOf(ctx, user, first.uuid, SQL), 'false_positive');
     await setGate(ctx, user, projectId, { fail_on: 'high' });
+    const hook = await ctx.request({
+      method: 'POST',
+      url: `/api/v1/projects/${projectId}/webhooks`,
+      token: user.token,
+      body: { url: 'https://hooks.example.com/scoreboard', events: ['report.created'] },
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
     const pull = body([SQL, XSS], { ...MAIN, git_branch: 'feature', pr_number: '7', base_branch: 'main' }, '2026-11-21T09:30:00Z');
     const stored = await send(ctx, apiToken, pull);
     const gate = { passed: false, reasons: stored.gate.reasons, dismissed: 1 };
@@ -128,6 +135,10 @@ describe('E8.4: the gate leaves dismissed issues out', () => {
     expect(branches.find((branch) => branch.name === 'feature')!.latest_report.gate).toEqual(gate);
     const pulls = (await get(ctx, user, `/api/v1/projects/${projectId}/pull-requests`)).data as Record<string, any>[];
     expect(pulls[0]!.latest_report.gate).toEqual(gate);
+
+    // E6: the report.created event's report, as the list shows it.
+    const deliveries = await ctx.db.selectFrom('webhook_deliveries').select('payload').where('event', '=', 'report.created').execute();
+    expect(deliveries.map((row) => JSON.parse(row.payload).data.report.gate)).toEqual([gate]);
 
     // The same upload again is answered with the first answer's gate (D40), dismissed included.
     const again = await upload(ctx, apiToken, pull);
