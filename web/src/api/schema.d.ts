@@ -1247,25 +1247,6 @@ export interface components {
                 description: string | null;
             };
         };
-        SuppressedItem: {
-            analyzer_id: string;
-            analyzer_name: string;
-            category: string | null;
-            /** @enum {string} */
-            severity: "critical" | "high" | "medium" | "low" | "info";
-            message: string;
-            location: {
-                file: string;
-                line?: number;
-                column?: number;
-            } | null;
-            suppression: {
-                /** @description inline (a comment in the code), config (the client's configuration) or baseline; as the client sent it, null if it sent none. */
-                type: string | null;
-                /** @description The client's own words about the suppression; null if it sent none. */
-                description: string | null;
-            };
-        };
         ReportDetail: {
             /** @description Report database id */
             id: number;
