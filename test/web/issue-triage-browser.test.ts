@@ -139,6 +139,8 @@ describe.skipIf(!hasChromium)('triage in the dashboard, in Chromium', () => {
       .locator('.issue .issue-message > span')
       .evaluateAll((spans) => spans.slice(0, 2).map((span) => span.textContent));
 
+    // The controls come once the project's team says Ada may change states.
+    await list.locator('.triage-page-box').waitFor();
     // From the page's start: Tab to the page's check box, then the arrow keys move through the issues.
     await page.locator('#main').focus();
     await tabTo(page, /triage-page-box/);
