@@ -11,12 +11,14 @@ export const DASHBOARD_PAGES = {
   project: '/projects/:project',
   pullRequests: '/projects/:project/pull-requests',
   failedRuns: '/projects/:project/failed-runs',
+  projectIssues: '/projects/:project/issues',
   report: '/reports/:report',
   tokens: '/tokens',
   team: '/teams/:team',
   invitations: '/invitations',
   audit: '/audit',
   profile: '/profile',
+  assignedIssues: '/assigned-to-me',
 } as const;
 
 export type PageName = keyof typeof DASHBOARD_PAGES;

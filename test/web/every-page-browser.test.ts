@@ -176,6 +176,33 @@ describe.skipIf(!hasChromium)('every page at 375 and 1440 px in Chromium', () =>
     });
   }
 
+  it('shows the report’s issues with the action panel open, the project’s issues and the issues assigned to me', async ({
+    base,
+    page,
+    site,
+  }) => {
+    await page.goto(`${base}/reports/${site.reportId}?tab=issues`);
+    const first = page.locator('section.triage-scope .issue').first();
+    await first.locator('.triage-open').click();
+    await checkPage(page, 'report-triage-panel', () => page.getByRole('region', { name: 'Set the status of this issue' }).waitFor());
+    // The panel for an acceptance: its expiry too.
+    await page.getByRole('region', { name: 'Set the status of this issue' }).getByLabel('Status').selectOption('accepted');
+    await page.getByRole('region', { name: 'Set the status of this issue' }).getByRole('button', { name: 'Save the status' }).click();
+    await page.locator('#field-comment-errors').waitFor();
+    await checkPage(page, 'report-triage-panel-accepted', () => page.getByLabel('Accepted until (optional)').waitFor());
+    await page.getByLabel('Reason (required)').fill('Known and accepted until the checkout rewrite lands in the spring release.');
+    await page.getByLabel('Assignee').selectOption({ label: 'Ada (me)' });
+    await page.getByRole('button', { name: 'Save the status' }).click();
+    await page.getByText('Saved: the issue is now accepted, assigned to Ada.').first().waitFor();
+    await page.goto(`${base}/reports/${site.reportId}?tab=issues&state=dismissed`);
+    await checkPage(page, 'report-dismissed', (page) => page.locator('section.triage-scope .issue .status-accepted').waitFor());
+
+    await page.goto(`${base}/projects/${site.projectId}/issues`);
+    await checkPage(page, 'project-issues', (page) => page.locator('.issue').first().waitFor());
+    await page.goto(`${base}/assigned-to-me`);
+    await checkPage(page, 'assigned-to-me', (page) => page.locator('.issue').first().waitFor());
+  });
+
   it('shows the tokens, the team, the invitations and the profile', async ({ base, page, site }) => {
     await page.goto(`${base}/tokens`);
     await checkPage(page, 'tokens', (page) =>

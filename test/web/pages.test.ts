@@ -23,6 +23,8 @@ describe('the dashboard’s pages', () => {
     expect(matching('/projects/abc')).toEqual(['project']);
     expect(matching('/projects/abc/pull-requests')).toEqual(['pullRequests']);
     expect(matching('/projects/abc/failed-runs')).toEqual(['failedRuns']);
+    expect(matching('/projects/abc/issues')).toEqual(['projectIssues']);
+    expect(matching('/assigned-to-me')).toEqual(['assignedIssues']);
     expect(matching('/teams/3')).toEqual(['team']);
     expect(matching('/projects')).toEqual([]);
   });

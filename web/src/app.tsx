@@ -10,11 +10,13 @@ import { Layout } from './components/layout.js';
 import { ProblemMessage } from './components/problem-message.js';
 import { safeNextPath, signInUrl } from './lib/next-path.js';
 import { forgetTrends } from './lib/trend-cache.js';
+import { AssignedIssuesPage } from './pages/assigned-issues.js';
 import { AuditPage } from './pages/audit.js';
 import { InvitationsPage } from './pages/invitations.js';
 import { NewProjectPage } from './pages/new-project.js';
 import { ProfilePage } from './pages/profile.js';
 import { FailedRunsPage } from './pages/project/failed-runs.js';
+import { ProjectIssuesPage } from './pages/project/project-issues.js';
 import { ProjectPage } from './pages/project/project-page.js';
 import { PullRequestsPage } from './pages/project/pull-requests-page.js';
 import { ProjectsPage } from './pages/projects.js';
@@ -30,12 +32,14 @@ const SIGNED_IN_PAGES: Record<Exclude<PageName, 'signIn'>, ComponentType> = {
   project: ProjectPage,
   pullRequests: PullRequestsPage,
   failedRuns: FailedRunsPage,
+  projectIssues: ProjectIssuesPage,
   report: ReportPage,
   tokens: TokensPage,
   team: TeamPage,
   invitations: InvitationsPage,
   audit: AuditPage,
   profile: ProfilePage,
+  assignedIssues: AssignedIssuesPage,
 };
 
 export function App() {

@@ -260,6 +260,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reports/{report}/suppressed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The issues the client package suppressed in a report, in upload order */
+        get: operations["listReportSuppressedIssues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reports/{report}/export": {
         parameters: {
             query?: never;
@@ -1097,6 +1114,8 @@ export interface components {
         StoredGate: {
             passed: boolean;
             reasons: string[];
+            /** @description How many of the report's issues were dismissed when it was stored, and so left out of the gate; 0 for reports stored before dismissals. */
+            dismissed: number;
         };
         ReportChanges: {
             /** @description The report compared with; null without one, or once it was deleted. */
@@ -1208,6 +1227,25 @@ export interface components {
             previous_fingerprints: string[];
             /** @description The ticket filed for the issue; none yet. */
             ticket: null;
+        };
+        SuppressedItem: {
+            analyzer_id: string;
+            analyzer_name: string;
+            category: string | null;
+            /** @enum {string} */
+            severity: "critical" | "high" | "medium" | "low" | "info";
+            message: string;
+            location: {
+                file: string;
+                line?: number;
+                column?: number;
+            } | null;
+            suppression: {
+                /** @description inline (a comment in the code), config (the client's configuration) or baseline; as the client sent it, null if it sent none. */
+                type: string | null;
+                /** @description The client's own words about the suppression; null if it sent none. */
+                description: string | null;
+            };
         };
         ReportDetail: {
             /** @description Report database id */
@@ -1687,6 +1725,8 @@ export interface components {
             fail_on_new: "never" | "critical" | "high" | "medium" | "low" | null;
             /** @description Why the gate failed; empty when it passed. */
             reasons: string[];
+            /** @description How many of the report's issues were dismissed (accepted, false positive, won't fix), and so left out of fail_on and fail_on_new. */
+            dismissed: number;
         };
     };
     responses: never;
@@ -6062,6 +6102,254 @@ export interface operations {
             };
         };
     };
+    listReportSuppressedIssues: {
+        parameters: {
+            query?: {
+                /** @description Only the issues suppressed this way. */
+                type?: "inline" | "config" | "baseline";
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Report UUID. Anything else is a 404. */
+                report: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The issues the client package suppressed in a report, in upload order */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SuppressedItem"][];
+                        links: {
+                            first: string;
+                            last: string;
+                            prev: string | null;
+                            next: string | null;
+                        };
+                        meta: {
+                            current_page: number;
+                            per_page: number;
+                            total: number;
+                            last_page: number;
+                            from: number | null;
+                            to: number | null;
+                            path: string;
+                        };
+                    };
+                };
+            };
+            /** @description A path parameter has a broken percent-encoding; or the Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "The Host header must be a host name or IP address, with an optional port."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Request";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The token is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthenticated",
+                     *       "message": "Authentication required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unauthenticated";
+                        message: string;
+                    };
+                };
+            };
+            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'read' ability. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token does not have the required 'read' ability."
+                     *     }
+                     */
+                    "application/json": {
+                        error: "Forbidden" | "Subscription Required";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource does not exist, or the caller may not act on it. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "The requested resource was not found."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Not Found";
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed; `errors` lists every field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation Failed",
+                     *       "message": "The name field is required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Validation Failed";
+                        message: string;
+                        /**
+                         * @description Messages per dotted input path (`settings.fail_on`, `abilities.1`); `message` repeats the first.
+                         * @example {
+                         *       "name": [
+                         *         "The name field is required."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit (uploads: per project). */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Whole seconds until the window resets; equals `retry_after`. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded. Please wait before making more requests."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Too Many Requests";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description An unexpected error; never details. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Server Error",
+                     *       "message": "Something went wrong on our side. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Server Error";
+                        message: string;
+                    };
+                };
+            };
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The service is temporarily unavailable. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     exportReport: {
         parameters: {
             query: {
@@ -6106,7 +6394,7 @@ export interface operations {
                                     }[];
                                 };
                             };
-                            /** @description One per issue of the report (not the baseline's fixed ones). */
+                            /** @description One per issue of the report (not the baseline's fixed ones), then one per issue the client suppressed, each with its suppression. */
                             results: {
                                 ruleId: string;
                                 /** @enum {string} */
@@ -6114,9 +6402,18 @@ export interface operations {
                                 message: {
                                     text: string;
                                 };
-                                partialFingerprints: {
+                                /** @description The issue's fingerprint; suppressed issues have none. */
+                                partialFingerprints?: {
                                     "scoreboard/v1": string;
                                 };
+                                /** @description An issue dismissed in Scoreboard: external, justified by "<status>: <comment>". An issue the client suppressed: inSource (inline) or external (config, baseline), justified by the client's description. */
+                                suppressions?: {
+                                    /** @enum {string} */
+                                    kind: "inSource" | "external";
+                                    /** @enum {string} */
+                                    status: "accepted";
+                                    justification?: string;
+                                }[];
                             }[];
                         }[];
                     };
@@ -11729,7 +12026,7 @@ export interface operations {
             query?: {
                 page?: number;
                 /** @description Only events of this action. */
-                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "issue.updated" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
+                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "issue.updated" | "issue.state_carried" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
             };
             header?: never;
             path: {
@@ -11977,7 +12274,7 @@ export interface operations {
             query?: {
                 page?: number;
                 /** @description Only events of this action. */
-                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "issue.updated" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
+                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "issue.updated" | "issue.state_carried" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
             };
             header?: never;
             path?: never;

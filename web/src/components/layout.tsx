@@ -30,6 +30,7 @@ function Navigation({ state }: { state: AppState }) {
   const teamId = state.profile.current_team_id;
   const links = [
     { href: '/', label: 'Projects', current: path === '/' || path.startsWith('/projects') || path.startsWith('/reports') },
+    { href: pageUrl('assignedIssues', {}), label: 'Assigned to me' },
     { href: pageUrl('tokens', {}), label: 'Tokens' },
     teamId === null ? null : { href: pageUrl('team', { team: teamId }), label: 'Team', current: path.startsWith('/teams') },
     { href: pageUrl('invitations', {}), label: 'Invitations' },

@@ -5,6 +5,7 @@
  * 4,000 issues is searched on each (debounced) keystroke, so each entry carries its search text, lowercased once.
  */
 import { SEVERITIES, type Severity } from '../../../src/reports/vocabulary.js';
+import type { StateLike } from './issue-triage.js';
 
 export const ISSUE_LISTS = ['issues', 'new', 'suppressed'] as const;
 export type IssueListKind = (typeof ISSUE_LISTS)[number];
@@ -21,6 +22,8 @@ interface IssueShape<Snippet> {
   fingerprint?: string;
   change?: 'new' | 'unchanged' | null;
   suppression?: Record<string, unknown>;
+  /** E8.3: what a person decided about the issue. */
+  state?: StateLike | null;
 }
 
 interface ResultShape<Snippet> {
@@ -42,6 +45,10 @@ export interface IssueEntry<Snippet = unknown> {
   recommendation: string;
   snippet: Snippet | null;
   change: 'new' | 'unchanged' | null;
+  /** E1.2's fingerprint (null for a suppressed issue, which has none). */
+  fingerprint: string | null;
+  /** E8.3's state as the report holds it (null: nobody decided, or none shown). */
+  state: StateLike | null;
   /** Why the client suppressed it (`config: path: app/…`), for the suppressed list only. */
   suppression: string | null;
   /** Message, file and analyzer, lowercased: what a search looks in. */
@@ -67,6 +74,8 @@ export function issueEntries<Snippet>(results: readonly ResultShape<Snippet>[], 
         recommendation: issue.recommendation,
         snippet: issue.code_snippet ?? null,
         change: issue.change ?? null,
+        fingerprint: issue.fingerprint ?? null,
+        state: issue.state ?? null,
         suppression: kind === 'suppressed' ? suppressionText(issue.suppression) : null,
         haystack: [issue.message, file ?? '', result.analyzer_name, result.analyzer_id].join('\n').toLowerCase(),
       });

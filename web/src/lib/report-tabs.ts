@@ -12,7 +12,7 @@ export const TAB_LABELS: Record<ReportTab, string> = {
   new: 'New',
   fixed: 'Fixed',
   issues: 'All issues',
-  suppressed: 'Suppressed',
+  suppressed: 'Suppressed in code',
   failed: 'Failed analyzers',
 };
 

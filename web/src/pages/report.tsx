@@ -7,6 +7,7 @@ import { codeLinks } from '../lib/code-links.js';
 import { formatDate } from '../lib/format.js';
 import { tabCounts, tabParam } from '../lib/report-tabs.js';
 import { useApi, usePageTitle } from '../lib/use-api.js';
+import { useTriage } from './issues/triage.js';
 import { FailedAnalyzers } from './report/failed-analyzers.js';
 import { FixedIssues } from './report/fixed-issues.js';
 import { IssueBrowser } from './report/issue-browser.js';
@@ -14,23 +15,23 @@ import { ReportContext, StickySummary } from './report/report-header.js';
 import { ReportResultsSection } from './report/report-results.js';
 import { ReportActions, ReportSummary } from './report/report-summary.js';
 import { ReportTabs } from './report/report-tabs.js';
-import type { ReportDetail } from './report/report-types.js';
+import { SuppressedIssues } from './report/suppressed-issues.js';
 
 /**
  * E7 report, issue 31: where it comes from (linked into the repository), a summary that stays in
  * view, and its sections as tabs in the URL (`?tab=new`): the overview (figures, gate, results by
  * category, exports, delete), the new, fixed, all and suppressed issues, and the analyzers that did
  * not pass. The report is loaded once (it carries every result and issue); the fixed issues come a
- * page at a time from the changes endpoint.
+ * page at a time from the changes endpoint, the issues suppressed in code from E8.6's endpoint.
+ * E8.9: each issue shows its state, and a member sets the state of one issue or a selection.
  */
 export function ReportPage() {
   const { params } = useRoute();
   const { query } = useLocation();
   const reportId = params.report ?? '';
   const report = useApi(
-    // As the schema names it: openapi-fetch's answer type drops a property whose type is only null
-    // (each issue's `state.ticket`, E8.1), which the schema's own type keeps.
-    async () => (await call(api.GET('/api/v1/reports/{report}', { params: { path: { report: reportId } } }))).data as ReportDetail,
+    // report-types.ts names the shapes as openapi-fetch hands them (api/types.ts's Received): no cast needed.
+    async () => (await call(api.GET('/api/v1/reports/{report}', { params: { path: { report: reportId } } }))).data,
     [reportId],
   );
   const projectId = report.data?.project_id;
@@ -46,6 +47,8 @@ export function ReportPage() {
   usePageTitle(project.data ? `${title} · ${project.data.name}` : title);
   const tab = tabParam(query.tab);
   const counts = useMemo(() => (report.data ? tabCounts(report.data) : null), [report.data]);
+  // E8.9: one selection and panel per list (and per view of it); the states saved here last while the page is open.
+  const triage = useTriage(project.data?.id, project.data?.team_id, `${reportId} ${tab} ${query.state ?? ''}`);
   const links = codeLinks(project.data?.repository_url);
   const commit = report.data?.commit ?? null;
   const fileLink = links && commit ? (file: string, line?: number | null) => links.file(commit, file, line) : null;
@@ -92,11 +95,12 @@ export function ReportPage() {
           results={results}
           fileLink={fileLink}
           hint={report.data.changes.baseline === null ? 'Without a baseline nothing is new: see All issues.' : undefined}
+          triage={triage}
         />
       )}
-      {tab === 'fixed' && <FixedIssues report={report.data} fileLink={fileLink} />}
-      {tab === 'issues' && <IssueBrowser kind="issues" results={results} fileLink={fileLink} />}
-      {tab === 'suppressed' && <IssueBrowser kind="suppressed" results={results} fileLink={fileLink} />}
+      {tab === 'fixed' && <FixedIssues report={report.data} fileLink={fileLink} triage={triage} />}
+      {tab === 'issues' && <IssueBrowser kind="issues" results={results} fileLink={fileLink} triage={triage} />}
+      {tab === 'suppressed' && <SuppressedIssues report={report.data} fileLink={fileLink} />}
       {tab === 'failed' && <FailedAnalyzers results={results} />}
     </section>
   );

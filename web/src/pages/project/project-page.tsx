@@ -80,6 +80,7 @@ export function ProjectPage() {
       )}
       {current.archived_at !== null && <p class="notice">This project is archived: it keeps its reports and accepts no new ones.</p>}
       <nav class="project-views" aria-label="More of this project">
+        <a href={pageUrl('projectIssues', { project: current.id })}>Issues</a>
         <a href={pageUrl('pullRequests', { project: current.id })}>Pull requests</a>
         <a href="#failed-runs-title">Failed runs</a>
       </nav>

@@ -9,6 +9,7 @@ import { useApi, usePageTitle } from '../../lib/use-api.js';
 export interface SubpageProject {
   id: string;
   name: string;
+  teamId: number;
   links: CodeLinks | null;
 }
 
@@ -38,7 +39,12 @@ export function ProjectSubpage({ title, children }: { title: string; children: (
           <ProblemMessage problem={project.problem} />
         )
       ) : (
-        children({ id: project.data.id, name: project.data.name, links: codeLinks(project.data.repository_url) })
+        children({
+          id: project.data.id,
+          name: project.data.name,
+          teamId: project.data.team_id,
+          links: codeLinks(project.data.repository_url),
+        })
       )}
     </section>
   );

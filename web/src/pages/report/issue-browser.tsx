@@ -1,7 +1,9 @@
 import { useLocation } from 'preact-iso';
 import { useEffect, useMemo } from 'preact/hooks';
+import { IssueStateLine } from '../../components/issue-state.js';
 import { SeverityChip } from '../../components/severity-chip.js';
 import { formatNumber } from '../../lib/format.js';
+import { STATE_VIEW_LABELS, STATE_VIEWS, type StateView, stateView } from '../../lib/issue-triage.js';
 import {
   GROUPINGS,
   type Grouping,
@@ -14,6 +16,7 @@ import {
   sortEntries,
 } from '../../lib/issue-search.js';
 import { choiceParam, pageOf, pageParam, type Severity, withQuery } from '../../lib/report-view.js';
+import { IssueTriage, SelectBox, type Triage, TriageBar } from '../issues/triage.js';
 import { CodeSnippet } from './code-snippet.js';
 import { FilePath } from './file-path.js';
 import { Pagination } from './pagination.js';
@@ -37,6 +40,8 @@ interface IssueBrowserProps {
   fileLink: ((file: string, line?: number | null) => string) | null;
   /** Said above the list, e.g. why there is no new issue without a baseline. */
   hint?: string;
+  /** E8.9: the states, the selection and the action panel (no control for a read-only member). */
+  triage: Triage;
 }
 
 /**
@@ -44,11 +49,25 @@ interface IssueBrowserProps {
  * (`?page=2`), all in the URL. The whole report is in memory, so this is a filter over an array,
  * its search text lowercased once per issue (lib/issue-search.ts).
  */
-export function IssueBrowser({ kind, results, fileLink, hint }: IssueBrowserProps) {
+export function IssueBrowser({ kind, results, fileLink, hint, triage }: IssueBrowserProps) {
   const { path, query, route } = useLocation();
   const grouping = choiceParam(query.group, GROUPINGS) ?? 'severity';
   const search = query.q ?? '';
-  const entries = useMemo(() => issueEntries<Snippet>(results, kind), [results, kind]);
+  // E8.9: dismissed issues show apart, behind their own link (`?state=dismissed`), each with its reason.
+  const view: StateView = choiceParam(query.state, STATE_VIEWS) ?? 'open';
+  const all = useMemo(() => issueEntries<Snippet>(results, kind), [results, kind]);
+  const [views, entries] = useMemo(() => {
+    const now = new Date().toISOString();
+    const counts: Record<StateView, number> = { open: 0, dismissed: 0 };
+    const shownHere: Entry[] = [];
+    for (const entry of all) {
+      const state = entry.fingerprint === null ? entry.state : (triage.overlay.get(entry.fingerprint) ?? entry.state);
+      const its = stateView(state, now);
+      counts[its] += 1;
+      if (its === view) shownHere.push(state === entry.state ? entry : { ...entry, state });
+    }
+    return [counts, shownHere] as const;
+  }, [all, view, triage.overlay]);
   const found = useMemo(() => sortEntries(searchEntries(entries, search), grouping), [entries, search, grouping]);
   const sizes = useMemo(() => groupSizes(found, grouping), [found, grouping]);
   const shown = pageOf(found, pageParam(query.page), ISSUES_PER_PAGE);
@@ -59,10 +78,19 @@ export function IssueBrowser({ kind, results, fileLink, hint }: IssueBrowserProp
     performance.mark('scoreboard:issues-shown', { detail: { kind, search, count: found.length } });
   }, [found]);
 
+  const onPage = shown.items.flatMap((entry) => (entry.fingerprint === null ? [] : [entry.fingerprint]));
   return (
-    <section class="panel" aria-labelledby={titleId}>
+    <section class="panel triage-scope" aria-labelledby={titleId}>
       <h2 id={titleId}>{TITLES[kind]}</h2>
       {hint && <p class="hint">{hint}</p>}
+      {kind !== 'suppressed' && (
+        <StateViews
+          label={`${TITLES[kind]} by decision`}
+          view={view}
+          counts={views}
+          href={(choice) => withQuery(path, query, { state: choice === 'open' ? null : choice, page: null })}
+        />
+      )}
       <div class="report-filters">
         <SearchBox id={`${kind}-search`} label="Search message, file or analyzer" />
         <div class="field">
@@ -86,11 +114,20 @@ export function IssueBrowser({ kind, results, fileLink, hint }: IssueBrowserProp
       </div>
       <p class="report-found" aria-live="polite">
         {search.trim() === ''
-          ? `${formatNumber(entries.length)} ${entries.length === 1 ? 'issue' : 'issues'}`
+          ? `${formatNumber(entries.length)} ${view === 'dismissed' ? 'dismissed ' : ''}${entries.length === 1 ? 'issue' : 'issues'}`
           : `${formatNumber(found.length)} of ${formatNumber(entries.length)} issues match “${search.trim()}”`}
       </p>
+      {kind !== 'suppressed' && <TriageBar triage={triage} onPage={onPage} />}
       {shown.total === 0 && (
-        <p class="empty">{entries.length === 0 ? emptyText(kind) : 'No issue matches the search. Try fewer or other words.'}</p>
+        <p class="empty">
+          {entries.length > 0
+            ? 'No issue matches the search. Try fewer or other words.'
+            : view === 'dismissed'
+              ? 'No dismissed issue here: nobody has accepted one, or marked it a false positive or won’t fix.'
+              : all.length > 0
+                ? 'Every issue here is dismissed: see Dismissed.'
+                : emptyText(kind)}
+        </p>
       )}
       {groupsOf(shown.items, grouping).map((group) => (
         <div key={group.key} class="issue-group">
@@ -100,7 +137,13 @@ export function IssueBrowser({ kind, results, fileLink, hint }: IssueBrowserProp
           </h3>
           <ul class="issue-list">
             {group.rows.map((entry) => (
-              <IssueItem key={entry.key} entry={entry} grouping={grouping} fileLink={fileLink} />
+              <IssueItem
+                key={entry.key}
+                entry={entry}
+                grouping={grouping}
+                fileLink={fileLink}
+                triage={kind === 'suppressed' ? null : triage}
+              />
             ))}
           </ul>
         </div>
@@ -122,6 +165,34 @@ export function IssueBrowser({ kind, results, fileLink, hint }: IssueBrowserProp
   );
 }
 
+/** The two lists of an issue list (E8.3's `state`): the issues without a dismissal in force, and the dismissed ones, with their counts. */
+export function StateViews({
+  label,
+  view,
+  counts,
+  href,
+}: {
+  label: string;
+  view: StateView;
+  counts: Record<StateView, number> | null;
+  href: (view: StateView) => string;
+}) {
+  return (
+    <nav class="state-views" aria-label={label}>
+      <ul>
+        {STATE_VIEWS.map((choice) => (
+          <li key={choice}>
+            <a href={href(choice)} aria-current={view === choice ? 'true' : undefined}>
+              {STATE_VIEW_LABELS[choice]}
+              {counts !== null && <span class="tab-count"> {formatNumber(counts[choice])}</span>}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
 function emptyText(kind: IssueListKind): string {
   if (kind === 'new') return 'No new issue: everything this report found was there in its baseline.';
   if (kind === 'suppressed') return 'The client suppressed no issue in this run.';
@@ -135,11 +206,23 @@ function GroupTitle({ grouping, value, fileLink }: { grouping: Grouping; value: 
   return <FilePath file={value} href={fileLink?.(value)} />;
 }
 
-function IssueItem({ entry, grouping, fileLink }: { entry: Entry; grouping: Grouping; fileLink: IssueBrowserProps['fileLink'] }) {
+function IssueItem({
+  entry,
+  grouping,
+  fileLink,
+  triage,
+}: {
+  entry: Entry;
+  grouping: Grouping;
+  fileLink: IssueBrowserProps['fileLink'];
+  triage: Triage | null;
+}) {
   const where = entry.file === null ? null : entry.line === null ? entry.file : `${entry.file}:${entry.line}`;
+  const fingerprint = triage === null ? null : entry.fingerprint;
   return (
     <li class="issue">
       <p class="issue-message">
+        {fingerprint !== null && triage && <SelectBox triage={triage} fingerprint={fingerprint} label={entry.message} />}
         {grouping !== 'severity' && <SeverityChip severity={entry.severity} />}
         <span>{entry.message}</span>
         {entry.change === 'new' && <span class="tag">New</span>}
@@ -148,6 +231,12 @@ function IssueItem({ entry, grouping, fileLink }: { entry: Entry; grouping: Grou
         {grouping !== 'analyzer' && <span class="muted">{entry.analyzerName}</span>}
         {entry.file !== null && <FilePath file={entry.file} line={entry.line} href={fileLink?.(entry.file, entry.line)} />}
       </p>
+      {fingerprint !== null && triage && (
+        <div class="issue-triage">
+          <IssueStateLine state={entry.state} />
+          <IssueTriage triage={triage} fingerprint={fingerprint} label={entry.message} state={entry.state} />
+        </div>
+      )}
       {entry.suppression !== null && <p class="issue-suppression">Suppressed by {entry.suppression}</p>}
       {entry.recommendation !== '' && <p class="issue-recommendation">{entry.recommendation}</p>}
       {entry.snippet && Object.keys(entry.snippet.lines).length > 0 && (

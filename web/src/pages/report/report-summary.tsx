@@ -10,7 +10,7 @@ import { ProblemMessage } from '../../components/problem-message.js';
 import { ScoreGrade } from '../../components/score-grade.js';
 import { SeverityChip } from '../../components/severity-chip.js';
 import { formatDate, formatNumber } from '../../lib/format.js';
-import { SEVERITIES } from '../../lib/report-view.js';
+import { SEVERITIES, withQuery } from '../../lib/report-view.js';
 
 /** The overview: the report's figures and its gate in words (where it comes from is in the page's header). */
 export function ReportSummary({ report }: { report: ReportDetail }) {
@@ -88,6 +88,7 @@ export function ReportSummary({ report }: { report: ReportDetail }) {
 }
 
 function GatePanel({ gate }: { gate: ReportDetail['gate'] }) {
+  const { path } = useLocation();
   return (
     <section class="panel" aria-labelledby="report-gate-title">
       <h2 id="report-gate-title">Quality gate</h2>
@@ -104,6 +105,15 @@ function GatePanel({ gate }: { gate: ReportDetail['gate'] }) {
                 <li key={reason}>{reason}</li>
               ))}
             </ul>
+          )}
+          {/* E8.4: what was dismissed when the report was stored did not count against the gate. */}
+          {gate.dismissed > 0 && (
+            <p class="muted gate-dismissed">
+              {gate.dismissed === 1
+                ? '1 dismissed issue was left out of the gate’s severity conditions.'
+                : `${formatNumber(gate.dismissed)} dismissed issues were left out of the gate’s severity conditions.`}{' '}
+              <a href={withQuery(path, {}, { tab: 'issues', state: 'dismissed' })}>See the dismissed issues</a>.
+            </p>
           )}
         </>
       )}
