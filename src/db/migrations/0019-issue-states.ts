@@ -5,9 +5,9 @@ import { addIdColumn, isPostgres } from '../dialect.js';
  * E8: what people decided about a project's issues (issues/). A row per project and fingerprint
  * that someone changed; an issue without one is open. `issue_state_changes` counts each project's
  * changes, so that a report's stored answer (D28), which shows every issue's state, is known to be
- * out of date: `report_bodies` records the count it was built at (-1: before E8, so every answer
- * stored until now is built again, with its states, at its next read) and, when an acceptance it
- * shows expires, the moment it stops being true; an answer replaced is kept a while (`superseded_at`).
+ * out of date: `report_bodies` records the count it was built at (-1: by a release before E8, still
+ * running during an upgrade, so it is built again at its next read) and, when an acceptance it shows
+ * expires, the moment it stops being true; an answer replaced is kept a while (`superseded_at`).
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -53,9 +53,12 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // A report's answer replaced because its states changed stays readable, under its own id, by a
   // client still reading it in pieces (D33): a report may have several rows for a while, the one
-  // not `superseded_at` its answer. The unique report_id of migration 0008 goes: on SQLite, which
-  // cannot drop a constraint, by building the table again.
+  // not `superseded_at` its answer. The unique report_id of migration 0008 goes. The answers stored
+  // so far show no states: each would be built again at its report's next read anyway, so they go
+  // now rather than being copied (SQLite cannot drop a constraint but by building the table again,
+  // which would copy every answer for nothing).
   if (isPostgres(db)) {
+    await sql`truncate table report_bodies`.execute(db);
     await sql`alter table report_bodies drop constraint report_bodies_report_id_key`.execute(db);
     await db.schema
       .alterTable('report_bodies')
@@ -64,22 +67,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     await db.schema.alterTable('report_bodies').addColumn('fresh_until', 'text').execute();
     await db.schema.alterTable('report_bodies').addColumn('superseded_at', 'text').execute();
   } else {
-    await addIdColumn(db, db.schema.createTable('report_bodies_next'))
+    await db.schema.dropTable('report_bodies').execute();
+    await addIdColumn(db, db.schema.createTable('report_bodies'))
       .addColumn('report_id', 'integer', (col) => col.notNull().references('reports.id').onDelete('cascade'))
       .addColumn('gzip', 'blob', (col) => col.notNull())
       .addColumn('states_generation', 'integer', (col) => col.notNull().defaultTo(-1))
       .addColumn('fresh_until', 'text')
       .addColumn('superseded_at', 'text')
       .execute();
-    await sql`insert into report_bodies_next (id, report_id, gzip) select id, report_id, gzip from report_bodies`.execute(db);
-    await db.schema.dropTable('report_bodies').execute();
-    await db.schema.alterTable('report_bodies_next').renameTo('report_bodies').execute();
   }
   await db.schema.createIndex('report_bodies_report_idx').on('report_bodies').columns(['report_id', 'id']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await db.deleteFrom('report_bodies').where('superseded_at', 'is not', null).execute();
+  // The answers stored since show states, which the release before does not: built again there too.
+  await db.deleteFrom('report_bodies').execute();
   await db.schema.dropIndex('report_bodies_report_idx').execute();
   await db.schema.alterTable('report_bodies').dropColumn('superseded_at').execute();
   await db.schema.alterTable('report_bodies').dropColumn('fresh_until').execute();
