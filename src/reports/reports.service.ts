@@ -131,7 +131,7 @@ export function createReportsService(deps: {
       // E8.3: the states as of now, read after the upload's transaction; the generation before them.
       const generation = await statesGeneration(db, reportRow.project_id);
       const at = now();
-      const states = await statesForDetail(db, reportRow.project_id, fingerprints, at);
+      const states = await statesForDetail(db, reportRow.project_id, fingerprints, at, generation);
       const body = prepared.detail
         ? await heavyWork.assembleDetailBody({ row: reportRow, template: prepared.detail, fingerprints, changes, states: states.texts })
         : await heavyWork.buildDetailBody({
@@ -346,7 +346,7 @@ export function createReportsService(deps: {
       const results = await reports.resultsOf(report.id);
       // Deleted since it was resolved (D11's 404): the row, or its issue rows (a null body).
       if (!results) throw notFound();
-      const states = await statesForDetail(db, report.project_id, marks?.fingerprints ?? null, at);
+      const states = await statesForDetail(db, report.project_id, marks?.fingerprints ?? null, at, generation);
       const body = await heavyWork.buildDetailBody({
         row: report,
         results: { text: results.results, compressed: results.results_br },

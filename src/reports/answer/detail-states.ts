@@ -14,10 +14,19 @@ export interface DetailStates {
 /**
  * The project's states of the issues `fingerprints` names (32 hex digits each; null: every state
  * of the project, for a report whose fingerprints are computed only as its answer is built), as of
- * `now`. The caller reads the project's states generation before this, so that a change made
- * meanwhile makes the stored answer out of date rather than lost.
+ * `now`. The caller reads the project's states `generation` before this, so that a change made
+ * meanwhile makes the stored answer out of date rather than lost; at 0 nobody ever decided about an
+ * issue of the project, and there is nothing to read (an upload to such a project, the usual one,
+ * costs no statement here).
  */
-export async function statesForDetail(db: Db, projectId: string, fingerprints: string | null, now: string): Promise<DetailStates> {
+export async function statesForDetail(
+  db: Db,
+  projectId: string,
+  fingerprints: string | null,
+  now: string,
+  generation: number,
+): Promise<DetailStates> {
+  if (generation === 0) return { texts: new Map(), freshUntil: null };
   const all = await statesOfProject(db, projectId);
   const shown = [];
   if (fingerprints === null) {
