@@ -176,6 +176,8 @@ describe('Quirk: an empty PHP associative array arrives as [] and is stored as {
       // E1.5: the first report of a project has no baseline.
       fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
       change: null,
+      // E8.3: nobody decided about it.
+      state: expect.objectContaining({ fingerprint: shown.fingerprint, status: 'open' }),
     });
     expect((await storedJson('results'))[0].issues[0].metadata ?? {}).toEqual({});
   });
@@ -379,6 +381,7 @@ describe('Quirk: location line/column only mean something from 1 on', () => {
       location: null,
       fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
       change: null,
+      state: expect.objectContaining({ status: 'open' }),
     });
   });
 });

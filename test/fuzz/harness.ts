@@ -147,6 +147,8 @@ export const OPERATIONS: Operation[] = [
   op('GET /api/v1/projects/{project}/reports', 'v1'),
   op('GET /api/v1/projects/{project}/failures', 'v1'),
   op('GET /api/v1/projects/{project}/branches', 'v1'),
+  // E8.2: the issues of the project's latest report, with their states.
+  op('GET /api/v1/projects/{project}/issues', 'v1'),
   op('GET /api/v1/projects/{project}/pull-requests', 'v1'),
   op('GET /api/v1/projects/{project}/trend', 'v1'),
   op('GET /api/v1/projects/{project}/badges', 'v1'),
@@ -154,6 +156,8 @@ export const OPERATIONS: Operation[] = [
   op('GET /api/v1/reports/{report}', 'v1'),
   op('GET /api/v1/reports/{report}/changes', 'v1'),
   op('GET /api/v1/reports/{report}/export', 'v1'),
+  // E8.6: the issues the client suppressed.
+  op('GET /api/v1/reports/{report}/suppressed', 'v1'),
   op('DELETE /api/v1/reports/{report}', 'v1'),
   op('GET /api/v1/tokens', 'v1'),
   op('POST /api/v1/tokens', 'v1', 'createToken'),
