@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { credentialOf } from '../auth/write-credential.js';
 import type { Config } from '../config.js';
+import { isRowId } from '../db/dialect.js';
+import { validationFailed } from '../wire/api-error.js';
 import type { App } from '../http/app-types.js';
 import { SUBSCRIBED } from '../http/route-kind.js';
 import { callerOf } from '../auth/caller.js';
@@ -159,6 +161,10 @@ export async function reportsRoutes(
       const path = publicUrl(config, request, `/api/v1/projects/${project.id}/issues`);
       const assigneeId =
         assignee === undefined ? undefined : assignee === 'none' ? null : assignee === 'me' ? callerOf(request).userId : Number(assignee);
+      // Beyond what an id column holds, like 0: no user's id (and PostgreSQL would refuse to compare with it).
+      if (typeof assigneeId === 'number' && !isRowId(assigneeId)) {
+        throw validationFailed({ assignee: ['The assignee must be me, none or the id of a user.'] });
+      }
       return reports.listProjectIssues(
         project.id,
         {

@@ -367,6 +367,8 @@ describe('GET /projects/{project}/issues (E8.2)', () => {
       ['assignee=0', 'assignee'],
       ['assignee=-3', 'assignee'],
       ['assignee=1.5', 'assignee'],
+      // More than an id column holds: no user's id, like 0.
+      ['assignee=999999999999999', 'assignee'],
       ['page=0', 'page'],
     ];
     for (const [query, field] of cases) {
