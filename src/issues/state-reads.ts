@@ -122,15 +122,18 @@ export function toTrackedIssue(row: StateRow, now: string): TrackedIssue {
       category: row.category,
       severity: row.severity,
       message: row.message,
-      location:
-        row.file === null
-          ? null
-          : {
-              file: row.file,
-              ...(row.line !== null && { line: row.line }),
-              ...(row.column_number !== null && { column: row.column_number }),
-            },
+      location: locationOf(row),
     },
+  };
+}
+
+/** An issue's location rebuilt from its row's columns (issue_states, report_issues): none without a file. */
+export function locationOf(row: { file: string | null; line: number | null; column_number: number | null }) {
+  if (row.file === null) return null;
+  return {
+    file: row.file,
+    ...(row.line !== null && { line: row.line }),
+    ...(row.column_number !== null && { column: row.column_number }),
   };
 }
 

@@ -1,3 +1,4 @@
+import { locationOf } from '../../issues/state-reads.js';
 import type { Insertable, Selectable } from 'kysely';
 import type { ReportIssuesTable, ReportsTable } from '../../db/schema.js';
 import type { ChangeKind } from '../changes/issue-changes.js';
@@ -87,14 +88,7 @@ export function toChangeItem(row: ChangeRow, state: IssueState): ChangeItem {
     category: row.category,
     severity: row.severity,
     message: row.message,
-    location:
-      row.file === null
-        ? null
-        : {
-            file: row.file,
-            ...(row.line !== null && { line: row.line }),
-            ...(row.column_number !== null && { column: row.column_number }),
-          },
+    location: locationOf(row),
     state,
   };
 }
