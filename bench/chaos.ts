@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { blackhole, crash, slow } from './chaos/db-link.js';
 import { retry } from './chaos/retry.js';
 import type { Scenario } from './chaos/scenario.js';
+import type { Outcome } from './chaos/verdict.js';
 import { sqliteFull } from './chaos/sqlite-full.js';
 import { kill9, sigterm } from './chaos/stops.js';
 import { ROOT, World } from './chaos/world.js';
@@ -19,13 +20,16 @@ import { withPostgres } from './stores.js';
 const SCENARIOS: Scenario[] = [blackhole, slow, crash, sqliteFull, sigterm, kill9, retry];
 /** The whole run stops starting scenarios past this (each also has its own limit). */
 const RUN_LIMIT_MS = 7 * 60_000;
-const USAGE = `usage: npm run chaos -- [--only NAME[,NAME…]]
+const USAGE = `usage: npm run chaos -- [--only NAME[,NAME…]] [--once-more]
+--once-more: a scenario that failed on bounds of time only (an answer within N s) is run once more
 scenarios: ${SCENARIOS.map((scenario) => scenario.name).join(', ')}
 CHAOS_DATABASE_URL: a PostgreSQL database on a loopback address (default postgres://postgres@127.0.0.1:5432/test)`;
 
 const args = (() => {
   try {
-    return parseArgs({ options: { only: { type: 'string' }, help: { type: 'boolean', default: false } } }).values;
+    return parseArgs({
+      options: { only: { type: 'string' }, 'once-more': { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+    }).values;
   } catch (error) {
     return usage((error as Error).message);
   }
@@ -89,36 +93,15 @@ async function main(): Promise<number> {
       failed += 1;
       continue;
     }
-    const from = Date.now();
-    const prepared = await scenario.prepare(postgresUrl).catch((error: Error) => `preparing failed: ${error.message}`);
-    if (typeof prepared === 'string') {
-      say([`${scenario.name.padEnd(11)} SKIP  ${prepared}`]);
-      skipped += 1;
-      continue;
+    let outcome = await runScenario(scenario, say);
+    // A scenario that missed bounds of time only, on a machine busy with other work, is run once
+    // more when asked (CI does): both runs are printed; a lost upload or a wrong answer never is.
+    if (outcome !== 'skipped' && !outcome.passed && outcome.timingOnly && args['once-more']) {
+      say([`${scenario.name.padEnd(11)} failed on bounds of time only: running it once more`]);
+      outcome = await runScenario(scenario, say);
     }
-    current = { world: null, cleanup: prepared.cleanup };
-    let outcome: { lines: string[]; passed: boolean };
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const world = await World.create(prepared.options);
-      current.world = world;
-      const limit = new Promise<{ lines: string[]; passed: boolean }>((resolve) => {
-        timer = setTimeout(
-          () => resolve({ lines: [`${scenario.name.padEnd(11)} FAIL  did not finish within ${scenario.limitMs / 1000} s`], passed: false }),
-          scenario.limitMs - (Date.now() - from),
-        );
-      });
-      outcome = await Promise.race([scenario.run(world), limit]);
-    } catch (error) {
-      outcome = { lines: [`${scenario.name.padEnd(11)} FAIL  ${(error as Error).stack ?? error}`], passed: false };
-    } finally {
-      clearTimeout(timer);
-      await current.world?.close().catch((error: Error) => say([`            (closing: ${error.message})`]));
-      await prepared.cleanup?.().catch((error: Error) => say([`            (cleaning up: ${error.message})`]));
-      current = null;
-    }
-    say([...outcome.lines, `            (${((Date.now() - from) / 1000).toFixed(0)} s)`]);
-    if (!outcome.passed) failed += 1;
+    if (outcome === 'skipped') skipped += 1;
+    else if (!outcome.passed) failed += 1;
   }
   say_total();
   return failed === 0 ? 0 : 1;
@@ -131,6 +114,39 @@ async function main(): Promise<number> {
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     writeFileSync(join(ROOT, 'bench/results/chaos-latest.txt'), `${lines.join('\n')}\n`);
   }
+}
+
+/** Prepares a scenario's world, runs it within its limit, and tears it down; says its lines. */
+async function runScenario(scenario: Scenario, say: (lines: string[]) => void): Promise<Outcome | 'skipped'> {
+  const from = Date.now();
+  const prepared = await scenario.prepare(postgresUrl).catch((error: Error) => `preparing failed: ${error.message}`);
+  if (typeof prepared === 'string') {
+    say([`${scenario.name.padEnd(11)} SKIP  ${prepared}`]);
+    return 'skipped';
+  }
+  current = { world: null, cleanup: prepared.cleanup };
+  let outcome: Outcome;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const world = await World.create(prepared.options);
+    current.world = world;
+    const limit = new Promise<Outcome>((resolve) => {
+      timer = setTimeout(
+        () => resolve({ lines: [`${scenario.name.padEnd(11)} FAIL  did not finish within ${scenario.limitMs / 1000} s`], passed: false }),
+        scenario.limitMs - (Date.now() - from),
+      );
+    });
+    outcome = await Promise.race([scenario.run(world), limit]);
+  } catch (error) {
+    outcome = { lines: [`${scenario.name.padEnd(11)} FAIL  ${(error as Error).stack ?? error}`], passed: false };
+  } finally {
+    clearTimeout(timer);
+    await current.world?.close().catch((error: Error) => say([`            (closing: ${error.message})`]));
+    await prepared.cleanup?.().catch((error: Error) => say([`            (cleaning up: ${error.message})`]));
+    current = null;
+  }
+  say([...outcome.lines, `            (${((Date.now() - from) / 1000).toFixed(0)} s)`]);
+  return outcome;
 }
 
 function usage(message: string): never {

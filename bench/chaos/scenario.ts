@@ -1,5 +1,5 @@
 import type { Load, ReadinessProbes } from './load.js';
-import type { Observed } from './verdict.js';
+import type { Observed, Outcome } from './verdict.js';
 import type { World, WorldOptions } from './world.js';
 
 /** One fault of `npm run chaos`: how its processes are set up, what it does, what it expects. */
@@ -13,7 +13,7 @@ export interface Scenario {
    */
   prepare(postgresUrl: string): Promise<{ options: WorldOptions; cleanup?: () => Promise<void> } | string>;
   /** Runs the fault under load; returns its line(s) and whether its expectations held. */
-  run(world: World): Promise<{ lines: string[]; passed: boolean }>;
+  run(world: World): Promise<Outcome>;
 }
 
 /** Stops the load and the probes and reads what the database and the receiver hold. */

@@ -3,7 +3,7 @@ import { closeSync, mkdirSync, openSync, rmSync, unlinkSync, writeSync } from 'n
 import { join } from 'node:path';
 import { Load, ReadinessProbes, sleep } from './load.js';
 import { observe, type Scenario } from './scenario.js';
-import { check, counts, outageChecks, recovery, report, sample } from './verdict.js';
+import { check, counts, outageChecks, recovery, report, sample, timingCheck } from './verdict.js';
 import { ROOT } from './world.js';
 
 /** The small filesystem the database lives on (git-ignored), mounted for the scenario. */
@@ -65,7 +65,7 @@ export const sqliteFull: Scenario = {
         readyzDuring.some((answer) => answer.status === 503),
         `statuses during it: ${[...new Set(readyzDuring.map((answer) => answer.status ?? answer.error))].join(', ')}`,
       ),
-      check(
+      timingCheck(
         'serves 2xx and /readyz 200 within 5.5 s of making room',
         r !== undefined && r.upload !== null && r.upload <= 5_500 && r.readyz !== null && r.readyz <= 5_500,
         `2xx ${r?.upload ?? 'never'} ms, readyz ${r?.readyz ?? 'never'} ms`,
