@@ -51,6 +51,8 @@ import { redisStoreOn, type RateLimitBackendState } from './rate-limit/redis-sto
 import { createHeavyWork } from './reports/threads/heavy-work.js';
 import { createHashingLane, type HashingLane } from './sessions/hashing-lane.js';
 import { createFeatures } from './features.js';
+import type { SecretBox } from './secrets/secret-box.js';
+import { loadSecretKeys } from './secrets/secret-keys.js';
 import { createProjectsRepository } from './projects/projects.repository.js';
 import { createSessionsRepository } from './sessions/sessions.repository.js';
 import { createTokensRepository } from './tokens/tokens.repository.js';
@@ -77,6 +79,8 @@ export interface AppDependencies {
   dashboardRoot?: string;
   /** Where passwords are hashed (D30); defaults to a lane of the app's own, closed with it. The caller closes one it gives. */
   hashingLane?: HashingLane;
+  /** E9.2's sealed secrets; defaults to the keys the configuration names (secrets/secret-keys.ts). */
+  secrets?: SecretBox;
 }
 
 /** Stdout, in the format the configuration and the terminal call for (config.ts, LOG_FORMAT). */
@@ -241,7 +245,8 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   app.addHook('onClose', async () => heavyWork.close());
   const hashingLane = deps.hashingLane ?? createHashingLane();
   if (!deps.hashingLane) app.addHook('onClose', async () => hashingLane.close());
-  const features = createFeatures({ db, clock, config, heavyWork, passwords: hashingLane });
+  const secrets = deps.secrets ?? loadSecretKeys(config).box;
+  const features = createFeatures({ db, clock, config, heavyWork, passwords: hashingLane, secrets });
   await app.register(
     async (v1: App) => {
       v1.decorateRequest('project', null);

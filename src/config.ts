@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { envSchema } from 'env-schema';
 import { Type, type Static } from 'typebox';
+import { parseSecretKey } from './secrets/secret-box.js';
 
 /**
  * D21: configuration comes from the environment (and a `.env` file in the working directory).
@@ -72,6 +73,10 @@ const EnvSchema = Type.Object({
   // Upload bodies (and stored results) smaller than this are handled on the event loop, where they
   // cost less than a thread's round trip.
   WORKER_INLINE_MAX_BYTES: Type.Integer({ minimum: 0, default: 262_144 }),
+  // E9.2: the key (32 bytes, base64) that seals stored credentials and webhook secrets, and during a
+  // rotation the one before it. Unset on SQLite: generated into secret.key beside the database file.
+  SECRET_KEY: Type.Optional(Type.String()),
+  SECRET_KEY_PREVIOUS: Type.Optional(Type.String()),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -119,6 +124,9 @@ export interface Config {
   readonly workerThreads: number;
   readonly workerQueueMax: number;
   readonly workerInlineMaxBytes: number;
+  /** E9.2 (secrets/secret-keys.ts); checked to be 32 bytes of base64. Never logged. */
+  readonly secretKey: string | undefined;
+  readonly secretKeyPrevious: string | undefined;
 }
 
 export type LogFormat = 'json' | 'pretty';
@@ -142,6 +150,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (parsed.HTTP_HEADERS_TIMEOUT_MS > parsed.HTTP_REQUEST_TIMEOUT_MS) {
     // Node refuses to start otherwise; say it in the variables' names.
     throw new ConfigError('Invalid configuration: env/HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS');
+  }
+  for (const name of ['SECRET_KEY', 'SECRET_KEY_PREVIOUS'] as const) {
+    const value = parsed[name];
+    if (value === undefined) continue;
+    try {
+      parseSecretKey(value);
+    } catch (error) {
+      // The value is a secret: the message says what is wrong with it, never what it is.
+      throw new ConfigError(`Invalid configuration: env/${name} ${(error as Error).message}; generate one with: openssl rand -base64 32`);
+    }
   }
   return Object.freeze({
     port: parsed.PORT,
@@ -173,6 +191,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerThreads: parsed.WORKER_THREADS ?? Math.max(1, availableParallelism() - 1),
     workerQueueMax: parsed.WORKER_QUEUE_MAX,
     workerInlineMaxBytes: parsed.WORKER_INLINE_MAX_BYTES,
+    secretKey: parsed.SECRET_KEY,
+    secretKeyPrevious: parsed.SECRET_KEY_PREVIOUS,
   });
 }
 

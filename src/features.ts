@@ -10,6 +10,7 @@ import { createUploadDecisions } from './issues/upload-decisions.js';
 import { projectsModule } from './projects/projects.module.js';
 import { reportsModule } from './reports/reports.module.js';
 import type { HeavyWork } from './reports/threads/heavy-work.js';
+import type { SecretBox } from './secrets/secret-box.js';
 import { deriveOnLibuv, type PasswordHasher, passwordHasher } from './sessions/password-hash.js';
 import { sessionsModule } from './sessions/sessions.module.js';
 import { teamsModule } from './teams/teams.module.js';
@@ -22,7 +23,15 @@ import { webhooksModule } from './webhooks/webhooks.module.js';
  * feature's service is handed to another (docs/architecture.md, "Where a new feature goes").
  * app.ts mounts their routes; the operator command builds its own subset (operator-features.ts).
  */
-export function createFeatures(deps: { db: Db; clock: Clock; config: Config; heavyWork: HeavyWork; passwords?: PasswordHasher }) {
+export function createFeatures(deps: {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  heavyWork: HeavyWork;
+  passwords?: PasswordHasher;
+  /** E9.2: seals and opens stored credentials and webhook secrets. */
+  secrets: SecretBox;
+}) {
   const { db, clock, config } = deps;
   const tokens = tokensModule({ db, clock });
   const teams = teamsModule({ db, clock, config });

@@ -26,6 +26,9 @@ export interface Database {
   /** E8 (migration 0019): what people decided about a project's issues (issues/). */
   issue_states: IssueStatesTable;
   issue_state_changes: IssueStateChangesTable;
+  /** E9 (migration 0020): a team's connections (connections/) and the tickets made through them (tickets/). */
+  connections: ConnectionsTable;
+  issue_tickets: IssueTicketsTable;
   /** D38 (migration 0016): one row, written by every readiness check (db/readiness.ts). */
   readiness_probe: ReadinessProbeTable;
   /** SQLite only (migration 0012): one row, counting the changes of what a token lookup reads (auth/token-cache.ts). */
@@ -180,6 +183,8 @@ export interface ProjectsTable {
    * the tokens: the API shows it back in the badge URLs, and it grants nothing but the badge data.
    */
   badge_key: string;
+  /** E9.3: the team connection the project's tickets go to (migration 0020); none when a project is created. */
+  tracker_connection_id: ColumnType<string | null, string | null | undefined, string | null>;
   archived_at: string | null;
   created_at: string;
   updated_at: string;
@@ -355,4 +360,43 @@ export interface WebhookDeliveriesTable {
   claimed_until: string | null;
   created_at: string;
   delivered_at: string | null;
+}
+
+/** E9.1: a team's account at a provider (migration 0020). */
+export interface ConnectionsTable {
+  /** Lowercase UUID v7. */
+  id: string;
+  team_id: number;
+  /** `github`, `gitlab`, `gitea`, `bitbucket`, `jira` or `linear`. */
+  provider: string;
+  name: string;
+  /** Resolved: the provider's default when none was given. */
+  base_url: string;
+  /** JSON of the provider's credentials, sealed (secrets/secret-box.ts, context `connection:<id>`). */
+  credentials: string;
+  /** The credentials' last four characters: all an answer shows of them. */
+  credentials_hint: string;
+  created_at: string;
+  updated_at: string;
+  last_used_at: string | null;
+}
+
+/** E9.4: the ticket an issue was turned into, one per project and fingerprint (migration 0020). */
+export interface IssueTicketsTable {
+  project_id: string;
+  fingerprint: string;
+  /** Null once the connection is deleted: the link stays, nothing more is sent. */
+  connection_id: string | null;
+  provider: string;
+  /** As people name it: `SHOP-12`, `ENG-7`, `owner/repo#42`. */
+  key: string;
+  url: string;
+  /** JSON: how later calls address the ticket at its provider (E9.5). */
+  remote: string;
+  /** The report the ticket was made from, and its branch (null: a fix on any branch closes it). */
+  report_id: number | null;
+  branch: string | null;
+  created_at: string;
+  created_by_id: number | null;
+  closed_at: string | null;
 }

@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { type Insertable, sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import { isPostgres } from '../db/dialect.js';
 import { type JsonMember, jsonMember, jsonObjectText } from '../db/json-text.js';
@@ -11,7 +11,8 @@ import { Project } from './projects.schemas.js';
 import { SETTINGS_KEYS } from './settings.js';
 
 // The badge key is read only where its URLs are built or a badge is served (badges/), never with the project.
-export type ProjectRow = Omit<Selectable<ProjectsTable>, 'api_token_hash' | 'badge_key'>;
+/** A project as answers show it: its secrets, and its tracker (tickets/ reads that), left out. */
+export type ProjectRow = Omit<Selectable<ProjectsTable>, 'api_token_hash' | 'badge_key' | 'tracker_connection_id'>;
 export type ProjectWithLatestReport = ProjectRow & { latest_report: ReportSummary | null };
 
 // The token hash is only ever written and compared, never selected (D10).
@@ -238,7 +239,7 @@ export function createProjectsRepository(db: Db) {
     },
 
     /** Inserts the project and counts it on its team; callers pass a transaction. */
-    async insert(project: Selectable<ProjectsTable>): Promise<void> {
+    async insert(project: Insertable<ProjectsTable>): Promise<void> {
       await db.insertInto('projects').values(project).execute();
       await db
         .updateTable('teams')

@@ -7,6 +7,7 @@ import { createAccountsRepository } from '../../src/accounts/accounts.repository
 import type { Ability } from '../../src/auth/abilities.js';
 import { createApp, type AppDependencies } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { createSecretBox, parseSecretKey } from '../../src/secrets/secret-box.js';
 import type { Clock } from '../../src/clock.js';
 import { openDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/migrate.js';
@@ -75,12 +76,18 @@ export interface RequestOptions {
  */
 export const IDENTIFICATION_STATEMENT = /"auth_changes"|"t"\."token_hash" = |update "personal_access_tokens" set "last_used_at"/;
 
+/** The SECRET_KEY of the tests' PostgreSQL apps: 32 bytes, base64. */
+export const TEST_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+
 export async function buildTestApp(
   options: { env?: Record<string, string>; deps?: Omit<AppDependencies, 'db' | 'clock'> } = {},
 ): Promise<TestContext> {
   const dir = mkdtempSync(join(tmpdir(), 'scoreboard-test-'));
   const store = await createMigratedTestStore(dir);
-  const config = loadConfig({ ...store.env, DATABASE_POOL_MAX: '4', LOG_LEVEL: 'silent', ...options.env });
+  // E9.2: a PostgreSQL deployment needs SECRET_KEY to store a connection (SQLite makes secret.key
+  // beside its file); a test without one says `SECRET_KEY: ''`.
+  const keyed = store.env.DATABASE_URL?.startsWith('postgres') ? { SECRET_KEY: TEST_SECRET_KEY } : {};
+  const config = loadConfig({ ...store.env, ...keyed, DATABASE_POOL_MAX: '4', LOG_LEVEL: 'silent', ...options.env });
   const queries: string[] = [];
   const queryListeners = new Set<(sql: string) => void>();
   const db = openDatabase(config, {
@@ -305,6 +312,7 @@ export function servicesOn(db: Db, clock: FakeClock | Clock) {
     db,
     clock,
     config: loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent' }),
+    secrets: createSecretBox(parseSecretKey(TEST_SECRET_KEY)),
     heavyWork: createHeavyWork({ workerThreads: 0, workerQueueMax: 1, workerInlineMaxBytes: 0 }),
   });
   return {

@@ -18,6 +18,7 @@ import * as readinessProbe from './0016-readiness-probe.js';
 import * as noAuthNotifications from './0017-no-auth-notifications.js';
 import * as pullRequestIndex from './0018-pull-request-index.js';
 import * as issueStates from './0019-issue-states.js';
+import * as connectionsAndTickets from './0020-connections-and-tickets.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -44,6 +45,7 @@ export const migrations: Record<string, Migration> = {
   '0017-no-auth-notifications': noAuthNotifications,
   '0018-pull-request-index': pullRequestIndex,
   '0019-issue-states': issueStates,
+  '0020-connections-and-tickets': connectionsAndTickets,
 };
 
 /**
