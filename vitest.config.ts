@@ -48,8 +48,9 @@ export default defineConfig({
                 name: 'postgres',
                 env: { TEST_BACKEND: 'postgres' },
                 // Configuration parsing and .env reading do not touch a database: once is enough. Nor do
-                // the dashboard's own logic, its serving and its browser tests, which use the API alike on both.
-                exclude: ['test/config/**', 'test/cli/dotenv.test.ts', 'test/web/**'],
+                // the dashboard's own logic, its serving and its browser tests, which use the API alike on
+                // both, nor the /docs page's browser test.
+                exclude: ['test/config/**', 'test/cli/dotenv.test.ts', 'test/web/**', 'test/openapi/docs-browser.test.ts'],
               },
             },
           ]
