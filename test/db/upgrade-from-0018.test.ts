@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -9,8 +8,8 @@ import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/migrate.js';
-import { ROOT } from '../cli/cli-process.js';
 import { loadFixture } from '../helpers/client-wire.js';
+import { previousRelease } from '../helpers/previous-release.js';
 import { createTestStore, type TestStore } from '../helpers/test-backend.js';
 
 /**
@@ -34,26 +33,9 @@ describe('the upgrade to E8 (migration 0019) of what the previous release stored
   let dir: string;
   let release: string;
   let store: TestStore;
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'scoreboard-upgrade-0018-'));
-    const added = execFileSync('git', ['log', '--diff-filter=A', '--format=%H', '--', 'src/db/migrations/0019-issue-states.ts'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    }).trim();
-    expect(added).toMatch(/^[0-9a-f]{40}$/);
-    release = join(dir, 'release');
-    mkdirSync(release);
-    const archive = execFileSync(
-      'git',
-      ['archive', '--format=tar', `${added}^`, 'src', 'resources', 'package.json', 'tsconfig.json', 'tsconfig.build.json'],
-      {
-        cwd: ROOT,
-        maxBuffer: 256 * 1024 * 1024,
-      },
-    );
-    execFileSync('tar', ['-x', '-C', release], { input: archive });
-    symlinkSync(join(ROOT, 'node_modules'), join(release, 'node_modules'));
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: release });
+    release = await previousRelease('src/db/migrations/0019-issue-states.ts');
   }, 240_000);
   afterAll(async () => {
     await store?.drop();
