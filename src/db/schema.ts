@@ -391,7 +391,7 @@ export interface IssueTicketsTable {
   /** As people name it: `SHOP-12`, `ENG-7`, `owner/repo#42`. */
   key: string;
   url: string;
-  /** JSON: how later calls address the ticket at its provider (E9.5). */
+  /** JSON: how later calls address the ticket at its provider (a comment, and closing it, once its issue is fixed). */
   remote: string;
   /** The report the ticket was made from, and its branch (null: a fix on any branch closes it). */
   report_id: number | null;

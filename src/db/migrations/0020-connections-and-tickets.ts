@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
  *   default when none was given).
  * - `projects.tracker_connection_id`: E9.3's link; a connection deleted unlinks its projects.
  * - `issue_tickets`: one per project and fingerprint (E9.4's "one ticket per issue"). `remote` is
- *   JSON naming the ticket at its provider as later calls address it (E9.5's comment and close);
+ *   JSON naming the ticket at its provider as later calls address it (a comment, and closing it, once its issue is fixed);
  *   `branch` is that of the report the ticket was made from (null: any branch closes it).
  */
 export async function up(db: Kysely<any>): Promise<void> {
