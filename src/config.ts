@@ -153,7 +153,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   for (const name of ['SECRET_KEY', 'SECRET_KEY_PREVIOUS'] as const) {
     const value = parsed[name];
-    if (value === undefined) continue;
+    // `SECRET_KEY=` (as .env.example leaves it) is no key, not a malformed one.
+    if (value === undefined || value === '') continue;
     try {
       parseSecretKey(value);
     } catch (error) {
@@ -191,8 +192,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerThreads: parsed.WORKER_THREADS ?? Math.max(1, availableParallelism() - 1),
     workerQueueMax: parsed.WORKER_QUEUE_MAX,
     workerInlineMaxBytes: parsed.WORKER_INLINE_MAX_BYTES,
-    secretKey: parsed.SECRET_KEY,
-    secretKeyPrevious: parsed.SECRET_KEY_PREVIOUS,
+    secretKey: parsed.SECRET_KEY || undefined,
+    secretKeyPrevious: parsed.SECRET_KEY_PREVIOUS || undefined,
   });
 }
 

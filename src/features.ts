@@ -55,7 +55,7 @@ export function createFeatures(deps: {
   const failures = failuresModule({ db, clock, config, projects: projects.service });
   const badges = badgesModule({ db, clock, config, projects: projects.service });
   const audit = auditModule({ db, clock, config, teams: teams.managerCheck });
-  const webhooks = webhooksModule({ db, clock, config, projects: projects.service });
+  const webhooks = webhooksModule({ db, clock, config, projects: projects.service, secrets: deps.secrets });
   const issues = issuesModule({ db, clock, config, projects: projects.service, recordEvents });
   const sessions = sessionsModule({ db, clock, config, passwords: deps.passwords ?? passwordHasher(deriveOnLibuv) });
   return {

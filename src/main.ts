@@ -13,6 +13,7 @@ import { describeDatabaseFailure } from './db/connect-errors.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './migrate.js';
 import { createStatementCounter } from './http/sql-statement-count.js';
+import { describeKeySource, loadSecretKeys } from './secrets/secret-keys.js';
 
 /** What the worker leaves of SHUTDOWN_TIMEOUT_MS for closing the database and Redis. */
 const CLOSE_MARGIN_MS = 1_000;
@@ -25,8 +26,12 @@ const CLOSE_MARGIN_MS = 1_000;
  */
 export async function serve(config: Config): Promise<void> {
   const statementCounter = config.sqlStatementHeader ? createStatementCounter() : undefined;
-  const db = await openMigrated(config, statementCounter);
-  const app = await createApp(config, { db, statementCounter });
+  // E9.2: one box for the data step, the app and the delivery worker (an in-memory database's key
+  // exists in it only). A malformed key or key file stops the start, named, never shown.
+  const { db, keys } = await openMigrated(config, statementCounter);
+  const app = await createApp(config, { db, statementCounter, secrets: keys.box });
+  // Once, at start: where the key came from, never the key.
+  app.log[keys.source === 'none' ? 'warn' : 'info']({ secret_key_source: keys.source }, describeKeySource(keys));
   // E5, issues 15 and 17: every instance prunes old audit events, old webhook deliveries and, when
   // a retention is set, old reports; the deletes are idempotent (reports': locked per project), so
   // instances may overlap.
@@ -48,6 +53,7 @@ export async function serve(config: Config): Promise<void> {
     db,
     clock: systemClock,
     sender,
+    secrets: keys.box,
     logger: app.log,
     concurrency: config.webhookConcurrency,
     onAttempt: app.webhookMetrics.onAttempt,
@@ -116,13 +122,16 @@ export async function serve(config: Config): Promise<void> {
   app.log.info(`Scoreboard listening on ${address}`);
 }
 
-/** The configured database, migrated; a database that cannot be reached or opened is an operator's error naming it. */
+/** The configured database, migrated, and E9.2's keys; a database that cannot be reached or opened is an operator's error naming it. */
 async function openMigrated(config: Config, statementCounter: ReturnType<typeof createStatementCounter> | undefined) {
   let db: ReturnType<typeof openDatabase> | undefined;
   try {
     db = openDatabase(config, { onQuery: statementCounter?.onQuery });
-    await migrateToLatest(db);
-    return db;
+    // After the database is open: a SQLite file that cannot be created is named as such, before
+    // the key file beside it.
+    const keys = loadSecretKeys(config);
+    await migrateToLatest(db, { secrets: keys.box });
+    return { db, keys };
   } catch (error) {
     await db?.destroy().catch(() => {});
     const described = describeDatabaseFailure(error, config.databaseUrl);

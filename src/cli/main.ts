@@ -6,6 +6,8 @@ import { addAccountChangeCommands } from './account-changes.js';
 import { addAccountReadCommands } from './account-reads.js';
 import { checkRequired, describeRequired, withDatabase } from './command-support.js';
 import { addDatabaseCommands } from './database-commands.js';
+import { addSecretsCommands } from './secrets-commands.js';
+import { loadSecretKeys } from '../secrets/secret-keys.js';
 import { packageVersion } from '../version.js';
 
 /**
@@ -57,8 +59,9 @@ function buildProgram(): Command {
     .description('run pending database migrations')
     .action(() =>
       withDatabase(
-        async (db) => {
-          const applied = await migrateToLatest(db);
+        async (db, config) => {
+          // E9.2: the data step seals the webhook secrets stored before it, with serve's key.
+          const applied = await migrateToLatest(db, { secrets: loadSecretKeys(config).box });
           process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Nothing to migrate.\n');
         },
         { mayCreate: true },
@@ -66,6 +69,7 @@ function buildProgram(): Command {
     );
 
   addDatabaseCommands(program);
+  addSecretsCommands(program);
 
   addAccountChangeCommands(program);
   addAccountReadCommands(program);

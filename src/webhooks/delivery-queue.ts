@@ -23,6 +23,7 @@ export interface ClaimedDelivery {
   /** The claim: only the instance holding it may record the attempt's outcome. */
   claimed_until: string;
   url: string;
+  /** As stored: sealed (E9.2), or plain when stored before it or without a key; the worker opens them. */
   secret: string;
   previous_secret: string | null;
   previous_secret_until: string | null;

@@ -4,7 +4,9 @@ import type { Db } from '../db/database.js';
 import { type FairShareBounds, fairShareBounds, InFlightShares } from '../jobs/fair-share.js';
 import { createDeliveryQueue, type ClaimedDelivery } from './delivery-queue.js';
 import { DEFAULT_TIMEOUT_MS, type SendOutcome, type WebhookSender } from './outbound-http.js';
+import { type SecretBox, SecretBoxError } from '../secrets/secret-box.js';
 import { webhookSignature } from './signature.js';
+import { webhookSecrets } from './webhook-secrets.js';
 
 /**
  * E6: when the attempts after the first are due, counted from the first: about 1 min, 5 min,
@@ -33,6 +35,8 @@ export interface DeliveryWorkerOptions {
   db: Db;
   clock: Clock;
   sender: WebhookSender;
+  /** E9.2: opens the webhooks' sealed secrets to sign with (the app's box: an in-memory SQLite key lives in it only). */
+  secrets: SecretBox;
   logger: FastifyBaseLogger;
   /** Attempts in flight on this instance at most (WEBHOOK_CONCURRENCY). */
   concurrency: number;
@@ -58,6 +62,7 @@ export interface DeliveryWorkerOptions {
  */
 export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const queue = createDeliveryQueue(options.db);
+  const secrets = webhookSecrets(options.secrets);
   const schedule = options.schedule ?? RETRY_SCHEDULE_MS;
   const random = options.random ?? Math.random;
   const inFlight = new Map<string, Promise<void>>();
@@ -100,8 +105,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     try {
       outcome = await options.sender.send(delivery.url, { headers: headersFor(delivery, sentAt), body: delivery.payload });
     } catch (error) {
-      // The sender answers problems as outcomes; anything else is a bug, recorded as the attempt's error.
-      outcome = { status: null, error: `internal error: ${(error as Error).message}` };
+      if (error instanceof SecretBoxError) {
+        // E9.2: its secret opens under neither SECRET_KEY nor SECRET_KEY_PREVIOUS. Nothing is sent
+        // unsigned; retried on the schedule, so that restarting with the right key lets it through.
+        outcome = { status: null, error: 'the webhook secret cannot be opened with the configured keys; nothing was sent' };
+        options.logger.warn({ delivery: delivery.id, webhook: delivery.webhook_id, reason: error.reason }, error.message);
+      } else {
+        // The sender answers problems as outcomes; anything else is a bug, recorded as the attempt's error.
+        outcome = { status: null, error: `internal error: ${(error as Error).message}` };
+      }
     }
     const at = options.clock.now();
     const succeeded = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
@@ -152,18 +164,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     return new Date(due).toISOString();
   }
 
-  /** E6's request headers; during a rotation's first 24 hours both secrets sign. */
+  /** E6's request headers; during a rotation's first 24 hours both secrets sign (opened here: E9.2). */
   function headersFor(delivery: ClaimedDelivery, at: Date): Record<string, string> {
     const timestamp = Math.floor(at.getTime() / 1000);
-    const secrets = [delivery.secret];
+    const signing = [secrets.plain(delivery.webhook_id, delivery.secret, 'secret')];
     if (delivery.previous_secret !== null && delivery.previous_secret_until !== null && delivery.previous_secret_until > at.toISOString())
-      secrets.push(delivery.previous_secret);
+      signing.push(secrets.plain(delivery.webhook_id, delivery.previous_secret, 'previous'));
     return {
       'content-type': 'application/json',
       'user-agent': 'Scoreboard-Webhooks/1',
       'webhook-id': delivery.id,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': webhookSignature(secrets, delivery.id, timestamp, delivery.payload),
+      'webhook-signature': webhookSignature(signing, delivery.id, timestamp, delivery.payload),
       'scoreboard-event': delivery.event,
     };
   }

@@ -8,7 +8,9 @@ import { ApiError, invalidField, notFound } from '../wire/api-error.js';
 import { pageOffset, paginationEnvelope, PAGE_SIZE } from '../wire/pagination.js';
 import { UUID_PATTERN } from '../projects/permissions.js';
 import type { ProjectForWrite } from '../projects/project-write-access.js';
+import { SecretBoxError } from '../secrets/secret-box.js';
 import { generateWebhookSecret } from './signature.js';
+import type { WebhookSecrets } from './webhook-secrets.js';
 import type { WebhookEvent } from './webhook-event-names.js';
 import { pendingDelivery, recordPing } from './webhook-events.js';
 import { webhookHostProblem, webhookUrlProblem } from './webhook-url.js';
@@ -36,6 +38,8 @@ export function createWebhooksService(deps: {
   projectForWrite: ProjectForWrite;
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: when false, URLs that can only lead to refused addresses are a 422 (D32). */
   allowPrivateNetworks: boolean;
+  /** E9.2: how a secret is stored (sealed when a key is available) and read back. */
+  secrets: WebhookSecrets;
 }) {
   const { db, clock } = deps;
   /** E6's URL rule, and D32's for hosts known to be refused, as a 422 on `url`. */
@@ -46,6 +50,20 @@ export function createWebhooksService(deps: {
   };
   const webhooks = createWebhooksRepository(db);
   const now = () => clock.now().toISOString();
+
+  /**
+   * The secret being rotated away, stored as the previous one (its own context: E9.2). One that
+   * opens under no configured key (SECRET_KEY lost or changed without SECRET_KEY_PREVIOUS) cannot
+   * sign any more: the rotation is what repairs the webhook, so it goes without a previous one.
+   */
+  const previousSecret = (webhook: WebhookWithLastDelivery): string | null => {
+    try {
+      return deps.secrets.stored(webhook.id, deps.secrets.plain(webhook.id, webhook.secret, 'secret'), 'previous');
+    } catch (error) {
+      if (error instanceof SecretBoxError) return null;
+      throw error;
+    }
+  };
 
   /** The project as the caller may manage its webhooks (owner or admin: D15's delete roles), locked, in `trx`. */
   const manageable = (trx: Db, credential: WriteCredential, projectId: string) =>
@@ -76,14 +94,15 @@ export function createWebhooksService(deps: {
     async create(credential: WriteCredential, projectId: string, body: CreateWebhookBody): Promise<{ webhook: Webhook; secret: string }> {
       const url = checkedUrl(body.url);
       const secret = generateWebhookSecret();
+      const id = uuidv7();
       const row = {
-        id: uuidv7(),
+        id,
         project_id: projectId,
         url,
         events: JSON.stringify(uniqueEvents(body.events)),
         description: body.description ?? null,
         active: 1,
-        secret,
+        secret: deps.secrets.stored(id, secret, 'secret'),
         previous_secret: null,
         previous_secret_until: null,
         created_at: now(),
@@ -163,8 +182,8 @@ export function createWebhooksService(deps: {
         const { project, actor } = await manageable(trx, credential, projectId);
         const webhook = await found(trx, project.id, webhookId);
         await createWebhooksRepository(trx).update(webhook.id, {
-          secret,
-          previous_secret: webhook.secret,
+          secret: deps.secrets.stored(webhook.id, secret, 'secret'),
+          previous_secret: previousSecret(webhook),
           previous_secret_until: new Date(clock.now().getTime() + ROTATION_OVERLAP_MS).toISOString(),
           updated_at: now(),
         });

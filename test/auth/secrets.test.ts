@@ -64,3 +64,41 @@ describe('personal access tokens at rest (D9)', () => {
     }
   });
 });
+
+// E9.2: E6's signing secrets are stored sealed (AES-256-GCM under SECRET_KEY, or secret.key beside
+// a SQLite file); neither they nor the key are anywhere in the database.
+describe('webhook secrets at rest (E9.2)', () => {
+  it('stores a webhook secret and the one a rotation keeps only sealed, and never the key', async ({ ctx, storedBytes }) => {
+    const user = await ctx.given.user();
+    const { project } = await ctx.given.project(user);
+    const hooks = `/api/v1/projects/${project.id}/webhooks`;
+    const created = await ctx.request({
+      method: 'POST',
+      url: hooks,
+      token: user.token,
+      body: { url: 'https://hooks.example.com/scoreboard', events: ['ping'] },
+    });
+    expect(created.statusCode).toBe(201);
+    const { webhook, secret: first } = created.json() as { webhook: { id: string }; secret: string };
+    const rotated = await ctx.request({ method: 'POST', url: `${hooks}/${webhook.id}/rotate-secret`, token: user.token });
+    expect(rotated.statusCode).toBe(200);
+    const second: string = rotated.json().secret;
+    const ping = await ctx.request({ method: 'POST', url: `${hooks}/${webhook.id}/ping`, token: user.token });
+    expect(ping.statusCode).toBe(202);
+
+    const bytes = await storedBytes();
+    const row = await ctx.db.selectFrom('webhooks').select(['secret', 'previous_secret']).executeTakeFirstOrThrow();
+    // The search covers the webhook row: its sealed values are there.
+    expect(bytes.includes(row.secret) && bytes.includes(row.previous_secret!)).toBe(true);
+    expect(ctx.secrets.isSealed(row.secret) && ctx.secrets.isSealed(row.previous_secret!)).toBe(true);
+    for (const secret of [first, second]) {
+      const body = secret.slice('whsec_'.length);
+      for (const fragment of [secret, body, body.slice(0, 20), body.slice(20)])
+        expect(bytes.includes(fragment), `${fragment} in the database files`).toBe(false);
+      // Nor its bytes in another encoding.
+      expect(bytes.includes(Buffer.from(body, 'base64').toString('hex'))).toBe(false);
+      expect(bytes.includes(Buffer.from(body, 'base64').toString('base64url'))).toBe(false);
+    }
+    if (ctx.config.secretKey) expect(bytes.includes(ctx.config.secretKey)).toBe(false);
+  });
+});

@@ -14,6 +14,7 @@ import { onPostgres } from '../helpers/test-backend.js';
 const COMMANDS = [
   'serve',
   'migrate',
+  'secrets:reencrypt',
   'users:create',
   'tokens:create',
   'users:plan',

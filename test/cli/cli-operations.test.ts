@@ -60,6 +60,7 @@ describe.skipIf(onPostgres)('a command run where the SQLite file does not exist 
     ['tokens:list', '--email', 'a@example.com'],
     ['migrate:status'],
     ['backup', '--to', 'copy.db'],
+    ['secrets:reencrypt'],
   ];
 
   it('says so, naming the resolved path, and creates neither the file nor its folder', async () => {

@@ -313,7 +313,15 @@ describe('the outage log: a start, a count at most every 10 s, an end', () => {
   it("logs the webhook worker's failing rounds once, and once when they work again, not every round", async () => {
     const receiver = await startReceiver();
     const sender = createWebhookSender({ allowPrivateNetworks: true });
-    const worker = createDeliveryWorker({ db, clock: ctx.clock, sender, logger: app.log, concurrency: 2, pollMs: 10 });
+    const worker = createDeliveryWorker({
+      db,
+      clock: ctx.clock,
+      sender,
+      secrets: ctx.secrets,
+      logger: app.log,
+      concurrency: 2,
+      pollMs: 10,
+    });
     try {
       const project = await ctx.given.project(user, { name: 'Hooked' });
       const base = `/api/v1/projects/${project.project.id}/webhooks`;

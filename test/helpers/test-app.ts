@@ -7,7 +7,8 @@ import { createAccountsRepository } from '../../src/accounts/accounts.repository
 import type { Ability } from '../../src/auth/abilities.js';
 import { createApp, type AppDependencies } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createSecretBox, parseSecretKey } from '../../src/secrets/secret-box.js';
+import { createSecretBox, parseSecretKey, type SecretBox } from '../../src/secrets/secret-box.js';
+import { loadSecretKeys } from '../../src/secrets/secret-keys.js';
 import type { Clock } from '../../src/clock.js';
 import { openDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/migrate.js';
@@ -38,6 +39,8 @@ export interface TestContext {
   db: Db;
   clock: FakeClock;
   config: Config;
+  /** The app's sealed-secret box (E9.2): from the configuration (secret.key beside SQLite's file), unless `deps.secrets`. */
+  secrets: SecretBox;
   /** Where the app keeps its data (a SQLite file, or a PostgreSQL schema and Redis prefix). */
   store: TestStore;
   /** Every SQL statement the app and the factories have run, in order (for query-count checks). */
@@ -99,9 +102,11 @@ export async function buildTestApp(
   const clock = new FakeClock();
   let app: App;
   let contract: ContractChecker | undefined;
+  let secrets: SecretBox;
   try {
-    await migrateToLatest(db);
-    app = await createApp(config, { db, clock, ...options.deps });
+    secrets = options.deps?.secrets ?? loadSecretKeys(config).box;
+    await migrateToLatest(db, { secrets });
+    app = await createApp(config, { db, clock, ...options.deps, secrets });
     // Issue 5: every answer is checked against the OpenAPI document (read once the app is ready).
     app.addHook('onSend', async (request, reply, payload) => {
       contract?.check(request, reply, payload);
@@ -122,13 +127,14 @@ export async function buildTestApp(
     db,
     clock,
     config,
+    secrets,
     store,
     queries,
     onQuery(listener) {
       queryListeners.add(listener);
       return () => queryListeners.delete(listener);
     },
-    given: factories(db, clock),
+    given: factories(db, clock, secrets),
     request: (opts) => send(app, opts),
     contract: contract!,
     async close() {
@@ -191,9 +197,9 @@ export async function send(app: App, options: RequestOptions): Promise<LightMyRe
 }
 
 /** Factories: each test creates exactly the users, teams, tokens, projects and reports it needs. */
-function factories(db: Db, clock: FakeClock) {
+function factories(db: Db, clock: FakeClock, secrets: SecretBox) {
   const { accounts } = operatorFeatures(db, clock);
-  const { projects, reports } = servicesOn(db, clock);
+  const { projects, reports } = servicesOn(db, clock, secrets);
   let sequence = 0;
 
   return {
@@ -307,12 +313,12 @@ function factories(db: Db, clock: FakeClock) {
  * (src/features.ts); stored reports are prepared on the test's own thread, their answers built at
  * their first read.
  */
-export function servicesOn(db: Db, clock: FakeClock | Clock) {
+export function servicesOn(db: Db, clock: FakeClock | Clock, secrets: SecretBox = createSecretBox(parseSecretKey(TEST_SECRET_KEY))) {
   const features = createFeatures({
     db,
     clock,
     config: loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent' }),
-    secrets: createSecretBox(parseSecretKey(TEST_SECRET_KEY)),
+    secrets,
     heavyWork: createHeavyWork({ workerThreads: 0, workerQueueMax: 1, workerInlineMaxBytes: 0 }),
   });
   return {

@@ -40,6 +40,7 @@ describe('issue.updated: audit event and webhook event (E8.8)', () => {
       db: ctx.db,
       clock: ctx.clock,
       sender,
+      secrets: ctx.secrets,
       logger: ctx.app.log,
       concurrency: 4,
       random: () => 0.5,

@@ -85,7 +85,14 @@ describe('API7 server-side request forgery: webhook URLs and deliveries (E6, D32
       };
       const lookup: ResolveHost = async (hostname) => [{ address: names[hostname]!, family: 4 }];
       const sender = createWebhookSender({ allowPrivateNetworks: false, lookup });
-      const worker = createDeliveryWorker({ db: ctx.db, clock: ctx.clock, sender, logger: ctx.app.log, concurrency: 4 });
+      const worker = createDeliveryWorker({
+        db: ctx.db,
+        clock: ctx.clock,
+        sender,
+        secrets: ctx.secrets,
+        logger: ctx.app.log,
+        concurrency: 4,
+      });
       try {
         const expected: Record<string, string> = {
           'hooks.internal.test': refusal('a loopback address'),

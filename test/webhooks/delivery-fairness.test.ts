@@ -61,7 +61,15 @@ describe('fair delivery across teams (D31)', () => {
     await ping(victim, victimProject, victimHook);
 
     sender = createWebhookSender({ allowPrivateNetworks: true });
-    worker = createDeliveryWorker({ db: ctx.db, clock: ctx.clock, sender, logger: ctx.app.log, concurrency: 8, pollMs: 50 });
+    worker = createDeliveryWorker({
+      db: ctx.db,
+      clock: ctx.clock,
+      sender,
+      secrets: ctx.secrets,
+      logger: ctx.app.log,
+      concurrency: 8,
+      pollMs: 50,
+    });
     worker.start();
 
     // Within 5 s, and (the sender's deadline being 10 s) while every hanging attempt still hangs.

@@ -52,6 +52,7 @@ describe('webhook deliveries (E6)', () => {
       db: ctx.db,
       clock: ctx.clock,
       sender,
+      secrets: ctx.secrets,
       logger: ctx.app.log,
       concurrency: options.concurrency ?? 4,
       random: options.random ?? (() => 0.5),

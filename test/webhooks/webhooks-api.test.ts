@@ -23,6 +23,7 @@ import {
 import { result, setGate, uploadBody } from '../helpers/reports-world.js';
 import { loadFixture, uploadOk } from '../helpers/client-wire.js';
 import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-app.js';
+import { webhookSecrets } from '../../src/webhooks/webhook-secrets.js';
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 const WEBHOOK_KEYS = ['active', 'created_at', 'description', 'events', 'id', 'last_delivery', 'url'];
@@ -98,7 +99,17 @@ describe('the webhook API (E6)', () => {
       .execute();
     return rows.map((row) => ({ ...row, payload: JSON.parse(row.payload) as Record<string, any> }));
   }
-  const webhookRow = (id: string) => ctx.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+  /** The stored row, its secrets opened as the worker opens them (stored sealed: E9.2, test/webhooks/sealed-secrets.test.ts). */
+  const webhookRow = async (id: string) => {
+    const row = await ctx.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) return row;
+    const secrets = webhookSecrets(ctx.secrets);
+    return {
+      ...row,
+      secret: secrets.plain(id, row.secret, 'secret'),
+      previous_secret: row.previous_secret === null ? null : secrets.plain(id, row.previous_secret, 'previous'),
+    };
+  };
 
   /** The team's audit events through the API, newest first, optionally of one action. */
   async function auditEvents(action?: string): Promise<Array<Record<string, any>>> {
