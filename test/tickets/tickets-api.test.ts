@@ -22,6 +22,7 @@ const it = appTest({
   env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
   deps: { secrets: box },
 })
+  // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern
   .extend('standIn', async ({}, { onCleanup }) => {
     const standIn = await startStandIn();
     onCleanup(() => standIn.close());
@@ -467,5 +468,31 @@ describe('E9.4 bulk tickets', () => {
     ]);
     expect(again.json().message).toBe('1 ticket created; 2 issues had their tickets already.');
     expect(await ctx.db.selectFrom('issue_tickets').selectAll().execute()).toHaveLength(3);
+  });
+});
+
+describe('E9.4 a ticket follows its issue', () => {
+  it("moves with the state to a reformatted line's new fingerprint (E8.5)", async ({
+    ctx,
+    user,
+    project,
+    projectId,
+    apiToken,
+    standIn,
+    world,
+  }) => {
+    await githubProject(ctx, standIn, user, projectId, project.project.team_id);
+    const created = await createTicket(ctx, user.token, projectId, world.sql);
+    expect(created.statusCode, created.body).toBe(201);
+    const reformatted = { ...SQL, code: 'DB::select( "select * from orders where id = $id" );' };
+    const uuid = await uploadSpots(ctx, apiToken, [reformatted, XSS, DEBUG], undefined, '2026-11-21T09:30:00Z');
+    const moved = await fingerprintOf(ctx, user.token, uuid, reformatted);
+    expect(moved).not.toBe(world.sql);
+    const rows = await ctx.db.selectFrom('issue_tickets').select('fingerprint').execute();
+    expect(rows).toEqual([{ fingerprint: moved }]);
+    const list = await ctx.request({ method: 'GET', url: `/api/v1/projects/${projectId}/issues`, token: user.token });
+    const item = list.json().data.find((candidate: { fingerprint: string }) => candidate.fingerprint === moved);
+    expect(item.state.ticket).toMatchObject({ key: 'acme/shop#42' });
+    expect(item.state.previous_fingerprints).toEqual([world.sql]);
   });
 });
