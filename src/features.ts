@@ -14,6 +14,8 @@ import type { SecretBox } from './secrets/secret-box.js';
 import { deriveOnLibuv, type PasswordHasher, passwordHasher } from './sessions/password-hash.js';
 import { sessionsModule } from './sessions/sessions.module.js';
 import { teamsModule } from './teams/teams.module.js';
+import { moveTicket } from './tickets/tickets.repository.js';
+import { ticketsModule } from './tickets/tickets.module.js';
 import { tokensModule } from './tokens/tokens.module.js';
 import { recordEvent, recordEvents } from './webhooks/webhook-events.js';
 import { webhooksModule } from './webhooks/webhooks.module.js';
@@ -50,13 +52,14 @@ export function createFeatures(deps: {
     config,
     heavyWork: deps.heavyWork,
     projects: projects.service,
-    uploadDecisions: createUploadDecisions({ clock }),
+    uploadDecisions: createUploadDecisions({ clock, followers: [moveTicket] }),
   });
   const failures = failuresModule({ db, clock, config, projects: projects.service });
   const badges = badgesModule({ db, clock, config, projects: projects.service });
   const audit = auditModule({ db, clock, config, teams: teams.managerCheck });
   const webhooks = webhooksModule({ db, clock, config, projects: projects.service, secrets: deps.secrets });
   const issues = issuesModule({ db, clock, config, projects: projects.service, recordEvents });
+  const tickets = ticketsModule({ db, clock, config, secrets: deps.secrets, projects: projects.service, issues: issues.service });
   const sessions = sessionsModule({ db, clock, config, passwords: deps.passwords ?? passwordHasher(deriveOnLibuv) });
   return {
     tokens,
@@ -68,9 +71,12 @@ export function createFeatures(deps: {
     audit,
     webhooks,
     issues,
+    tickets,
     sessions,
     /** The REST API's route plugins, mounted under /api/v1 in this order. */
-    v1Routes: [tokens, projects, reports, failures, badges, teams, audit, webhooks, issues, sessions].map((feature) => feature.routes),
+    v1Routes: [tokens, projects, reports, failures, badges, teams, audit, webhooks, issues, tickets, sessions].map(
+      (feature) => feature.routes,
+    ),
   };
 }
 

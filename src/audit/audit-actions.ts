@@ -31,6 +31,8 @@ export const AUDIT_ACTIONS = [
   'issue.updated',
   // E8.8: a state the service moved to an issue's new fingerprint at an upload (E8.5; actor `operator`).
   'issue.state_carried',
+  // E9.4: an issue turned into a ticket at the project's tracker.
+  'ticket.created',
   'user.updated',
   'session.created',
   // The operator command's changes (actor `operator`).

@@ -189,7 +189,18 @@ function errorResponses(route: {
     add(409, e(projectArchived(), 'The project is archived: it accepts no uploads.'));
   }
   if (config?.conflictWhen !== undefined) {
-    add(409, e(new ApiError(409, 'Conflict', config.conflictWhen.message), config.conflictWhen.why));
+    add(
+      409,
+      e(
+        new ApiError(409, 'Conflict', config.conflictWhen.message),
+        config.conflictWhen.why,
+        config.conflictWhen.extra as Record<string, TSchema> | undefined,
+      ),
+    );
+  }
+  if (config?.badGatewayWhen !== undefined) {
+    const { example, why, extra } = config.badGatewayWhen;
+    add(502, e(new ApiError(502, 'Bad Gateway', example), why, extra as Record<string, TSchema> | undefined));
   }
   if (hasBody || schema.querystring !== undefined) {
     add(

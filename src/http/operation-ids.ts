@@ -58,6 +58,11 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'PUT /api/v1/projects/:project/issues/:fingerprint': 'updateIssueState',
   'POST /api/v1/projects/:project/issues/bulk': 'updateIssueStates',
   'GET /api/v1/user/issues': 'listAssignedIssues',
+  // A project's tracker and tickets (E9)
+  'GET /api/v1/projects/:project/tracker': 'showProjectTracker',
+  'PUT /api/v1/projects/:project/tracker': 'linkProjectTracker',
+  'POST /api/v1/projects/:project/issues/:fingerprint/ticket': 'createIssueTicket',
+  'POST /api/v1/projects/:project/issues/bulk-tickets': 'createIssueTickets',
   // The caller
   'GET /api/v1/user': 'getUser',
   'PUT /api/v1/user': 'updateUser',

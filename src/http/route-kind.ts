@@ -44,7 +44,12 @@ declare module 'fastify' {
     /** For the OpenAPI document: the route's own budget besides D8's, as the end of "over the rate limit, or …". */
     tooManyWhen?: string;
     /** For the OpenAPI document: the route's 409 (its fixed message) and when it is answered. */
-    conflictWhen?: { message: string; why: string };
+    conflictWhen?: { message: string; why: string; extra?: Record<string, unknown> };
+    /**
+     * For the OpenAPI document: the route's 502 (a provider it calls refused, or did not answer in
+     * time), when it is answered, and the fields the body adds (TypeBox schemas).
+     */
+    badGatewayWhen?: { example: string; why: string; extra?: Record<string, unknown> };
     /** For the OpenAPI document: why a route without a path resource answers 404 (a body naming something). */
     notFoundWhen?: string;
     /** The headers of the route's own `helmet` policy, computed when the route is added (security-headers.ts). */

@@ -12,6 +12,24 @@ export const IssueStatusSchema = Type.Unsafe<IssueStatus>({ type: 'string', enum
 
 const Person = Type.Object({ id: Type.Integer(), name: NullableString() });
 
+/** The ticket providers an issue's ticket may live at (D14's, besides `internal`). */
+export const TICKET_PROVIDER_NAMES = ['jira', 'linear', 'github', 'gitlab'] as const;
+export type TicketProvider = (typeof TICKET_PROVIDER_NAMES)[number];
+
+/** The ticket an issue was turned into, as every answer showing it says it (tickets/). */
+export const IssueTicket = Type.Object(
+  {
+    provider: Type.Unsafe<TicketProvider>({ type: 'string', enum: [...TICKET_PROVIDER_NAMES] }),
+    key: Type.String({ description: 'The ticket as people name it: `SHOP-12`, `ENG-7`, `owner/repo#42`, `group/project#7`.' }),
+    url: Type.String({ description: "The ticket's page at its provider." }),
+    created_at: Type.String({ format: 'date-time' }),
+    created_by: Type.Union([Person, Type.Null()], { description: 'Null once that user is deleted.' }),
+    closed_at: NullableTimestamp('When Scoreboard closed the ticket (a later report fixed the issue); null while it is open.'),
+  },
+  { $id: 'IssueTicket' },
+);
+export type IssueTicket = Static<typeof IssueTicket>;
+
 export const IssueState = Type.Object(
   {
     fingerprint: Type.String({ pattern: '^[0-9a-f]{32}$' }),
@@ -34,7 +52,7 @@ export const IssueState = Type.Object(
     previous_fingerprints: Type.Array(Type.String(), {
       description: 'The fingerprints the issue had before its line was reformatted, oldest first.',
     }),
-    ticket: Type.Null({ description: 'The ticket filed for the issue; none yet.' }),
+    ticket: Type.Union([IssueTicket, Type.Null()], { description: 'The ticket the issue was turned into; null when it has none.' }),
   },
   { $id: 'IssueState' },
 );

@@ -128,6 +128,20 @@ export function createIssuesRepository(db: Db) {
       }
     },
 
+    /**
+     * E9.4: the state of each issue that has none yet, as `open` (a ticket is shown beside its
+     * issue's state); an issue someone decided about keeps its state.
+     */
+    async insertOpen(states: readonly StateWrite[]): Promise<void> {
+      for (let start = 0; start < states.length; start += UPSERT_CHUNK) {
+        await db
+          .insertInto('issue_states')
+          .values(states.slice(start, start + UPSERT_CHUNK))
+          .onConflict((conflict) => conflict.columns(['project_id', 'fingerprint']).doNothing())
+          .execute();
+      }
+    },
+
     /** The project's states of `fingerprints`, as the answers read them, by fingerprint. */
     async states(projectId: string, fingerprints: readonly string[]): Promise<Map<string, StateRow>> {
       const states = new Map<string, StateRow>();

@@ -130,6 +130,33 @@ export function createIssuesService(deps: { db: Db; clock: Clock; projectForWrit
       if (!held.has(fingerprint)) throw issueNotFound();
     },
 
+    /** For each of `fingerprints` a report of the project holds, the issue as the newest such report has it (E9.4's ticket). */
+    heldIssues(trx: Db, projectId: string, fingerprints: readonly string[]): Promise<Map<string, HeldIssue>> {
+      return createIssuesRepository(trx).newestHolders(projectId, fingerprints);
+    },
+
+    /**
+     * E9.4, in the ticket's transaction: the issues that have no state yet get one, `open`, changed by
+     * the ticket's creator (every answer shows a ticket beside its issue's state); the change is
+     * counted, so the stored report answers (D28) show the ticket.
+     */
+    async recordTicketed(trx: Db, projectId: string, held: readonly HeldIssue[], actorId: number, at: string): Promise<void> {
+      await createIssuesRepository(trx).insertOpen(
+        held.map(({ report_id: lastSeen, ...issue }) => ({
+          project_id: projectId,
+          status: 'open',
+          comment: null,
+          assignee_id: null,
+          expires_at: null,
+          updated_by_id: actorId,
+          updated_at: at,
+          ...issue,
+          last_seen_report_id: lastSeen,
+        })),
+      );
+      await countStatesChange(trx, projectId);
+    },
+
     /** PUT: the issue's state replaced by the body (fields left out are cleared). */
     async update(credential: WriteCredential, projectId: string, fingerprint: string, body: UpdateIssueBody): Promise<TrackedIssue> {
       const [state] = await change(credential, projectId, [fingerprint], body, 'path');
@@ -207,6 +234,7 @@ export function createIssuesService(deps: { db: Db; clock: Clock; projectForWrit
 }
 
 export type IssuesService = ReturnType<typeof createIssuesService>;
+export type { HeldIssue };
 
 /**
  * E8.8's details of `issue.updated`: the status, assignee (id), comment and expiry, each as `{old,

@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import type { IssueState, TrackedIssue } from './issue-state.schemas.js';
+import type { IssueState, IssueTicket, TicketProvider, TrackedIssue } from './issue-state.schemas.js';
 import { effectiveStatus, type IssueStatus } from './issue-vocabulary.js';
 
 /**
@@ -9,7 +9,7 @@ import { effectiveStatus, type IssueStatus } from './issue-vocabulary.js';
  */
 
 /** A state row as the answers read it. */
-export interface StateRow {
+export interface StateRow extends Partial<TicketColumns> {
   fingerprint: string;
   status: IssueStatus;
   comment: string | null;
@@ -32,6 +32,44 @@ export interface StateRow {
   column_number: number | null;
 }
 
+/** The ticket's columns beside a state (tickets/ writes them; null without a ticket): TicketColumns. */
+export interface TicketColumns {
+  ticket_provider: string | null;
+  ticket_key: string | null;
+  ticket_url: string | null;
+  ticket_created_at: string | null;
+  ticket_created_by_id: number | null;
+  ticket_created_by_name: string | null;
+  ticket_closed_at: string | null;
+}
+
+/** The ticket of TicketColumns; null without one. */
+export function ticketOf(row: Partial<TicketColumns>): IssueTicket | null {
+  if (row.ticket_provider == null || row.ticket_key == null || row.ticket_url == null || row.ticket_created_at == null) return null;
+  return {
+    provider: row.ticket_provider as TicketProvider,
+    key: row.ticket_key,
+    url: row.ticket_url,
+    created_at: row.ticket_created_at,
+    created_by: row.ticket_created_by_id == null ? null : { id: row.ticket_created_by_id, name: row.ticket_created_by_name ?? null },
+    closed_at: row.ticket_closed_at ?? null,
+  };
+}
+
+/**
+ * E9.4: a state's ticket and its creator, left-joined onto a query of states `s` (every ticket has a
+ * state: tickets/ records the issue's `open` state with it), in the same statement as the states.
+ */
+export const TICKET_COLUMNS = [
+  't.provider as ticket_provider',
+  't.key as ticket_key',
+  't.url as ticket_url',
+  't.created_at as ticket_created_at',
+  't.created_by_id as ticket_created_by_id',
+  'ticket_creator.name as ticket_created_by_name',
+  't.closed_at as ticket_closed_at',
+] as const;
+
 /** The states query, joined with what the answer names; filter it further (`where`) before running it. */
 export function selectStates(db: Db) {
   return db
@@ -39,6 +77,9 @@ export function selectStates(db: Db) {
     .leftJoin('users as assignee', 'assignee.id', 's.assignee_id')
     .leftJoin('users as updater', 'updater.id', 's.updated_by_id')
     .leftJoin('reports as seen', 'seen.id', 's.last_seen_report_id')
+    .leftJoin('issue_tickets as t', (join) => join.onRef('t.project_id', '=', 's.project_id').onRef('t.fingerprint', '=', 's.fingerprint'))
+    .leftJoin('users as ticket_creator', 'ticket_creator.id', 't.created_by_id')
+    .select(TICKET_COLUMNS)
     .select([
       's.project_id',
       's.fingerprint',
@@ -108,7 +149,7 @@ export function toIssueState(fingerprint: string, row: StateRow | undefined, now
         ? null
         : { uuid: row.last_seen_uuid, analyzed_at: row.last_seen_analyzed_at },
     previous_fingerprints: JSON.parse(row.previous_fingerprints) as string[],
-    ticket: null,
+    ticket: ticketOf(row),
   };
 }
 

@@ -65,7 +65,13 @@ interface StateAtUpload extends IssueIdentity {
   previous_fingerprints: string;
 }
 
-export function createUploadDecisions(deps: { clock: Clock }): UploadDecisions {
+/**
+ * What else follows a state to its issue's new fingerprint, in the upload's transaction (E9.4: the
+ * issue's ticket, tickets/ moves it), given by features.ts.
+ */
+export type FollowCarriedState = (trx: Db, projectId: string, from: string, to: string) => Promise<void>;
+
+export function createUploadDecisions(deps: { clock: Clock; followers?: readonly FollowCarriedState[] }): UploadDecisions {
   return async (trx, upload) => {
     const { projectId, issues } = upload;
     const rows = (await trx
@@ -87,7 +93,7 @@ export function createUploadDecisions(deps: { clock: Clock }): UploadDecisions {
       }
     });
 
-    const carried = await carryStates(trx, deps.clock, upload, states, held, hasState);
+    const carried = await carryStates(trx, deps, upload, states, held, hasState);
     if (carried > 0) await countStatesChange(trx, projectId);
 
     const dismissed: number[] = [];
@@ -113,7 +119,7 @@ export function createUploadDecisions(deps: { clock: Clock }): UploadDecisions {
  */
 async function carryStates(
   trx: Db,
-  clock: Clock,
+  { clock, followers = [] }: { clock: Clock; followers?: readonly FollowCarriedState[] },
   upload: UploadToDecide,
   states: Map<string, StateAtUpload>,
   held: Map<string, number>,
@@ -160,6 +166,7 @@ async function carryStates(
       .where('project_id', '=', upload.projectId)
       .where('fingerprint', '=', from)
       .execute();
+    for (const follow of followers) await follow(trx, upload.projectId, from, to);
     teamId ??= (await trx.selectFrom('projects').select('team_id').where('id', '=', upload.projectId).executeTakeFirst())?.team_id ?? null;
     // E8.8: the service moved it on its own, not a person: the operator's actor type, without id, email or token.
     await recordAudit(trx, clock, OPERATOR, {

@@ -253,6 +253,12 @@ export function createProjectsRepository(db: Db) {
     },
 
     /** Deletes the project and uncounts it on its team; callers pass a transaction. */
+    /** E9.3: the connection the project's tracker is linked to (null: none). */
+    async trackerConnectionOf(projectId: string): Promise<string | null> {
+      const row = await db.selectFrom('projects').select('tracker_connection_id').where('id', '=', projectId).executeTakeFirst();
+      return row?.tracker_connection_id ?? null;
+    },
+
     async delete(project: { id: string; team_id: number }): Promise<void> {
       const deleted = await db.deleteFrom('projects').where('id', '=', project.id).executeTakeFirst();
       if (Number(deleted.numDeletedRows) === 0) return;

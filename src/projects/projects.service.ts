@@ -15,7 +15,7 @@ import { type ProjectForWrite, projectForWrite } from './project-write-access.js
 import { generateProjectApiToken } from './project-api-token.js';
 import type { ProjectWithLatestReport } from './projects.repository.js';
 import type { CreateProjectBody, Project, UpdateProjectBody } from './projects.schemas.js';
-import { DEFAULT_SETTINGS, mergeSettings, parseStoredSettings } from './settings.js';
+import { DEFAULT_SETTINGS, mergeSettings, type ProjectSettings, parseStoredSettings } from './settings.js';
 import { createProjectsRepository } from './projects.repository.js';
 
 export type { ProjectAction };
@@ -164,6 +164,40 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
         // A PUT that changes nothing is not a change worth an event.
         if (Object.keys(details).length > 0) await audit(trx, actor, project, 'project.updated', details);
         return updated;
+      });
+    },
+
+    /**
+     * E9.3: links the project's tracker (a connection of its team, which `pick` finds in the
+     * transaction and checks: else it throws) and sets D14's `primary_tracker` to its provider; null
+     * unlinks it and leaves the settings as they are. Answers the settings as stored.
+     */
+    async linkTracker(
+      credential: WriteCredential,
+      projectId: string,
+      pick: (trx: Db, project: { team_id: number; settings: ProjectSettings }) => Promise<{ id: string; provider: string } | null>,
+    ): Promise<ProjectSettings> {
+      return inTransaction(db, async (trx) => {
+        const { project, actor } = await lockForAction(trx, credential, projectId, 'update');
+        const current = parseStoredSettings(project.settings);
+        const connection = await pick(trx, { team_id: project.team_id, settings: current });
+        const settings =
+          connection === null
+            ? current
+            : mergeSettings(current, { primary_tracker: connection.provider as ProjectSettings['primary_tracker'] });
+        const before = await createProjectsRepository(trx).trackerConnectionOf(project.id);
+        const after = connection?.id ?? null;
+        await createProjectsRepository(trx).update(project.id, {
+          tracker_connection_id: after,
+          settings: JSON.stringify(settings),
+          updated_at: now(),
+        });
+        const details = {
+          ...(before !== after && { tracker_connection_id: { old: before, new: after } }),
+          ...changedFields({ settings: current }, { settings }),
+        };
+        if (Object.keys(details).length > 0) await audit(trx, actor, project, 'project.updated', details);
+        return settings;
       });
     },
 

@@ -447,6 +447,13 @@ function stateRowOf(row: ChangeRow & StateColumns): StateRow | undefined {
     last_seen_uuid: row.state_last_seen_uuid,
     last_seen_analyzed_at: row.state_last_seen_analyzed_at,
     previous_fingerprints: row.state_previous_fingerprints ?? '[]',
+    ticket_provider: row.ticket_provider,
+    ticket_key: row.ticket_key,
+    ticket_url: row.ticket_url,
+    ticket_created_at: row.ticket_created_at,
+    ticket_created_by_id: row.ticket_created_by_id,
+    ticket_created_by_name: row.ticket_created_by_name,
+    ticket_closed_at: row.ticket_closed_at,
     // The issue as last seen: not shown beside the issue itself.
     analyzer_id: row.analyzer_id,
     analyzer_name: row.analyzer_name,

@@ -1,5 +1,5 @@
 import { promises as dns, type LookupAddress } from 'node:dns';
-import { Agent as HttpAgent, type IncomingMessage, request as httpRequest, type RequestOptions } from 'node:http';
+import { Agent as HttpAgent, type IncomingHttpHeaders, type IncomingMessage, request as httpRequest, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { addressRefusal, type AddressRefusal } from './network-policy.js';
@@ -78,13 +78,31 @@ class RefusedAddress extends Error {
   }
 }
 
-const refusedOutcome = (refusal: AddressRefusal): SendOutcome => ({
+const refusedOutcome = (refusal: AddressRefusal): HttpOutcome & { status: null } => ({
   status: null,
   error: refusedAddressMessage(refusal.kind),
   refused: { detail: refusal.detail },
 });
 
-export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
+/**
+ * One exchange's answer, as the general client gives it: `truncated` when the body reached the cap
+ * and the rest was not read; `timedOut` marks the deadline among the failures.
+ */
+export type HttpOutcome =
+  | { status: number; headers: IncomingHttpHeaders; body: string; truncated: boolean }
+  | { status: null; error: string; timedOut?: true; refused?: { detail: string } };
+
+/**
+ * The same client for any method (E9.1's calls to a ticket provider go through it): the address
+ * policy, the unfollowed redirects, the one deadline and the bounded body read are those of a
+ * webhook delivery; only the method, the headers and the caps are the caller's.
+ */
+export interface OutboundHttp {
+  request(url: string, request: { method: string; headers: Record<string, string>; body?: string }): Promise<HttpOutcome>;
+  close(): Promise<void>;
+}
+
+export function createOutboundHttp(options: WebhookSenderOptions): OutboundHttp {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const agentOptions = { keepAlive: true, maxSockets: options.maxSocketsPerHost ?? DEFAULT_MAX_SOCKETS_PER_HOST, timeout: IDLE_SOCKET_MS };
@@ -94,8 +112,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   let closed = false;
 
   return {
-    async send(url, request) {
-      if (closed) return { status: null, error: 'the webhook sender is closed' };
+    async request(url, request) {
+      if (closed) return { status: null, error: 'the HTTP client is closed' };
       const problem = webhookUrlProblem(url);
       if (problem !== null) return { status: null, error: problem };
       const target = new URL(url);
@@ -107,15 +125,15 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
         if (refusal !== null) return refusedOutcome(refusal);
       }
       const https = target.protocol === 'https:';
-      const payload = Buffer.from(request.body, 'utf8');
+      const payload = request.body === undefined ? null : Buffer.from(request.body, 'utf8');
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(request.headers)) {
         if (name.toLowerCase() !== 'content-length') headers[name] = value;
       }
-      headers['content-length'] = String(payload.byteLength);
+      if (payload !== null) headers['content-length'] = String(payload.byteLength);
       const requestOptions: RequestOptions = {
         agent: https ? httpsAgent : httpAgent,
-        method: 'POST',
+        method: request.method,
         hostname: host,
         ...(target.port !== '' && { port: Number(target.port) }),
         path: `${target.pathname}${target.search}`,
@@ -134,17 +152,34 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   };
 }
 
+export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
+  const client = createOutboundHttp(options);
+  return {
+    async send(url, request) {
+      const outcome = await client.request(url, { method: 'POST', headers: request.headers, body: request.body });
+      if (outcome.status === null) {
+        // A closed client's words were those of the webhook sender before the client was shared.
+        const error = outcome.error === 'the HTTP client is closed' ? 'the webhook sender is closed' : outcome.error;
+        return outcome.refused ? { status: null, error, refused: outcome.refused } : { status: null, error };
+      }
+      // A delivery keeps the first bytes of an answer too long, as the receiver's words.
+      return { status: outcome.status, body: outcome.body };
+    },
+    close: () => client.close(),
+  };
+}
+
 /** One request and its answer, settled once: by the answer, the byte cap, an error or the deadline. */
 function exchange(
   https: boolean,
   requestOptions: RequestOptions,
-  payload: Buffer,
+  payload: Buffer | null,
   timeoutMs: number,
   maxBytes: number,
-): Promise<SendOutcome> {
-  return new Promise<SendOutcome>((resolve) => {
+): Promise<HttpOutcome> {
+  return new Promise<HttpOutcome>((resolve) => {
     let settled = false;
-    const finish = (outcome: SendOutcome) => {
+    const finish = (outcome: HttpOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
@@ -153,13 +188,14 @@ function exchange(
     const request = (https ? httpsRequest : httpRequest)(requestOptions);
     // Destroying the request destroys its socket, and with it a response being read.
     const deadline = setTimeout(() => {
-      finish({ status: null, error: `timed out after ${duration(timeoutMs)}` });
+      finish({ status: null, error: `timed out after ${duration(timeoutMs)}`, timedOut: true });
       request.destroy();
     }, timeoutMs);
     // The listeners stay after the outcome: a late error with no listener would crash the process.
     request.on('error', (error) => finish(outcomeOfError(error)));
     request.on('response', (response: IncomingMessage) => {
       const status = response.statusCode ?? 0;
+      const headers = response.headers;
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {
@@ -168,15 +204,17 @@ function exchange(
         size += chunk.byteLength;
         if (size >= maxBytes) {
           // Enough: the rest is not read, and the connection goes rather than being drained for reuse.
-          finish({ status, body: Buffer.concat(chunks, size).subarray(0, maxBytes).toString('utf8') });
+          // Exactly `maxBytes` that then ended is not known to be whole, so it counts as cut too.
+          finish({ status, headers, body: Buffer.concat(chunks, size).subarray(0, maxBytes).toString('utf8'), truncated: true });
           response.destroy();
         }
       });
-      response.on('end', () => finish({ status, body: Buffer.concat(chunks, size).toString('utf8') }));
+      response.on('end', () => finish({ status, headers, body: Buffer.concat(chunks, size).toString('utf8'), truncated: false }));
       response.on('error', (error) => finish({ status: null, error: describeError(error) }));
       response.on('close', () => finish({ status: null, error: 'connection closed before the response ended' }));
     });
-    request.end(payload);
+    if (payload === null) request.end();
+    else request.end(payload);
   });
 }
 
@@ -209,7 +247,7 @@ function checkedLookup(resolve: ResolveHost, allowPrivateNetworks: boolean): Loo
   };
 }
 
-function outcomeOfError(error: unknown): SendOutcome {
+function outcomeOfError(error: unknown): HttpOutcome {
   const refused = error instanceof AggregateError ? error.errors.find((inner) => inner instanceof RefusedAddress) : error;
   if (refused instanceof RefusedAddress) return refusedOutcome(refused.refusal);
   return { status: null, error: describeError(error) };

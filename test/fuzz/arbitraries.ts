@@ -437,6 +437,10 @@ export function validV1Body(world: World, kind: BodyKind): Record<string, unknow
       return { status: 'accepted', comment: 'Checked by hand.', assignee_id: world.owner.id, expires_at: '2027-01-01' };
     case 'bulkIssues':
       return { fingerprints: [world.fingerprint], status: 'wont_fix', comment: 'Legacy code.', assignee_id: null };
+    case 'tracker':
+      return { connection_id: null };
+    case 'bulkTickets':
+      return { fingerprints: [world.fingerprint] };
     case 'report':
     case 'failure':
       throw new Error(`${kind} is a client-package body`);

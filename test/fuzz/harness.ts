@@ -127,6 +127,8 @@ export type BodyKind =
   | 'updateWebhook'
   | 'issueState'
   | 'bulkIssues'
+  | 'tracker'
+  | 'bulkTickets'
   | 'report'
   | 'failure';
 
@@ -205,6 +207,11 @@ export const OPERATIONS: Operation[] = [
   op('PUT /api/v1/projects/{project}/issues/{fingerprint}', 'v1', 'issueState'),
   op('POST /api/v1/projects/{project}/issues/bulk', 'v1', 'bulkIssues'),
   op('GET /api/v1/user/issues', 'v1'),
+  // E9.3, E9.4: a project's tracker and its tickets (the world's project has none: 409).
+  op('GET /api/v1/projects/{project}/tracker', 'v1'),
+  op('PUT /api/v1/projects/{project}/tracker', 'v1', 'tracker'),
+  op('POST /api/v1/projects/{project}/issues/{fingerprint}/ticket', 'v1'),
+  op('POST /api/v1/projects/{project}/issues/bulk-tickets', 'v1', 'bulkTickets'),
   op('POST /api/reports', 'client', 'report'),
   op('POST /api/v1/reports', 'client', 'report'),
   op('POST /api/reports/failure', 'client', 'failure'),

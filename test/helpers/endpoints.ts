@@ -219,6 +219,30 @@ export const ENDPOINTS: EndpointCase[] = [
     prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/issues` }),
   },
   {
+    name: 'GET /projects/{project}/tracker',
+    method: 'GET',
+    path: '/projects/:project/tracker',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/tracker` }),
+  },
+  {
+    name: 'PUT /projects/{project}/tracker',
+    method: 'PUT',
+    path: '/projects/:project/tracker',
+    body: { connection_id: null },
+    invalidBody: { connection_id: 12 },
+    ability: 'write',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({
+      method: 'PUT',
+      url: `/api/v1/projects/${await projectOf(ctx, user)}/tracker`,
+      body: { connection_id: null },
+    }),
+  },
+  {
     name: 'GET /reports/{report}',
     method: 'GET',
     path: '/reports/:report',
@@ -783,6 +807,40 @@ export const ISSUE_ENDPOINTS: EndpointCase[] = [
     prepare: async (ctx, user) => {
       const issue = await issueOf(ctx, user);
       return { method: 'POST', url: `${issue.url}/bulk`, body: { ...issueBody, fingerprints: issue.fingerprints } };
+    },
+  },
+];
+
+/**
+ * E9.4's tickets (owner, admin or member, else 404). Their success needs a tracker and a provider
+ * (test/tickets/tickets-api.test.ts covers it against stand-ins); here a project without a tracker
+ * answers its documented 409, which is what the route-table suites and the OpenAPI coverage need.
+ */
+export const TICKET_ENDPOINTS: EndpointCase[] = [
+  {
+    name: 'POST /projects/{project}/issues/{fingerprint}/ticket',
+    method: 'POST',
+    path: '/projects/:project/issues/:fingerprint/ticket',
+    ability: 'write',
+    subscription: true,
+    success: 409,
+    prepare: async (ctx, user) => {
+      const issue = await issueOf(ctx, user);
+      return { method: 'POST', url: `${issue.url}/${issue.fingerprint}/ticket` };
+    },
+  },
+  {
+    name: 'POST /projects/{project}/issues/bulk-tickets',
+    method: 'POST',
+    path: '/projects/:project/issues/bulk-tickets',
+    body: { fingerprints: ['0'.repeat(32)] },
+    invalidBody: { fingerprints: [] },
+    ability: 'write',
+    subscription: true,
+    success: 409,
+    prepare: async (ctx, user) => {
+      const issue = await issueOf(ctx, user);
+      return { method: 'POST', url: `${issue.url}/bulk-tickets`, body: { fingerprints: issue.fingerprints } };
     },
   },
 ];

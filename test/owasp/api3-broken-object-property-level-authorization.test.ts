@@ -111,6 +111,8 @@ describe('API3 mass assignment: properties a body may not set', () => {
       // E2.2: a key of its own, not one a body could plant.
       badge_key: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
       latest_report_id: null,
+      // E9.3: no tracker until one is linked.
+      tracker_connection_id: null,
       archived_at: null,
       created_at: now,
       updated_at: now,

@@ -39,6 +39,7 @@ import {
   TEAM_ENDPOINTS,
   WEBHOOK_ENDPOINTS,
   ISSUE_ENDPOINTS,
+  TICKET_ENDPOINTS,
   snapshot,
   type EndpointCase,
 } from '../helpers/endpoints.js';
@@ -89,7 +90,7 @@ function routesOf(table: readonly RouteTableEntry[]): Route[] {
 const asGet = (route: Route): Route => (route.method === 'HEAD' ? { ...route, method: 'GET' } : route);
 
 /** Every /api/v1 operation with a succeeding request: api-v1 and E1-E3, then E4 and E5, then E6. */
-const ALL_ENDPOINTS = [...ENDPOINTS, ...TEAM_ENDPOINTS, ...WEBHOOK_ENDPOINTS, ...ISSUE_ENDPOINTS];
+const ALL_ENDPOINTS = [...ENDPOINTS, ...TEAM_ENDPOINTS, ...WEBHOOK_ENDPOINTS, ...ISSUE_ENDPOINTS, ...TICKET_ENDPOINTS];
 
 /** The ENDPOINTS (or TEAM_ENDPOINTS, WEBHOOK_ENDPOINTS, ISSUE_ENDPOINTS) case of an /api/v1 route, by method and path pattern. */
 function endpointOf(route: Route): EndpointCase | undefined {
@@ -246,6 +247,10 @@ describe('API5 broken function level authorization', () => {
       // E8.2: deciding about a project's issues, as updating it.
       'PUT /api/v1/projects/:project/issues/:fingerprint': ['owner', 'admin', 'member'],
       'POST /api/v1/projects/:project/issues/bulk': ['owner', 'admin', 'member'],
+      // E9.3, E9.4: a project's tracker and its tickets, as updating it.
+      'PUT /api/v1/projects/:project/tracker': ['owner', 'admin', 'member'],
+      'POST /api/v1/projects/:project/issues/:fingerprint/ticket': ['owner', 'admin', 'member'],
+      'POST /api/v1/projects/:project/issues/bulk-tickets': ['owner', 'admin', 'member'],
     };
     /** The project reads that team membership alone does not open: E6's webhooks and their deliveries. */
     const READ_ALLOWED: Record<string, TeamRole[]> = {

@@ -7,7 +7,7 @@ import { changeRank, type IssueMark, type IssueRecord } from '../changes/issue-c
 import type { ResultsColumns } from '../results/results-encoding.js';
 import { SEVERITIES } from '../vocabulary.js';
 import { DISMISSALS } from '../../issues/issue-vocabulary.js';
-import type { StateRow } from '../../issues/state-reads.js';
+import { type StateRow, TICKET_COLUMNS, type TicketColumns } from '../../issues/state-reads.js';
 import {
   type BaselineCandidate,
   baselineColumns,
@@ -530,7 +530,7 @@ function filteredChanges(db: Db, report: ReportRef, filter: ChangesFilter, now: 
 }
 
 /** A state's columns as an issue list reads them beside the issue (issues/state-reads.ts' StateRow, prefixed); all null without a state. */
-export interface StateColumns {
+export interface StateColumns extends TicketColumns {
   state_status: StateRow['status'] | null;
   state_comment: string | null;
   state_assignee_id: number | null;
@@ -555,6 +555,9 @@ function withStateColumns<O>(
     .leftJoin('users as assignee', 'assignee.id', 's.assignee_id')
     .leftJoin('users as updater', 'updater.id', 's.updated_by_id')
     .leftJoin('reports as seen', 'seen.id', 's.last_seen_report_id')
+    .leftJoin('issue_tickets as t', (join) => join.onRef('t.project_id', '=', 's.project_id').onRef('t.fingerprint', '=', 's.fingerprint'))
+    .leftJoin('users as ticket_creator', 'ticket_creator.id', 't.created_by_id')
+    .select(TICKET_COLUMNS)
     .select([
       's.status as state_status',
       's.comment as state_comment',

@@ -746,6 +746,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{project}/tracker": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's tracker: its connection, primary_tracker and target */
+        get: operations["showProjectTracker"];
+        /** Link a connection of the project's team as its tracker (its provider becomes primary_tracker), or unlink it */
+        put: operations["linkProjectTracker"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{project}/issues/{fingerprint}/ticket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn an issue into a ticket at the project's tracker
+         * @description A 502 carries the provider's message when it refused, or did not answer in time.
+         */
+        post: operations["createIssueTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{project}/issues/bulk-tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn up to 50 issues into tickets, one after another
+         * @description Every fingerprint is checked first (one no report holds: 422 naming it, and nothing is sent). An issue with its ticket is answered as it is. The tickets are then created in the request's order; a provider failure stops there with a 502 whose `data` lists the tickets created before it (they exist at the provider and are kept): sending the same request again creates the rest.
+         */
+        post: operations["createIssueTickets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/session": {
         parameters: {
             query?: never;
@@ -1225,8 +1283,29 @@ export interface components {
             } | null;
             /** @description The fingerprints the issue had before its line was reformatted, oldest first. */
             previous_fingerprints: string[];
-            /** @description The ticket filed for the issue; none yet. */
-            ticket: null;
+            /** @description The ticket the issue was turned into; null when it has none. */
+            ticket: components["schemas"]["IssueTicket"] | null;
+        };
+        IssueTicket: {
+            /** @enum {string} */
+            provider: "jira" | "linear" | "github" | "gitlab";
+            /** @description The ticket as people name it: `SHOP-12`, `ENG-7`, `owner/repo#42`, `group/project#7`. */
+            key: string;
+            /** @description The ticket's page at its provider. */
+            url: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Null once that user is deleted. */
+            created_by: {
+                id: number;
+                name: string | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When Scoreboard closed the ticket (a later report fixed the issue); null while it is open.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            closed_at: string | null;
         };
         SuppressedItem: {
             analyzer_id: string;
@@ -1621,8 +1700,8 @@ export interface components {
             } | null;
             /** @description The fingerprints the issue had before its line was reformatted, oldest first. */
             previous_fingerprints: string[];
-            /** @description The ticket filed for the issue; none yet. */
-            ticket: null;
+            /** @description The ticket the issue was turned into; null when it has none. */
+            ticket: components["schemas"]["IssueTicket"] | null;
             issue: {
                 analyzer_id: string;
                 analyzer_name: string;
@@ -1675,8 +1754,8 @@ export interface components {
             } | null;
             /** @description The fingerprints the issue had before its line was reformatted, oldest first. */
             previous_fingerprints: string[];
-            /** @description The ticket filed for the issue; none yet. */
-            ticket: null;
+            /** @description The ticket the issue was turned into; null when it has none. */
+            ticket: components["schemas"]["IssueTicket"] | null;
             issue: {
                 analyzer_id: string;
                 analyzer_name: string;
@@ -1694,6 +1773,21 @@ export interface components {
                 /** Format: uuid */
                 id: string;
                 name: string;
+            };
+        };
+        Tracker: {
+            /** @description The connection tickets are created through; null when none is linked. */
+            connection: {
+                id: string;
+                provider: string;
+                name: string;
+            } | null;
+            /** @description The project's `primary_tracker` setting. */
+            primary_tracker: string | null;
+            /** @description Where tickets go, from the settings `ticket_target_project_key` and `_name`: a Jira project key, a Linear team key, GitHub `owner/repo`, a GitLab project path or id. */
+            target: {
+                key: string | null;
+                name: string | null;
             };
         };
         Session: {
@@ -12026,7 +12120,7 @@ export interface operations {
             query?: {
                 page?: number;
                 /** @description Only events of this action. */
-                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "issue.updated" | "issue.state_carried" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
+                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "issue.updated" | "issue.state_carried" | "ticket.created" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
             };
             header?: never;
             path: {
@@ -12274,7 +12368,7 @@ export interface operations {
             query?: {
                 page?: number;
                 /** @description Only events of this action. */
-                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "issue.updated" | "issue.state_carried" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
+                action?: "project.created" | "project.updated" | "project.deleted" | "project.archived" | "project.unarchived" | "project.token_regenerated" | "project.badge_regenerated" | "report.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.cancelled" | "invitation.declined" | "token.created" | "token.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "issue.updated" | "issue.state_carried" | "ticket.created" | "user.updated" | "session.created" | "user.created" | "user.deleted" | "user.plan_changed" | "member.added";
             };
             header?: never;
             path?: never;
@@ -15687,6 +15781,1158 @@ export interface operations {
                         /** @enum {string} */
                         error: "Server Error";
                         message: string;
+                    };
+                };
+            };
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The service is temporarily unavailable. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    showProjectTracker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (UUID). Anything else is a 404. */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's tracker: its connection, primary_tracker and target */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Tracker"];
+                    };
+                };
+            };
+            /** @description A path parameter has a broken percent-encoding; or the Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "The Host header must be a host name or IP address, with an optional port."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Request";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The token is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthenticated",
+                     *       "message": "Authentication required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unauthenticated";
+                        message: string;
+                    };
+                };
+            };
+            /** @description `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'read' ability. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token does not have the required 'read' ability."
+                     *     }
+                     */
+                    "application/json": {
+                        error: "Forbidden" | "Subscription Required";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource does not exist, or the caller may not act on it. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "The requested resource was not found."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Not Found";
+                        message: string;
+                    };
+                };
+            };
+            /** @description Over the rate limit (uploads: per project). */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Whole seconds until the window resets; equals `retry_after`. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded. Please wait before making more requests."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Too Many Requests";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description An unexpected error; never details. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Server Error",
+                     *       "message": "Something went wrong on our side. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Server Error";
+                        message: string;
+                    };
+                };
+            };
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The service is temporarily unavailable. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    linkProjectTracker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (UUID). Anything else is a 404. */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A connection of the project's team, to Jira, Linear, GitHub or GitLab; null unlinks the tracker (the settings stay as they are).
+                     * @example 01934f6e-7c1a-7b3e-9f00-3c5d2e1a4b6c
+                     */
+                    connection_id: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Link a connection of the project's team as its tracker (its provider becomes primary_tracker), or unlink it */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Tracker"];
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, not a JSON object, nested too deep, or has a `__proto__` key; or a path parameter has a broken percent-encoding; or the Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "The request body is not valid JSON."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Request";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The token is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthenticated",
+                     *       "message": "Authentication required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unauthenticated";
+                        message: string;
+                    };
+                };
+            };
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token does not have the required 'write' ability."
+                     *     }
+                     */
+                    "application/json": {
+                        error: "Forbidden" | "Subscription Required";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource does not exist, or the caller may not act on it. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "The requested resource was not found."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Not Found";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is over the limit. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "The request body may not be larger than 1 MiB."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Payload Too Large";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON (or uses an unsupported Content-Encoding). */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "The request body must be JSON, sent with Content-Type: application/json."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unsupported Media Type";
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed; `errors` lists every field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation Failed",
+                     *       "message": "The name field is required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Validation Failed";
+                        message: string;
+                        /**
+                         * @description Messages per dotted input path (`settings.fail_on`, `abilities.1`); `message` repeats the first.
+                         * @example {
+                         *       "name": [
+                         *         "The name field is required."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit (uploads: per project). */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Whole seconds until the window resets; equals `retry_after`. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded. Please wait before making more requests."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Too Many Requests";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description An unexpected error; never details. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Server Error",
+                     *       "message": "Something went wrong on our side. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Server Error";
+                        message: string;
+                    };
+                };
+            };
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The service is temporarily unavailable. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    createIssueTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project id (UUID). Anything else is a 404. */
+                project: string;
+                /** @description The issue's fingerprint: 32 lowercase hexadecimal characters. Anything else, or one no report of the project holds, is a 404. */
+                fingerprint: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Turn an issue into a ticket at the project's tracker */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IssueTicket"];
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, not a JSON object, nested too deep, or has a `__proto__` key; or a path parameter has a broken percent-encoding; or the Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "The request body is not valid JSON."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Request";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The token is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthenticated",
+                     *       "message": "Authentication required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unauthenticated";
+                        message: string;
+                    };
+                };
+            };
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token does not have the required 'write' ability."
+                     *     }
+                     */
+                    "application/json": {
+                        error: "Forbidden" | "Subscription Required";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The project does not exist or the caller may not change its issues (`The requested resource was not found.`), or the fingerprint is not 32 lowercase hexadecimal characters or no report of the project holds it (`Issue not found.`). */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "The requested resource was not found."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Not Found";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The project has no tickets (its primary_tracker is internal or unset, or no tracker is linked), or the issue has its ticket (`This issue has a ticket already.`, with `ticket`). */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "This project's tracker is internal: its issues have no tickets. Link a tracker to create them."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Conflict";
+                        message: string;
+                        ticket?: components["schemas"]["IssueTicket"];
+                    };
+                };
+            };
+            /** @description The body is over the limit. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "The request body may not be larger than 1 MiB."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Payload Too Large";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON (or uses an unsupported Content-Encoding). */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "The request body must be JSON, sent with Content-Type: application/json."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unsupported Media Type";
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed; `errors` lists every field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation Failed",
+                     *       "message": "The name field is required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Validation Failed";
+                        message: string;
+                        /**
+                         * @description Messages per dotted input path (`settings.fail_on`, `abilities.1`); `message` repeats the first.
+                         * @example {
+                         *       "name": [
+                         *         "The name field is required."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit (uploads: per project). */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Whole seconds until the window resets; equals `retry_after`. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded. Please wait before making more requests."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Too Many Requests";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description An unexpected error; never details. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Server Error",
+                     *       "message": "Something went wrong on our side. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Server Error";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The provider refused the ticket (its own message follows), or did not answer in time; no credential is ever in the message. */
+            502: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Gateway",
+                     *       "message": "GitHub did not create the ticket: Bad credentials"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Gateway";
+                        message: string;
+                    };
+                };
+            };
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The service is temporarily unavailable. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    createIssueTickets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (UUID). Anything else is a 404. */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description 1 to 50 distinct fingerprints, each held by a report of the project.
+                     * @example [
+                     *       "3f1c2a9b8d7e6f5a4b3c2d1e0f9a8b7c"
+                     *     ]
+                     */
+                    fingerprints: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Turn up to 50 issues into tickets, one after another */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Each issue's ticket, in the request's order. */
+                        data: {
+                            fingerprint: string;
+                            /** @description False for an issue that had its ticket already (it is answered as it is). */
+                            created: boolean;
+                            ticket: components["schemas"]["IssueTicket"];
+                        }[];
+                        /** @example 2 tickets created; 1 issue had its ticket already. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, not a JSON object, nested too deep, or has a `__proto__` key; or a path parameter has a broken percent-encoding; or the Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "The request body is not valid JSON."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Request";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The token is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthenticated",
+                     *       "message": "Authentication required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unauthenticated";
+                        message: string;
+                    };
+                };
+            };
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Subscription Required`: the user has no active subscription; `Forbidden`: the token lacks the 'write' ability. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token does not have the required 'write' ability."
+                     *     }
+                     */
+                    "application/json": {
+                        error: "Forbidden" | "Subscription Required";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource does not exist, or the caller may not act on it. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "The requested resource was not found."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Not Found";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The project has no tickets (its primary_tracker is internal or unset, or no tracker is linked), or the issue has its ticket (`This issue has a ticket already.`, with `ticket`). */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "This project's tracker is internal: its issues have no tickets. Link a tracker to create them."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Conflict";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is over the limit. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "The request body may not be larger than 1 MiB."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Payload Too Large";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON (or uses an unsupported Content-Encoding). */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "The request body must be JSON, sent with Content-Type: application/json."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unsupported Media Type";
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed; `errors` lists every field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation Failed",
+                     *       "message": "The name field is required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Validation Failed";
+                        message: string;
+                        /**
+                         * @description Messages per dotted input path (`settings.fail_on`, `abilities.1`); `message` repeats the first.
+                         * @example {
+                         *       "name": [
+                         *         "The name field is required."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit (uploads: per project). */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Whole seconds until the window resets; equals `retry_after`. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded. Please wait before making more requests."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Too Many Requests";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description An unexpected error; never details. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Server Error",
+                     *       "message": "Something went wrong on our side. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Server Error";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The provider refused the ticket (its own message follows), or did not answer in time; no credential is ever in the message. */
+            502: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Gateway",
+                     *       "message": "GitHub did not create the ticket: Bad credentials"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Gateway";
+                        message: string;
+                        /** @description The tickets created before the failure, kept. */
+                        data?: {
+                            fingerprint: string;
+                            /** @description False for an issue that had its ticket already (it is answered as it is). */
+                            created: boolean;
+                            ticket: components["schemas"]["IssueTicket"];
+                        }[];
                     };
                 };
             };

@@ -1,0 +1,109 @@
+import type { Insertable } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { IssueTicketsTable } from '../db/schema.js';
+import type { IssueTicket, TicketProvider } from '../issues/issue-state.schemas.js';
+
+/**
+ * E9.3 and E9.4's SQL: the only writer of `issue_tickets`. It reads a project's tracker link
+ * (`projects.tracker_connection_id`, written by projects/), the connection it names (connections/)
+ * and the report a ticket is made from (reports/), each with its own statement.
+ */
+
+interface TicketRow {
+  fingerprint: string;
+  provider: string;
+  key: string;
+  url: string;
+  created_at: string;
+  created_by_id: number | null;
+  created_by_name: string | null;
+  closed_at: string | null;
+}
+
+export function toTicket(row: TicketRow): IssueTicket {
+  return {
+    provider: row.provider as TicketProvider,
+    key: row.key,
+    url: row.url,
+    created_at: row.created_at,
+    created_by: row.created_by_id === null ? null : { id: row.created_by_id, name: row.created_by_name },
+    closed_at: row.closed_at,
+  };
+}
+
+export function createTicketsRepository(db: Db) {
+  return {
+    /** E9.3: the project's tracker connection, if it has one (its id, provider and name). */
+    async trackerOf(projectId: string): Promise<{ id: string; provider: string; name: string } | null> {
+      const row = await db
+        .selectFrom('projects as p')
+        .innerJoin('connections as c', 'c.id', 'p.tracker_connection_id')
+        .select(['c.id', 'c.provider', 'c.name'])
+        .where('p.id', '=', projectId)
+        .executeTakeFirst();
+      return row ?? null;
+    },
+
+    /** A connection of the team, as the tracker's answer names it; undefined when the team has none with that id. */
+    async connectionOfTeam(teamId: number, id: string): Promise<{ id: string; provider: string; name: string } | undefined> {
+      return db
+        .selectFrom('connections')
+        .select(['id', 'provider', 'name'])
+        .where('team_id', '=', teamId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+
+    /** The project's tickets of `fingerprints`, by fingerprint. */
+    async tickets(projectId: string, fingerprints: readonly string[]): Promise<Map<string, IssueTicket>> {
+      if (fingerprints.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('issue_tickets as t')
+        .leftJoin('users as u', 'u.id', 't.created_by_id')
+        .select([
+          't.fingerprint',
+          't.provider',
+          't.key',
+          't.url',
+          't.created_at',
+          't.created_by_id',
+          'u.name as created_by_name',
+          't.closed_at',
+        ])
+        .where('t.project_id', '=', projectId)
+        .where('t.fingerprint', 'in', fingerprints)
+        .execute();
+      return new Map(rows.map((row) => [row.fingerprint, toTicket(row)]));
+    },
+
+    /** Stores a ticket; false when the issue has one already (one ticket per issue). */
+    async insert(row: Insertable<IssueTicketsTable>): Promise<boolean> {
+      const inserted = await db
+        .insertInto('issue_tickets')
+        .values(row)
+        .onConflict((conflict) => conflict.columns(['project_id', 'fingerprint']).doNothing())
+        .returning('fingerprint')
+        .executeTakeFirst();
+      return inserted !== undefined;
+    },
+
+    /** The report a ticket is made from: its uuid, commit, branch and stored results. */
+    async report(reportId: number) {
+      return db
+        .selectFrom('reports')
+        .select(['id', 'uuid', 'git_commit', 'git_branch', 'results', 'results_br'])
+        .where('id', '=', reportId)
+        .executeTakeFirst();
+    },
+  };
+}
+
+/** E8.5 (features.ts hands it to the upload's decisions): a state moved to a new fingerprint takes its ticket along. */
+export async function moveTicket(trx: Db, projectId: string, from: string, to: string): Promise<void> {
+  await trx
+    .updateTable('issue_tickets')
+    .set({ fingerprint: to })
+    .where('project_id', '=', projectId)
+    .where('fingerprint', '=', from)
+    .execute();
+}
