@@ -1,4 +1,6 @@
 import { auditModule } from './audit/audit.module.js';
+import { connectionsModule } from './connections/connections.module.js';
+import { createProviderHttp, type ProviderHttp } from './connections/provider-http.js';
 import { issuesModule } from './issues/issues.module.js';
 import { generateBadgeKey } from './badges/badge-key.js';
 import { badgesModule } from './badges/badges.module.js';
@@ -31,6 +33,12 @@ export function createFeatures(deps: {
   passwords?: PasswordHasher;
   /** E9.2: seals and opens stored credentials and webhook secrets. */
   secrets: SecretBox;
+  /**
+   * E9: the client every call to a ticket provider goes through, closed by whoever made it (app.ts).
+   * Without one, a client of the configuration's network rules that nobody closes: for services
+   * that make no call (tests' direct service use); its sockets would be idle-closed anyway.
+   */
+  providerHttp?: ProviderHttp;
 }) {
   const { db, clock, config } = deps;
   const tokens = tokensModule({ db, clock });
@@ -56,6 +64,15 @@ export function createFeatures(deps: {
   const badges = badgesModule({ db, clock, config, projects: projects.service });
   const audit = auditModule({ db, clock, config, teams: teams.managerCheck });
   const webhooks = webhooksModule({ db, clock, config, projects: projects.service });
+  const connections = connectionsModule({
+    db,
+    clock,
+    config,
+    secrets: deps.secrets,
+    providerHttp: deps.providerHttp ?? createProviderHttp({ allowPrivateNetworks: config.webhookAllowPrivateNetworks }),
+    teams: teams.managerCheck,
+    teamRoleInTransaction: teams.roleInTransaction,
+  });
   const issues = issuesModule({ db, clock, config, projects: projects.service, recordEvents });
   const sessions = sessionsModule({ db, clock, config, passwords: deps.passwords ?? passwordHasher(deriveOnLibuv) });
   return {
@@ -69,8 +86,11 @@ export function createFeatures(deps: {
     webhooks,
     issues,
     sessions,
+    connections,
     /** The REST API's route plugins, mounted under /api/v1 in this order. */
-    v1Routes: [tokens, projects, reports, failures, badges, teams, audit, webhooks, issues, sessions].map((feature) => feature.routes),
+    v1Routes: [tokens, projects, reports, failures, badges, teams, audit, webhooks, issues, sessions, connections].map(
+      (feature) => feature.routes,
+    ),
   };
 }
 
