@@ -50,6 +50,7 @@ import { closeRedis, connectRedis, untilConnected } from './rate-limit/redis-cli
 import { redisStoreOn, type RateLimitBackendState } from './rate-limit/redis-store.js';
 import { createHeavyWork } from './reports/threads/heavy-work.js';
 import { createHashingLane, type HashingLane } from './sessions/hashing-lane.js';
+import { createProviderHttp, type ProviderHttp } from './connections/provider-http.js';
 import { createFeatures } from './features.js';
 import type { SecretBox } from './secrets/secret-box.js';
 import { loadSecretKeys } from './secrets/secret-keys.js';
@@ -81,6 +82,8 @@ export interface AppDependencies {
   hashingLane?: HashingLane;
   /** E9.2's sealed secrets; defaults to the keys the configuration names (secrets/secret-keys.ts). */
   secrets?: SecretBox;
+  /** E9's provider client; defaults to one on the configuration's network rules, closed with the app. */
+  providerHttp?: ProviderHttp;
 }
 
 /** Stdout, in the format the configuration and the terminal call for (config.ts, LOG_FORMAT). */
@@ -246,7 +249,9 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   const hashingLane = deps.hashingLane ?? createHashingLane();
   if (!deps.hashingLane) app.addHook('onClose', async () => hashingLane.close());
   const secrets = deps.secrets ?? loadSecretKeys(config).box;
-  const features = createFeatures({ db, clock, config, heavyWork, passwords: hashingLane, secrets });
+  const providerHttp = deps.providerHttp ?? createProviderHttp({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
+  if (!deps.providerHttp) app.addHook('onClose', async () => providerHttp.close());
+  const features = createFeatures({ db, clock, config, heavyWork, passwords: hashingLane, secrets, providerHttp });
   await app.register(
     async (v1: App) => {
       v1.decorateRequest('project', null);

@@ -1,4 +1,6 @@
 import { auditModule } from './audit/audit.module.js';
+import { connectionsModule } from './connections/connections.module.js';
+import { createProviderHttp, type ProviderHttp } from './connections/provider-http.js';
 import { issuesModule } from './issues/issues.module.js';
 import { generateBadgeKey } from './badges/badge-key.js';
 import { badgesModule } from './badges/badges.module.js';
@@ -33,6 +35,12 @@ export function createFeatures(deps: {
   passwords?: PasswordHasher;
   /** E9.2: seals and opens stored credentials and webhook secrets. */
   secrets: SecretBox;
+  /**
+   * E9: the client every call to a ticket provider goes through, closed by whoever made it (app.ts).
+   * Without one, a client of the configuration's network rules that nobody closes: for services
+   * that make no call (tests' direct service use); its sockets would be idle-closed anyway.
+   */
+  providerHttp?: ProviderHttp;
 }) {
   const { db, clock, config } = deps;
   const tokens = tokensModule({ db, clock });
@@ -58,8 +66,27 @@ export function createFeatures(deps: {
   const badges = badgesModule({ db, clock, config, projects: projects.service });
   const audit = auditModule({ db, clock, config, teams: teams.managerCheck });
   const webhooks = webhooksModule({ db, clock, config, projects: projects.service, secrets: deps.secrets });
+  // E6's network rules hold for providers too (WEBHOOK_ALLOW_PRIVATE_NETWORKS lifts them).
+  const providerHttp = deps.providerHttp ?? createProviderHttp({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
+  const connections = connectionsModule({
+    db,
+    clock,
+    config,
+    secrets: deps.secrets,
+    providerHttp,
+    teams: teams.managerCheck,
+    teamRoleInTransaction: teams.roleInTransaction,
+  });
   const issues = issuesModule({ db, clock, config, projects: projects.service, recordEvents });
-  const tickets = ticketsModule({ db, clock, config, secrets: deps.secrets, projects: projects.service, issues: issues.service });
+  const tickets = ticketsModule({
+    db,
+    clock,
+    config,
+    secrets: deps.secrets,
+    projects: projects.service,
+    issues: issues.service,
+    http: providerHttp,
+  });
   const sessions = sessionsModule({ db, clock, config, passwords: deps.passwords ?? passwordHasher(deriveOnLibuv) });
   return {
     tokens,
@@ -73,8 +100,9 @@ export function createFeatures(deps: {
     issues,
     tickets,
     sessions,
+    connections,
     /** The REST API's route plugins, mounted under /api/v1 in this order. */
-    v1Routes: [tokens, projects, reports, failures, badges, teams, audit, webhooks, issues, tickets, sessions].map(
+    v1Routes: [tokens, projects, reports, failures, badges, teams, audit, webhooks, issues, tickets, sessions, connections].map(
       (feature) => feature.routes,
     ),
   };

@@ -28,6 +28,10 @@ export const AUDIT_ACTIONS = [
   'webhook.updated',
   'webhook.deleted',
   'webhook.secret_rotated',
+  // E9.1: a team's connections to its ticket providers (never their credentials).
+  'connection.created',
+  'connection.updated',
+  'connection.deleted',
   'issue.updated',
   // E8.8: a state the service moved to an issue's new fingerprint at an upload (E8.5; actor `operator`).
   'issue.state_carried',
@@ -45,4 +49,15 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What an event is about: `target.type` in the API's shape. */
-export type AuditTargetType = 'project' | 'report' | 'team' | 'member' | 'invitation' | 'token' | 'webhook' | 'user' | 'session' | 'issue';
+export type AuditTargetType =
+  | 'project'
+  | 'report'
+  | 'team'
+  | 'member'
+  | 'invitation'
+  | 'token'
+  | 'webhook'
+  | 'user'
+  | 'session'
+  | 'issue'
+  | 'connection';

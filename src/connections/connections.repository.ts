@@ -24,6 +24,10 @@ export function createConnectionsRepository(db: Db) {
       await db.insertInto('connections').values(row).execute();
     },
 
+    async listForTeam(teamId: number): Promise<ConnectionRow[]> {
+      return db.selectFrom('connections').selectAll().where('team_id', '=', teamId).orderBy('created_at').orderBy('id').execute();
+    },
+
     async find(teamId: number, id: string): Promise<ConnectionRow | undefined> {
       return db.selectFrom('connections').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
     },

@@ -81,6 +81,13 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /api/v1/teams/:team/invitations': 'createInvitation',
   'DELETE /api/v1/teams/:team/invitations/:id': 'cancelInvitation',
   'GET /api/v1/teams/:team/audit-events': 'listTeamAuditEvents',
+  // Connections
+  'GET /api/v1/teams/:team/connections': 'listConnections',
+  'POST /api/v1/teams/:team/connections': 'createConnection',
+  'GET /api/v1/teams/:team/connections/:connection': 'getConnection',
+  'PUT /api/v1/teams/:team/connections/:connection': 'updateConnection',
+  'DELETE /api/v1/teams/:team/connections/:connection': 'deleteConnection',
+  'POST /api/v1/teams/:team/connections/:connection/check': 'checkConnection',
   // Invitations addressed to the caller
   'GET /api/v1/invitations': 'listInvitations',
   'POST /api/v1/invitations/:id/accept': 'acceptInvitation',

@@ -1,4 +1,4 @@
-import { createProviderHttp } from '../connections/provider-http.js';
+import type { ProviderHttp } from '../connections/provider-http.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
@@ -16,14 +16,13 @@ export function ticketsModule(deps: {
   secrets: SecretBox;
   projects: Pick<ProjectsService, 'resolveProject' | 'lockForWrite' | 'linkTracker'>;
   issues: Pick<IssuesService, 'assertHeld' | 'heldIssues' | 'recordTicketed'>;
+  /** The client every provider call goes through (connections/provider-http.ts), closed by its owner. */
+  http: ProviderHttp;
 }) {
-  // E6's network rules hold for providers too (WEBHOOK_ALLOW_PRIVATE_NETWORKS lifts them).
-  const http = createProviderHttp({ allowPrivateNetworks: deps.config.webhookAllowPrivateNetworks });
-  const service = createTicketsService({ ...deps, http });
+  const service = createTicketsService(deps);
   return {
     service,
     routes: async (app: Parameters<typeof ticketsRoutes>[0]) => {
-      app.addHook('onClose', async () => http.close());
       await ticketsRoutes(app, {
         ticketsService: service,
         projectsService: deps.projects,

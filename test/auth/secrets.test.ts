@@ -102,3 +102,58 @@ describe('webhook secrets at rest (E9.2)', () => {
     if (ctx.config.secretKey) expect(bytes.includes(ctx.config.secretKey)).toBe(false);
   });
 });
+
+// E9.1 / E9.2: a connection's credentials are stored sealed; neither they nor the auth header made
+// of them are anywhere in the tables or (SQLite) the files.
+describe('connection credentials at rest (E9.1)', () => {
+  it('stores no credential in plain text, in any table or file', async ({ ctx, storedBytes }) => {
+    const owner = await ctx.given.user({ plan: 'business' });
+    const secrets = {
+      github: 'ghp_atRestGitHubToken77777',
+      jira: 'ATATTatRestJiraApiToken888',
+      linear: 'lin_api_atRestLinearKey999',
+      replaced: 'glpat-atRestReplacedToken1',
+    };
+    const url = `/api/v1/teams/${owner.teamId}/connections`;
+    const bodies = [
+      { provider: 'github', name: 'G', credentials: { token: secrets.github } },
+      {
+        provider: 'jira',
+        name: 'J',
+        base_url: 'https://shop.atlassian.net',
+        credentials: { email: 'ada@example.com', api_token: secrets.jira },
+      },
+      { provider: 'linear', name: 'L', credentials: { api_key: secrets.linear } },
+    ];
+    const ids: string[] = [];
+    for (const body of bodies) {
+      const created = await ctx.request({ method: 'POST', url, token: owner.token, body });
+      expect(created.statusCode, created.body).toBe(201);
+      ids.push(created.json().data.id);
+    }
+    const gitlab = await ctx.request({
+      method: 'POST',
+      url,
+      token: owner.token,
+      body: { provider: 'gitlab', name: 'GL', credentials: { token: 'glpat-first0000' } },
+    });
+    const changed = await ctx.request({
+      method: 'PUT',
+      url: `${url}/${gitlab.json().data.id}`,
+      token: owner.token,
+      body: { credentials: { token: secrets.replaced } },
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+
+    const rows = await ctx.db.selectFrom('connections').selectAll().execute();
+    expect(rows).toHaveLength(4);
+    for (const row of rows) expect(row.credentials).toMatch(/^[a-z0-9]+:/); // sealed: a prefix, then the key id and parts
+    const bytes = await storedBytes();
+    expect(bytes.includes('shop.atlassian.net')).toBe(true); // the scan sees the connection rows
+    const basic = Buffer.from(`ada@example.com:${secrets.jira}`).toString('base64');
+    for (const [name, secret] of Object.entries({ ...secrets, basic })) {
+      expect(bytes.includes(secret), `${name} in the stored bytes`).toBe(false);
+      expect(bytes.includes(secret.slice(0, -4)), `${name} without its hint in the stored bytes`).toBe(false);
+    }
+  });
+});

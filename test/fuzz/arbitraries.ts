@@ -424,6 +424,13 @@ export const VALID_V1_BODIES = {
   invite: { email: 'new.dev@example.com', role: 'admin' },
   createWebhook: { url: 'https://hooks.example.com/new', events: ['report.gate_failed', 'run.failed'], description: 'CI alerts' },
   updateWebhook: { url: 'https://hooks.example.com/moved', events: ['ping'], active: false, description: null },
+  createConnection: {
+    provider: 'jira',
+    name: 'Jira',
+    base_url: 'https://shop.invalid',
+    credentials: { email: 'a@example.com', api_token: 'atl-fuzz' },
+  },
+  updateConnection: { name: 'Renamed', base_url: 'https://moved.invalid/api/v3', credentials: { token: 'ghp_replacedtoken' } },
 };
 
 /** A body of `kind` the operation accepts from the owner's full token (the world's ids where it needs one). */

@@ -125,6 +125,8 @@ export type BodyKind =
   | 'invite'
   | 'createWebhook'
   | 'updateWebhook'
+  | 'createConnection'
+  | 'updateConnection'
   | 'issueState'
   | 'bulkIssues'
   | 'tracker'
@@ -138,10 +140,10 @@ const op = (name: string, kind: Operation['kind'], body?: Operation['body']): Op
 };
 
 /**
- * 56 /api/v1 operations (21 of api-v1 and E1-E3, 19 of E4 and E5, 9 of E6 and 3 of E8.2 with a
- * personal access token; the password change, the sign-in and the session's two of E7), the 5
+ * 62 /api/v1 operations (21 of api-v1 and E1-E3, 19 of E4 and E5, 9 of E6, 3 of E8.2 and 6 of
+ * E9.1 with a personal access token; the password change, the sign-in and the session's two of E7), the 5
  * client-package ones (one, the older clients' upload, under /api/v1), the 3 public badges (E2.3)
- * and the two probes: 66.
+ * and the two probes: 72.
  */
 export const OPERATIONS: Operation[] = [
   op('GET /api/v1/projects', 'v1'),
@@ -194,6 +196,13 @@ export const OPERATIONS: Operation[] = [
   op('GET /api/v1/invitations', 'v1'),
   op('POST /api/v1/invitations/{id}/accept', 'v1'),
   op('POST /api/v1/invitations/{id}/decline', 'v1'),
+  // E9.1: a team's connections to its ticket providers.
+  op('POST /api/v1/teams/{team}/connections', 'v1', 'createConnection'),
+  op('GET /api/v1/teams/{team}/connections', 'v1'),
+  op('GET /api/v1/teams/{team}/connections/{connection}', 'v1'),
+  op('PUT /api/v1/teams/{team}/connections/{connection}', 'v1', 'updateConnection'),
+  op('DELETE /api/v1/teams/{team}/connections/{connection}', 'v1'),
+  op('POST /api/v1/teams/{team}/connections/{connection}/check', 'v1'),
   op('POST /api/v1/projects/{project}/webhooks', 'v1', 'createWebhook'),
   op('GET /api/v1/projects/{project}/webhooks', 'v1'),
   op('GET /api/v1/projects/{project}/webhooks/{webhook}', 'v1'),
@@ -263,6 +272,9 @@ export interface World {
   deliveryId: string;
   foreignWebhookId: string;
   foreignDeliveryId: string;
+  /** A connection of the owner's shared team (E9.1), whose base URL leads nowhere (.invalid); another user's team's. */
+  connectionId: string;
+  foreignConnectionId: string;
   /** An issue a report of the owner's project holds (E1.2), for E8.2's routes. */
   fingerprint: string;
 }
@@ -290,6 +302,7 @@ export function pathOf(world: World, operation: Operation, value?: string): stri
     id: operation.template.startsWith('/api/v1/invitations/') ? String(world.ownInvitationId) : String(world.teamInvitationId),
     webhook: world.webhookId,
     delivery: world.deliveryId,
+    connection: world.connectionId,
     fingerprint: world.fingerprint,
   };
   const names = [...operation.template.matchAll(/\{([a-z]+)\}/g)].map((match) => match[1]!);
@@ -317,6 +330,7 @@ const TABLES = [
   'reports',
   'run_failures',
   'team_invitations',
+  'connections',
   'audit_events',
   'webhooks',
   'webhook_deliveries',
@@ -730,6 +744,8 @@ async function seed(ctx: TestContext): Promise<World> {
   const [webhookId, deliveryId] = await webhookWithDelivery(ctx, owner, project.project.id);
   const [foreignWebhookId, foreignDeliveryId] = await webhookWithDelivery(ctx, outsider, foreign.project.id);
   const fingerprint = await reportWithIssue(ctx, project.project.id, project.apiToken);
+  const connectionId = await connectionOf(ctx, owner, teamId);
+  const foreignConnectionId = await connectionOf(ctx, outsider, foreignTeamId);
   return {
     owner,
     pat: owner.token,
@@ -757,8 +773,27 @@ async function seed(ctx: TestContext): Promise<World> {
     deliveryId,
     foreignWebhookId,
     foreignDeliveryId,
+    connectionId,
+    foreignConnectionId,
     fingerprint,
   };
+}
+
+/** E9.1: a connection of `teamId` whose base URL is a reserved name (RFC 6761): a check never leaves the machine. */
+async function connectionOf(ctx: TestContext, owner: TestUser, teamId: number): Promise<string> {
+  const created = await ctx.request({
+    method: 'POST',
+    url: `/api/v1/teams/${teamId}/connections`,
+    token: owner.token,
+    body: {
+      provider: 'github',
+      name: 'Fuzz GitHub',
+      base_url: 'https://github.invalid/api/v3',
+      credentials: { token: 'ghp_fuzzworldtoken' },
+    },
+  });
+  if (created.statusCode !== 201) throw new Error(`seeding a connection failed: ${created.body}`);
+  return (created.json() as { data: { id: string } }).data.id;
 }
 
 /** An upload to the project holding an issue (through the client's endpoint, so fingerprinted as E1.2 says): its fingerprint. */

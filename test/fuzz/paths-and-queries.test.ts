@@ -46,6 +46,7 @@ function headersFor(world: World, who: Credential, body: string | undefined): [s
 function idsFor(world: World, operation: Operation): { own: string[]; foreign: string[] } {
   // E6: the last parameter is the one generated (harness pathOf), under the owner's project (and webhook).
   if (operation.template.includes('{delivery}')) return { own: [world.deliveryId], foreign: [world.foreignDeliveryId] };
+  if (operation.template.includes('{connection}')) return { own: [world.connectionId], foreign: [world.foreignConnectionId] };
   if (operation.template.includes('{webhook}')) return { own: [world.webhookId], foreign: [world.foreignWebhookId] };
   if (operation.template.includes('{project}'))
     return { own: [world.projectId, world.archivedProjectId], foreign: [world.foreignProjectId] };

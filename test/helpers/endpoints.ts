@@ -861,3 +861,101 @@ export async function snapshot(ctx: TestContext) {
   const issueStates = await ctx.db.selectFrom('issue_states').selectAll().orderBy('project_id').orderBy('fingerprint').execute();
   return { projects, tokens, webhooks, deliveries, issueStates };
 }
+
+/** A connection body E9.1 accepts (no request is made to it: only the check calls the provider). */
+const connectionBody = {
+  provider: 'gitlab',
+  name: 'GitLab',
+  base_url: 'https://gitlab.example.com/api/v4',
+  credentials: { token: 'glpat-endpoint-case' },
+};
+/** Fails validation: an unknown provider and an empty name. */
+const INVALID_CONNECTION_BODY = { provider: 'svn', name: '', credentials: {} };
+
+/** A connection of `user`'s own team, created over the API, with a token of its own for further setup. */
+async function connectionOf(ctx: TestContext, user: TestUser) {
+  const teamId = await ownTeam(ctx, user);
+  const token = await ctx.given.token(user, { name: 'connection setup' });
+  const response = await ctx.request({ method: 'POST', url: `/api/v1/teams/${teamId}/connections`, token, body: connectionBody });
+  if (response.statusCode !== 201) throw new Error(`creating a connection failed: ${response.body}`);
+  const id = (response.json() as { data: { id: string } }).data.id;
+  return { teamId, id, token, url: `/api/v1/teams/${teamId}/connections/${id}` };
+}
+
+/**
+ * E9.1's connections (owner or admin of the team, else 404 or 403), each with a request that succeeds
+ * for `user` (the check answers 200 whether or not the provider could be reached). Kept apart like
+ * WEBHOOK_ENDPOINTS: their `:connection` is unknown to the generic suites
+ * (test/connections/connections-api.test.ts covers D4, D7 and the roles for them).
+ */
+export const CONNECTION_ENDPOINTS: EndpointCase[] = [
+  {
+    name: 'POST /teams/{team}/connections',
+    method: 'POST',
+    path: '/teams/:team/connections',
+    body: connectionBody,
+    invalidBody: INVALID_CONNECTION_BODY,
+    ability: 'admin',
+    subscription: true,
+    success: 201,
+    prepare: async (ctx, user) => ({ method: 'POST', url: `/api/v1/teams/${await ownTeam(ctx, user)}/connections`, body: connectionBody }),
+  },
+  {
+    name: 'GET /teams/{team}/connections',
+    method: 'GET',
+    path: '/teams/:team/connections',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/teams/${(await connectionOf(ctx, user)).teamId}/connections` }),
+  },
+  {
+    name: 'GET /teams/{team}/connections/{connection}',
+    method: 'GET',
+    path: '/teams/:team/connections/:connection',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: (await connectionOf(ctx, user)).url }),
+  },
+  {
+    name: 'PUT /teams/{team}/connections/{connection}',
+    method: 'PUT',
+    path: '/teams/:team/connections/:connection',
+    body: { name: 'Renamed' },
+    invalidBody: { name: '' },
+    ability: 'admin',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'PUT', url: (await connectionOf(ctx, user)).url, body: { name: 'Renamed' } }),
+  },
+  {
+    name: 'DELETE /teams/{team}/connections/{connection}',
+    method: 'DELETE',
+    path: '/teams/:team/connections/:connection',
+    ability: 'admin',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'DELETE', url: (await connectionOf(ctx, user)).url }),
+  },
+  {
+    name: 'POST /teams/{team}/connections/{connection}/check',
+    method: 'POST',
+    path: '/teams/:team/connections/:connection/check',
+    ability: 'admin',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => {
+      // A base URL of a reserved name (RFC 6761 .invalid): the check fails at once, never leaving the machine.
+      const connection = await connectionOf(ctx, user);
+      const moved = await ctx.request({
+        method: 'PUT',
+        url: connection.url,
+        token: connection.token,
+        body: { base_url: 'https://gitlab.invalid/api/v4' },
+      });
+      if (moved.statusCode !== 200) throw new Error(`changing a connection failed: ${moved.body}`);
+      return { method: 'POST', url: `${connection.url}/check` };
+    },
+  },
+];

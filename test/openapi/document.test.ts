@@ -1,6 +1,13 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ENDPOINTS, ISSUE_ENDPOINTS, TEAM_ENDPOINTS, TICKET_ENDPOINTS, WEBHOOK_ENDPOINTS } from '../helpers/endpoints.js';
+import {
+  CONNECTION_ENDPOINTS,
+  ENDPOINTS,
+  ISSUE_ENDPOINTS,
+  TEAM_ENDPOINTS,
+  TICKET_ENDPOINTS,
+  WEBHOOK_ENDPOINTS,
+} from '../helpers/endpoints.js';
 import { buildTestApp, type TestContext } from '../helpers/test-app.js';
 
 /** The client package's endpoints (CLIENT-WIRE.md), as method and OpenAPI path. */
@@ -17,9 +24,14 @@ const CLIENT_OPERATIONS = [
  * (TEAM_ENDPOINTS), E6's webhooks (WEBHOOK_ENDPOINTS: 9 operations), E8's changes of issue states
  * (ISSUE_ENDPOINTS: 2 operations), E9.4's tickets (TICKET_ENDPOINTS: 2 operations).
  */
-const V1_OPERATIONS = [...ENDPOINTS, ...TEAM_ENDPOINTS, ...WEBHOOK_ENDPOINTS, ...ISSUE_ENDPOINTS, ...TICKET_ENDPOINTS].map(
-  (e) => [e.method.toLowerCase(), `/api/v1${e.path.replace(/:([a-z]+)/g, '{$1}')}`] as const,
-);
+const V1_OPERATIONS = [
+  ...ENDPOINTS,
+  ...TEAM_ENDPOINTS,
+  ...WEBHOOK_ENDPOINTS,
+  ...ISSUE_ENDPOINTS,
+  ...TICKET_ENDPOINTS,
+  ...CONNECTION_ENDPOINTS,
+].map((e) => [e.method.toLowerCase(), `/api/v1${e.path.replace(/:([a-z]+)/g, '{$1}')}`] as const);
 
 /** E7: the dashboard's sign-in (email and password) and its session's own operations (the cookie only). */
 const SESSION_OPERATIONS = [

@@ -40,6 +40,7 @@ import {
   WEBHOOK_ENDPOINTS,
   ISSUE_ENDPOINTS,
   TICKET_ENDPOINTS,
+  CONNECTION_ENDPOINTS,
   snapshot,
   type EndpointCase,
 } from '../helpers/endpoints.js';
@@ -90,7 +91,14 @@ function routesOf(table: readonly RouteTableEntry[]): Route[] {
 const asGet = (route: Route): Route => (route.method === 'HEAD' ? { ...route, method: 'GET' } : route);
 
 /** Every /api/v1 operation with a succeeding request: api-v1 and E1-E3, then E4 and E5, then E6. */
-const ALL_ENDPOINTS = [...ENDPOINTS, ...TEAM_ENDPOINTS, ...WEBHOOK_ENDPOINTS, ...ISSUE_ENDPOINTS, ...TICKET_ENDPOINTS];
+const ALL_ENDPOINTS = [
+  ...ENDPOINTS,
+  ...TEAM_ENDPOINTS,
+  ...WEBHOOK_ENDPOINTS,
+  ...ISSUE_ENDPOINTS,
+  ...TICKET_ENDPOINTS,
+  ...CONNECTION_ENDPOINTS,
+];
 
 /** The ENDPOINTS (or TEAM_ENDPOINTS, WEBHOOK_ENDPOINTS, ISSUE_ENDPOINTS) case of an /api/v1 route, by method and path pattern. */
 function endpointOf(route: Route): EndpointCase | undefined {
