@@ -4,6 +4,7 @@ import type { ConnectionsTable } from '../db/schema.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { ProviderTarget } from './provider-http.js';
 import { type Credentials, isProvider, type Provider } from './providers.js';
+import { UUID_PATTERN } from '../projects/permissions.js';
 
 export type ConnectionRow = Selectable<ConnectionsTable>;
 
@@ -28,8 +29,10 @@ export function createConnectionsRepository(db: Db) {
       return db.selectFrom('connections').selectAll().where('team_id', '=', teamId).orderBy('created_at').orderBy('id').execute();
     },
 
+    /** A path's id that is no UUID names no connection (a 404), and never reaches the database (a NUL byte would fail there). */
     async find(teamId: number, id: string): Promise<ConnectionRow | undefined> {
-      return db.selectFrom('connections').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+      if (!UUID_PATTERN.test(id)) return undefined;
+      return db.selectFrom('connections').selectAll().where('team_id', '=', teamId).where('id', '=', id.toLowerCase()).executeTakeFirst();
     },
 
     async update(id: string, changes: Updateable<ConnectionsTable>): Promise<void> {

@@ -2,6 +2,7 @@ import type { Insertable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { IssueTicketsTable } from '../db/schema.js';
 import type { IssueTicket, TicketProvider } from '../issues/issue-state.schemas.js';
+import { UUID_PATTERN } from '../projects/permissions.js';
 
 /**
  * E9.3 and E9.4's SQL: the only writer of `issue_tickets`. It reads a project's tracker link
@@ -45,7 +46,9 @@ export function createTicketsRepository(db: Db) {
     },
 
     /** A connection of the team, as the tracker's answer names it; undefined when the team has none with that id. */
+    /** An id that is no UUID names no connection, and never reaches the database (a NUL byte would fail there). */
     async connectionOfTeam(teamId: number, id: string): Promise<{ id: string; provider: string; name: string } | undefined> {
+      if (!UUID_PATTERN.test(id)) return undefined;
       return db
         .selectFrom('connections')
         .select(['id', 'provider', 'name'])

@@ -330,6 +330,19 @@ describe('the connections API (E9.1)', () => {
       }
       expectError(await api('POST', `${listUrl()}/${id}/check`), 404, NOT_FOUND);
       expectError(await api('GET', `${listUrl()}/not-a-uuid`), 404, NOT_FOUND);
+      // A NUL byte cannot reach PostgreSQL's text (it would fail there, a 500): the id is no UUID, a 404.
+      for (const method of ['GET', 'PUT', 'DELETE'] as const) {
+        expectError(await api(method, `${listUrl()}/${MISSING}%00`, method === 'PUT' ? { name: 'X' } : undefined), 404, NOT_FOUND);
+      }
+      // An id in capitals is the same connection.
+      expect(
+        (
+          await api(
+            'GET',
+            `${listUrl()}/${(await create({ provider: 'gitlab', name: 'U', credentials: { token: 'abcd' } })).id.toUpperCase()}`,
+          )
+        ).statusCode,
+      ).toBe(200);
     });
   });
 
