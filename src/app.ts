@@ -52,6 +52,8 @@ import { createHeavyWork } from './reports/threads/heavy-work.js';
 import { createHashingLane, type HashingLane } from './sessions/hashing-lane.js';
 import { createProviderHttp, type ProviderHttp } from './connections/provider-http.js';
 import { createFeatures } from './features.js';
+import { registerOutboxMetrics } from './outbox/outbox-metrics.js';
+import { createOutboxWorker } from './outbox/outbox-worker.js';
 import type { SecretBox } from './secrets/secret-box.js';
 import { loadSecretKeys } from './secrets/secret-keys.js';
 import { createProjectsRepository } from './projects/projects.repository.js';
@@ -252,6 +254,20 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   const providerHttp = deps.providerHttp ?? createProviderHttp({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
   if (!deps.providerHttp) app.addHook('onClose', async () => providerHttp.close());
   const features = createFeatures({ db, clock, config, heavyWork, passwords: hashingLane, secrets, providerHttp });
+  // The outbox's worker (calls to providers): started and stopped by `serve` (main.ts), driven a
+  // round at a time by tests; its attempts are counted on /metrics.
+  const outboxMetrics = registerOutboxMetrics(metricsRegistry, { db, clock });
+  app.decorate(
+    'outboxWorker',
+    createOutboxWorker({
+      db,
+      clock,
+      logger: app.log,
+      handlers: features.outboxHandlers,
+      concurrency: config.webhookConcurrency,
+      onAttempt: outboxMetrics.onAttempt,
+    }),
+  );
   await app.register(
     async (v1: App) => {
       v1.decorateRequest('project', null);
@@ -273,6 +289,7 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
     reportsService: features.reports.service,
     failuresService: features.failures.service,
     heavyWork,
+    config,
   });
 
   // E2.3: README images, no token; D8's per-IP budget does not apply, each badge key has its own.

@@ -16,6 +16,7 @@ import type { SecretBox } from './secrets/secret-box.js';
 import { deriveOnLibuv, type PasswordHasher, passwordHasher } from './sessions/password-hash.js';
 import { sessionsModule } from './sessions/sessions.module.js';
 import { teamsModule } from './teams/teams.module.js';
+import { createTicketFollowUps } from './tickets/ticket-follow-up.js';
 import { moveTicket } from './tickets/tickets.repository.js';
 import { ticketsModule } from './tickets/tickets.module.js';
 import { tokensModule } from './tokens/tokens.module.js';
@@ -54,6 +55,10 @@ export function createFeatures(deps: {
     newBadgeKey: generateBadgeKey,
     recordEvent,
   });
+  // E6's network rules hold for providers too (WEBHOOK_ALLOW_PRIVATE_NETWORKS lifts them).
+  const providerHttp = deps.providerHttp ?? createProviderHttp({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
+  // E9.5: a stored upload tells the tickets of the issues it fixed, through the outbox.
+  const ticketFollowUps = createTicketFollowUps({ db, clock, secrets: deps.secrets, http: providerHttp });
   const reports = reportsModule({
     db,
     clock,
@@ -61,13 +66,12 @@ export function createFeatures(deps: {
     heavyWork: deps.heavyWork,
     projects: projects.service,
     uploadDecisions: createUploadDecisions({ clock, followers: [moveTicket] }),
+    reportStored: [ticketFollowUps.reportStored],
   });
   const failures = failuresModule({ db, clock, config, projects: projects.service });
   const badges = badgesModule({ db, clock, config, projects: projects.service });
   const audit = auditModule({ db, clock, config, teams: teams.managerCheck });
   const webhooks = webhooksModule({ db, clock, config, projects: projects.service, secrets: deps.secrets });
-  // E6's network rules hold for providers too (WEBHOOK_ALLOW_PRIVATE_NETWORKS lifts them).
-  const providerHttp = deps.providerHttp ?? createProviderHttp({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
   const connections = connectionsModule({
     db,
     clock,
@@ -101,6 +105,8 @@ export function createFeatures(deps: {
     tickets,
     sessions,
     connections,
+    /** The outbox's handlers by kind: the calls to other services that features write to it (outbox/). */
+    outboxHandlers: { ...ticketFollowUps.handlers },
     /** The REST API's route plugins, mounted under /api/v1 in this order. */
     v1Routes: [tokens, projects, reports, failures, badges, teams, audit, webhooks, issues, tickets, sessions, connections].map(
       (feature) => feature.routes,

@@ -5,6 +5,7 @@ import { systemClock } from './clock.js';
 import { startReportRetention } from './reports/report-retention.js';
 import { startReceiptRetention } from './reports/receipt-retention.js';
 import { startDeliveryRetention } from './webhooks/delivery-retention.js';
+import { startOutboxRetention } from './outbox/outbox-retention.js';
 import { startSessionRetention } from './sessions/session-retention.js';
 import { createDeliveryWorker } from './webhooks/delivery-worker.js';
 import { createWebhookSender } from './webhooks/outbound-http.js';
@@ -43,6 +44,13 @@ export async function serve(config: Config): Promise<void> {
     retentionDays: config.webhookDeliveryRetentionDays,
     logger: app.log,
   });
+  // The outbox's done calls to other services, after the same retention as webhook deliveries.
+  const stopOutboxRetention = startOutboxRetention({
+    db,
+    clock: systemClock,
+    retentionDays: config.webhookDeliveryRetentionDays,
+    logger: app.log,
+  });
   // D40: the receipts that answer a retried upload are kept a day.
   const stopReceiptRetention = startReceiptRetention({ db, clock: systemClock, retentionDays: 1, logger: app.log });
   // E7: ended sessions and old failed sign-ins.
@@ -58,9 +66,14 @@ export async function serve(config: Config): Promise<void> {
     concurrency: config.webhookConcurrency,
     onAttempt: app.webhookMetrics.onAttempt,
   });
-  app.addHook('onReady', async () => deliveries.start());
+  app.addHook('onReady', async () => {
+    deliveries.start();
+    // E9.5 (and E10, E11 to come): calls to other services, one attempt at a time across instances.
+    app.outboxWorker.start();
+  });
   let shutdownStartedAt: number | undefined;
   let deliveriesStopped: Promise<void> = Promise.resolve();
+  let outboxStopped: Promise<void> = Promise.resolve();
   // D39: the background work stops at once (preClose), so that the server stops accepting without
   // waiting for it; the webhook attempts in flight keep running while the requests in flight
   // finish, and the database closes only once both are done and every outcome is recorded.
@@ -68,15 +81,19 @@ export async function serve(config: Config): Promise<void> {
     stopAuditRetention();
     stopReportRetention();
     stopDeliveryRetention();
+    stopOutboxRetention();
     stopSessionRetention();
     stopReceiptRetention();
     const elapsed = shutdownStartedAt === undefined ? 0 : Date.now() - shutdownStartedAt;
-    deliveriesStopped = deliveries.stop(Math.max(0, config.shutdownTimeoutMs - elapsed - CLOSE_MARGIN_MS));
+    const grace = Math.max(0, config.shutdownTimeoutMs - elapsed - CLOSE_MARGIN_MS);
+    deliveriesStopped = deliveries.stop(grace);
+    outboxStopped = app.outboxWorker.stop(grace);
   });
   // onClose hooks run in the reverse order of their registration: this one (added last) first,
   // after the HTTP server has closed, before the app's own (token cache, Redis).
   app.addHook('onClose', async () => {
     await deliveriesStopped;
+    await outboxStopped;
     await sender.close();
     await db.destroy();
   });

@@ -2,9 +2,11 @@ import type { FastifyRequest } from 'fastify';
 import { FailureUpload } from '../failures/failure-upload.schemas.js';
 import type { FailuresService } from '../failures/failures.service.js';
 import { badRequest, invalidField, projectArchived, unauthenticated, validationFailed } from '../wire/api-error.js';
+import type { Config } from '../config.js';
 import type { App } from '../http/app-types.js';
 import { rejectInvalidHost } from '../http/host-header.js';
 import { carriesBody, requireJsonObjectBody } from '../http/json-body.js';
+import { publicUrl } from '../http/public-url.js';
 import { emptyJsonBody, parseJsonBody } from '../wire/json-parse.js';
 import { withStorableText } from '../wire/json-values.js';
 import { UUID_PATTERN } from '../projects/permissions.js';
@@ -30,6 +32,7 @@ export interface ClientApiDeps {
   reportsService: ReportsService;
   failuresService: FailuresService;
   heavyWork: HeavyWork;
+  config: Config;
 }
 
 /**
@@ -49,7 +52,7 @@ const isUpload = (request: FastifyRequest) => request.routeOptions.config.client
  * 409 for an archived project, then 422 for the body.
  */
 export async function clientApiRoutes(app: App, deps: ClientApiDeps) {
-  const { reportsService: reports, failuresService: failures } = deps;
+  const { reportsService: reports, failuresService: failures, config } = deps;
   const tags = ['client package'];
 
   const refuseUnidentified = (request: FastifyRequest) => {
@@ -116,7 +119,7 @@ export async function clientApiRoutes(app: App, deps: ClientApiDeps) {
         if (outcome.kind !== 'processed') throw new Error(`unexpected upload outcome ${outcome.kind}`);
         const upload = outcome.upload;
         checkProjectId(upload.projectId, project.id);
-        const { report, gate } = await reports.receiveUpload(credentialOf(request), project.id, upload);
+        const { report, gate } = await reports.receiveUpload(credentialOf(request), project.id, upload, publicUrl(config, request, ''));
         return reply.code(201).send({ success: true, message: 'Report received.', report, gate });
       },
     });

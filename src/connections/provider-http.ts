@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { CallOutcome } from '../outbox/outbox-worker.js';
 import { createOutboundHttp, type OutboundHttp, type ResolveHost } from '../webhooks/outbound-http.js';
 import { type Credentials, credentialStrings, PROVIDER_SPECS, type Provider } from './providers.js';
 
@@ -204,4 +205,28 @@ function scrub(message: string, secrets: readonly string[]): string {
   let text = message;
   for (const secret of secrets) if (secret.length >= 4) text = text.split(secret).join('[redacted]');
   return text.slice(0, MESSAGE_MAX_LENGTH);
+}
+
+/**
+ * A provider call made from the outbox (outbox/outbox-worker.ts), as its outcome: a network error,
+ * a timeout, a 5xx or a 429 may pass and is tried again (no sooner than Retry-After); a 4xx, an
+ * address the network rules refuse, or a body too large to read after a failure status will not.
+ * A 2xx whose body was too large still made the call: retrying it would make it twice.
+ */
+export function callOutcomeOf(result: ProviderResult): CallOutcome {
+  if (result.ok) return { ok: true, status: result.answer.status };
+  const { failure } = result;
+  const status = failure.status ?? null;
+  if (failure.kind === 'too-large' && status !== null && status >= 200 && status < 300) return { ok: true, status };
+  const retry =
+    failure.kind === 'network' ||
+    failure.kind === 'timeout' ||
+    (failure.kind === 'http' && status !== null && (status === 429 || status >= 500));
+  return {
+    ok: false,
+    status,
+    error: failure.message,
+    retry,
+    ...(failure.retryAfterSeconds !== undefined && { retryAfterSeconds: failure.retryAfterSeconds }),
+  };
 }

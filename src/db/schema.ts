@@ -29,6 +29,8 @@ export interface Database {
   /** E9 (migration 0020): a team's connections (connections/) and the tickets made through them (tickets/). */
   connections: ConnectionsTable;
   issue_tickets: IssueTicketsTable;
+  /** Migration 0021: calls to other services waiting to be made (outbox/). */
+  outbox: OutboxTable;
   /** D38 (migration 0016): one row, written by every readiness check (db/readiness.ts). */
   readiness_probe: ReadinessProbeTable;
   /** SQLite only (migration 0012): one row, counting the changes of what a token lookup reads (auth/token-cache.ts). */
@@ -351,6 +353,26 @@ export interface WebhookDeliveriesTable {
   id: string;
   webhook_id: string;
   event: string;
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  response_status: number | null;
+  error: string | null;
+  next_attempt_at: string | null;
+  claimed_until: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+/** A call to another service, due or made (migration 0021, outbox/). */
+export interface OutboxTable {
+  /** Lowercase UUID v7. */
+  id: string;
+  kind: string;
+  project_id: string | null;
+  owner: string;
+  target: string;
+  ordering_key: string | null;
   payload: string;
   status: DeliveryStatus;
   attempts: number;

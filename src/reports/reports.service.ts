@@ -39,6 +39,7 @@ import type { ResultsColumns } from './results/results-encoding.js';
 import { identitiesAt, prepareResults, type ProcessedUpload } from './upload/process-upload.js';
 import { CHANGE_CODES } from './changes/issue-changes.js';
 import type { UploadDecisions } from '../issues/upload-decisions.js';
+import type { ReportStoredHook } from './report-stored.js';
 import { createReportStore } from './store/report-store.js';
 import { createUploadReceipts, RECEIPT_LIFETIME_MS, type UploadReceipt } from './store/upload-receipts.js';
 
@@ -53,6 +54,8 @@ export function createReportsService(deps: {
   heavyWork: HeavyWork;
   /** E8.4, E8.5: what the project's issue states do to a report being stored (issues/upload-decisions.ts). */
   uploadDecisions: UploadDecisions;
+  /** What other features do once an upload is stored, in its transaction (report-stored.ts). */
+  reportStored?: readonly ReportStoredHook[];
 }) {
   const { db, heavyWork } = deps;
   const now = () => deps.clock.now().toISOString();
@@ -181,6 +184,8 @@ export function createReportsService(deps: {
       credential: ProjectTokenCredential,
       projectId: string,
       upload: ProcessedUpload,
+      /** Where the dashboard is, as the upload's request saw it (D16), for the links that follow the upload. */
+      dashboardBase: string,
     ): Promise<{ report: ReportSummary; gate: GateOutcome }> {
       const { counts } = upload;
       const receivedAt = now();
@@ -223,6 +228,16 @@ export function createReportsService(deps: {
         const events =
           inserted.gate?.passed === false ? (['report.created', 'report.gate_failed'] as const) : (['report.created'] as const);
         await recordEvent(trx, deps.clock, projectId, events, data);
+        const stored = {
+          projectId,
+          reportId: inserted.id,
+          uuid: report.uuid,
+          branch: upload.git.branch,
+          commit: upload.git.commit,
+          pullRequest: upload.git.pull_request,
+          dashboardBase,
+        };
+        for (const hook of deps.reportStored ?? []) await hook(trx, stored);
         return { kind: 'stored' as const, inserted };
       });
       if (outcome.kind === 'retried') return answerOf(outcome.earlier);

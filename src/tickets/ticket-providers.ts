@@ -2,7 +2,7 @@ import type { ProviderHttp, ProviderResult } from '../connections/provider-http.
 import { isJiraCloud } from '../connections/providers.js';
 import type { OpenedConnection } from '../connections/connections.repository.js';
 import type { TicketProvider } from '../issues/issue-state.schemas.js';
-import { type TicketFacts, ticketDocument, ticketTitle, toAdf, toMarkdown, toWiki } from './ticket-text.js';
+import { type Block, type TicketFacts, ticketDocument, ticketTitle, toAdf, toMarkdown, toWiki } from './ticket-text.js';
 
 /**
  * E9.4: creating a ticket at each ticket provider, as its documentation describes the request and
@@ -137,4 +137,93 @@ export async function createTicketAt(
       };
     }
   }
+}
+
+/** A stored ticket as E9.5's calls address it: `remote` as createTicketAt returned it. */
+export interface TicketAddress {
+  provider: TicketProvider;
+  key: string;
+  remote: Record<string, unknown>;
+}
+
+/**
+ * E9.5: a comment on a ticket. GitHub `POST /repos/{owner}/{repo}/issues/{number}/comments`;
+ * GitLab `POST /projects/{id}/issues/{iid}/notes`; Jira `POST /rest/api/3/issue/{key}/comment`
+ * (Cloud, the body in Atlassian Document Format) or `/rest/api/2/issue/{key}/comment` (Data
+ * Center, wiki markup); Linear's `commentCreate` on the issue's id.
+ */
+export async function commentOnTicket(
+  http: ProviderHttp,
+  connection: OpenedConnection,
+  ticket: TicketAddress,
+  document: Block[],
+): Promise<ProviderResult> {
+  const { remote } = ticket;
+  switch (ticket.provider) {
+    case 'github':
+      return http.request({
+        connection,
+        method: 'POST',
+        path: `${githubIssuePath(remote)}/comments`,
+        body: { body: toMarkdown(document) },
+      });
+    case 'gitlab':
+      return http.request({ connection, method: 'POST', path: `${gitlabIssuePath(remote)}/notes`, body: { body: toMarkdown(document) } });
+    case 'jira': {
+      const cloud = isJiraCloud(connection.credentials);
+      return http.request({
+        connection,
+        method: 'POST',
+        path: `/rest/api/${cloud ? 3 : 2}/issue/${encodeURIComponent(ticket.key)}/comment`,
+        body: { body: cloud ? toAdf(document) : toWiki(document) },
+      });
+    }
+    case 'linear': {
+      const result = await http.request({
+        connection,
+        method: 'POST',
+        path: '/graphql',
+        body: {
+          query: 'mutation ScoreboardCommentCreate($input: CommentCreateInput!) { commentCreate(input: $input) { success } }',
+          variables: { input: { issueId: String(remote.id), body: toMarkdown(document) } },
+        },
+      });
+      if (!result.ok) return result;
+      const success = (result.answer.json as { data?: { commentCreate?: { success?: unknown } } } | null)?.data?.commentCreate?.success;
+      return success === true
+        ? result
+        : { ok: false, failure: { kind: 'http', status: result.answer.status, message: 'Linear did not create the comment.' } };
+    }
+  }
+}
+
+/**
+ * E9.5: closing a GitHub issue (`PATCH /repos/{owner}/{repo}/issues/{number}` with `state: closed`,
+ * `state_reason: completed`) or a GitLab one (`PUT /projects/{id}/issues/{iid}` with `state_event:
+ * close`). Jira and Linear tickets are not closed: their workflows are the team's own.
+ */
+export async function closeTicket(http: ProviderHttp, connection: OpenedConnection, ticket: TicketAddress): Promise<ProviderResult> {
+  if (ticket.provider === 'github') {
+    return http.request({
+      connection,
+      method: 'PATCH',
+      path: githubIssuePath(ticket.remote),
+      body: { state: 'closed', state_reason: 'completed' },
+    });
+  }
+  if (ticket.provider === 'gitlab') {
+    return http.request({ connection, method: 'PUT', path: gitlabIssuePath(ticket.remote), body: { state_event: 'close' } });
+  }
+  throw new Error(`${ticket.provider} tickets are not closed by Scoreboard`);
+}
+
+/** Which tickets E9.5 closes as well as comments on. */
+export const CLOSED_WHEN_FIXED: readonly TicketProvider[] = ['github', 'gitlab'];
+
+function githubIssuePath(remote: Record<string, unknown>): string {
+  return `/repos/${encodeURIComponent(String(remote.owner))}/${encodeURIComponent(String(remote.repo))}/issues/${Number(remote.number)}`;
+}
+
+function gitlabIssuePath(remote: Record<string, unknown>): string {
+  return `/projects/${encodeURIComponent(String(remote.project_id))}/issues/${Number(remote.iid)}`;
 }

@@ -50,11 +50,21 @@ interface Inline {
 }
 
 /** The neutral document: the few blocks a ticket's body is made of. */
-type Block =
+export type Block =
   | { type: 'heading'; text: string }
   | { type: 'paragraph'; content: Inline[] }
   | { type: 'list'; items: Inline[][] }
   | { type: 'code'; text: string };
+
+/** E9.5: what a fixed issue's ticket is told, in one paragraph: the report, its commit and branch, and a link to it. */
+export function fixedCommentDocument(fix: { report: string; commit: string | null; branch: string | null; reportUrl: string }): Block[] {
+  const at = fix.commit === null ? '' : ` at commit ${fix.commit}`;
+  const on = fix.branch === null ? '' : ` on ${oneLine(fix.branch)}`;
+  return [
+    { type: 'paragraph', content: [{ text: `Fixed in report ${fix.report}${at}${on}: Scoreboard no longer finds this issue.` }] },
+    { type: 'paragraph', content: [{ text: 'View the report in Scoreboard', href: fix.reportUrl }] },
+  ];
+}
 
 /** The body's blocks: the facts as a list, the code, the recommendation, the dashboard link. */
 export function ticketDocument(facts: TicketFacts): Block[] {

@@ -90,6 +90,38 @@ export function createTicketsRepository(db: Db) {
       return inserted !== undefined;
     },
 
+    /**
+     * E9.5: the tickets of the issues `reportId` lists as fixed, whose report was on `branch` or on
+     * none (a ticket made from a report without a branch is closed by any branch's fix), and whose
+     * connection still exists.
+     */
+    async fixedIn(projectId: string, reportId: number, branch: string | null) {
+      return db
+        .selectFrom('issue_tickets as t')
+        .innerJoin('report_issues as ri', (join) =>
+          join.onRef('ri.fingerprint', '=', 't.fingerprint').on('ri.report_id', '=', reportId).on('ri.change', '=', 'fixed'),
+        )
+        .innerJoin('connections as c', 'c.id', 't.connection_id')
+        .select(['t.fingerprint', 't.provider', 't.key', 't.remote', 't.connection_id', 'c.team_id'])
+        .where('t.project_id', '=', projectId)
+        .where((eb) => (branch === null ? eb('t.branch', 'is', null) : eb.or([eb('t.branch', 'is', null), eb('t.branch', '=', branch)])))
+        .orderBy('t.created_at')
+        .orderBy('t.fingerprint')
+        .execute();
+    },
+
+    /** E9.5: a ticket closed at its provider (by its key: a later carry may have moved it to another fingerprint). */
+    async markClosed(projectId: string, provider: string, key: string, at: string): Promise<void> {
+      await db
+        .updateTable('issue_tickets')
+        .set({ closed_at: at })
+        .where('project_id', '=', projectId)
+        .where('provider', '=', provider)
+        .where('key', '=', key)
+        .where('closed_at', 'is', null)
+        .execute();
+    },
+
     /** The report a ticket is made from: its uuid, commit, branch and stored results. */
     async report(reportId: number) {
       return db

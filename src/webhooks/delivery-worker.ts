@@ -1,20 +1,17 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
-import { type FairShareBounds, fairShareBounds, InFlightShares } from '../jobs/fair-share.js';
+import { createClaimLoop } from '../jobs/claim-loop.js';
+import type { FairShareBounds } from '../jobs/fair-share.js';
+import { nextAttemptAt } from '../jobs/retry-schedule.js';
 import { createDeliveryQueue, type ClaimedDelivery } from './delivery-queue.js';
 import { DEFAULT_TIMEOUT_MS, type SendOutcome, type WebhookSender } from './outbound-http.js';
 import { type SecretBox, SecretBoxError } from '../secrets/secret-box.js';
 import { webhookSignature } from './signature.js';
 import { webhookSecrets } from './webhook-secrets.js';
 
-/**
- * E6: when the attempts after the first are due, counted from the first: about 1 min, 5 min,
- * 30 min, 2 h, 8 h and 24 h. After the last, the delivery is failed.
- */
-export const RETRY_SCHEDULE_MS = [60_000, 300_000, 1_800_000, 7_200_000, 28_800_000, 86_400_000] as const;
-/** Each retry lands within this share of its time either way, so receivers that failed together are not retried together. */
-const JITTER = 0.1;
+/** E6's schedule (jobs/retry-schedule.ts), named here too for the webhook tests. */
+export { RETRY_SCHEDULE_MS } from '../jobs/retry-schedule.js';
 /**
  * How long a claimed attempt is held: past the sender's 10 s deadline with room to record the
  * outcome; an attempt whose instance died is made again after it.
@@ -26,8 +23,6 @@ export const CLAIM_MS = 60_000;
  * 10 s deadline, and its outcome must still be recorded.
  */
 const STOP_GRACE_MS = DEFAULT_TIMEOUT_MS + 1_000;
-/** How often an idle worker looks for due deliveries. */
-export const POLL_MS = 1_000;
 
 export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed';
 
@@ -63,41 +58,25 @@ export interface DeliveryWorkerOptions {
 export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const queue = createDeliveryQueue(options.db);
   const secrets = webhookSecrets(options.secrets);
-  const schedule = options.schedule ?? RETRY_SCHEDULE_MS;
-  const random = options.random ?? Math.random;
-  const inFlight = new Map<string, Promise<void>>();
-  const shares = new InFlightShares(options.shares ?? fairShareBounds(options.concurrency));
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = true;
-  let polling = false;
-  let again = false;
-  let round: Promise<number> | undefined;
-  /** Whether the last round failed (its failure was logged; the next ones are not until one works). */
-  let roundsFailing = false;
-  /** Set when a stop's grace ran out: the attempts still going are left to their claims. */
-  let abandoned = false;
-
-  /** Claims what is due within the bounds (WEBHOOK_CONCURRENCY, D31's shares) and starts each attempt. */
-  async function claimAndStart(): Promise<ClaimedDelivery[]> {
-    const free = options.concurrency - inFlight.size;
-    if (free <= 0) return [];
-    const now = options.clock.now();
-    const claimed = await queue.claimDue(
-      now.toISOString(),
-      new Date(now.getTime() + (options.claimMs ?? CLAIM_MS)).toISOString(),
-      free,
-      shares,
-    );
-    for (const delivery of claimed) track(delivery);
-    return claimed;
-  }
-
-  /** One round, waiting for its attempts. */
-  async function claimAndSend(): Promise<number> {
-    const started = await claimAndStart();
-    await Promise.allSettled(started.map((delivery) => inFlight.get(delivery.id)));
-    return started.length;
-  }
+  const loop = createClaimLoop<ClaimedDelivery & { target: string }>({
+    name: 'webhook delivery',
+    logger: options.logger,
+    concurrency: options.concurrency,
+    ...(options.shares && { shares: options.shares }),
+    ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
+    stopGraceMs: STOP_GRACE_MS,
+    claim: async (limit, shares) => {
+      const now = options.clock.now();
+      const claimed = await queue.claimDue(
+        now.toISOString(),
+        new Date(now.getTime() + (options.claimMs ?? CLAIM_MS)).toISOString(),
+        limit,
+        shares,
+      );
+      return claimed.map((delivery) => ({ ...delivery, target: delivery.webhook_id }));
+    },
+    attempt: attemptOne,
+  });
 
   async function attemptOne(delivery: ClaimedDelivery): Promise<void> {
     const sentAt = options.clock.now();
@@ -120,11 +99,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const error = succeeded ? null : outcome.status === null ? outcome.error : `the receiver answered ${outcome.status}`;
     // D32: an address the policy refuses is refused again at every retry; the delivery fails now.
     const refused = outcome.status === null && outcome.refused !== undefined;
-    const retryAt = succeeded || refused ? null : nextAttemptAt(delivery, at);
+    const retryAt = succeeded || refused ? null : nextAttemptAt(delivery.created_at, delivery.attempts, at, options);
     const status = succeeded ? 'succeeded' : retryAt === null ? 'failed' : 'pending';
     // D39: past the shutdown's deadline a failure is most likely the sender being closed under the
     // attempt, not the receiver's: it is not recorded, and the claim's expiry has it made again.
-    if (abandoned && !succeeded) return;
+    if (loop.abandoned() && !succeeded) return;
     const recorded = await queue
       .settle(delivery, {
         status,
@@ -155,15 +134,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       );
   }
 
-  /** When the next attempt is due, counted from the first (the delivery's creation); null after the last. */
-  function nextAttemptAt(delivery: ClaimedDelivery, now: Date): string | null {
-    const offset = schedule[delivery.attempts - 1];
-    if (offset === undefined) return null;
-    const jittered = offset * (1 + (random() * 2 - 1) * JITTER);
-    const due = Math.max(new Date(delivery.created_at).getTime() + jittered, now.getTime());
-    return new Date(due).toISOString();
-  }
-
   /** E6's request headers; during a rotation's first 24 hours both secrets sign (opened here: E9.2). */
   function headersFor(delivery: ClaimedDelivery, at: Date): Record<string, string> {
     const timestamp = Math.floor(at.getTime() / 1000);
@@ -180,102 +150,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     };
   }
 
-  function schedulePoll(delayMs: number): void {
-    if (stopped) return;
-    clearTimeout(timer);
-    timer = setTimeout(poll, delayMs);
-    timer.unref();
-  }
-
-  /**
-   * One round without waiting for its attempts, so a slow receiver never holds up the others. A
-   * round is never doubled: a wake-up during one (an attempt finished) makes the next start at once.
-   */
-  function poll(): void {
-    if (stopped) return;
-    if (polling) {
-      again = true;
-      return;
-    }
-    polling = true;
-    clearTimeout(timer);
-    const free = options.concurrency - inFlight.size;
-    round = claimAndStart().then(
-      (started) => {
-        if (roundsFailing) {
-          roundsFailing = false;
-          options.logger.info('webhook delivery rounds work again');
-        }
-        return started.length;
-      },
-      (error: unknown) => {
-        // D38: a database outage fails a round every second; its start and its end are the news.
-        if (!roundsFailing) {
-          roundsFailing = true;
-          options.logger.warn({ err: error }, 'webhook delivery round failed; trying again every second (logged once until a round works)');
-        }
-        return 0;
-      },
-    );
-    void round.then((count) => {
-      polling = false;
-      // A full round may have left more due; a slot freed meanwhile may take one.
-      const more = again || (count > 0 && count === free);
-      again = false;
-      schedulePoll(more ? 0 : (options.pollMs ?? POLL_MS));
-    });
-  }
-
-  /** Starts an attempt; when it ends its slot is free, and the worker looks for more at once. */
-  function track(delivery: ClaimedDelivery): void {
-    const share = { owner: delivery.owner, target: delivery.webhook_id };
-    const attempt = attemptOne(delivery).finally(() => {
-      inFlight.delete(delivery.id);
-      shares.remove(share);
-      poll();
-    });
-    inFlight.set(delivery.id, attempt);
-    shares.add(share);
-  }
-
   return {
     /** One round, waiting for its attempts: how many deliveries it attempted. */
-    runOnce: claimAndSend,
-
-    start(): void {
-      if (!stopped) return;
-      stopped = false;
-      abandoned = false;
-      schedulePoll(0);
-    },
-
+    runOnce: loop.runOnce,
+    start: loop.start,
     /**
      * D39: stops claiming at once, then waits until every attempt in flight has ended and its
      * outcome is recorded, at most `graceMs`. An attempt still going then is left to its claim
      * (recorded only should its receiver still answer 2xx before the database closes): once the
      * claim expires another instance makes it again, and the receiver may see that id twice.
      */
-    async stop(graceMs = STOP_GRACE_MS): Promise<void> {
-      stopped = true;
-      clearTimeout(timer);
-      let grace: NodeJS.Timeout | undefined;
-      const waited = (async () => {
-        await round;
-        // An attempt that ends frees its slot and wakes the poller, which no longer claims: the
-        // map only shrinks now.
-        await Promise.allSettled([...inFlight.values()]);
-        return true;
-      })();
-      const finished = await Promise.race([waited, new Promise<false>((resolve) => (grace = setTimeout(() => resolve(false), graceMs)))]);
-      clearTimeout(grace);
-      if (!finished && inFlight.size > 0) {
-        abandoned = true;
-        options.logger.warn(
-          { deliveries: [...inFlight.keys()] },
-          'shutdown deadline reached with webhook attempts in flight; they are made again once their claims expire',
-        );
-      }
-    },
+    stop: loop.stop,
   };
 }
 

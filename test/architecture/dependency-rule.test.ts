@@ -10,7 +10,7 @@ import { folderOf, importCircles, importGraph, reachableFrom } from '../helpers/
 const ROOT = join(import.meta.dirname, '../..');
 const graph = importGraph(join(ROOT, 'src'));
 
-const INFRASTRUCTURE = new Set(['db', 'http', 'rate-limit', 'auth', 'jobs', 'wire', 'secrets']);
+const INFRASTRUCTURE = new Set(['db', 'http', 'rate-limit', 'auth', 'jobs', 'wire', 'secrets', 'outbox']);
 const ADAPTERS = new Set(['http', 'client-api', 'dashboard', 'cli']);
 const isFeature = (folder: string) => !INFRASTRUCTURE.has(folder) && !ADAPTERS.has(folder) && !folder.endsWith('.ts');
 

@@ -42,3 +42,53 @@ export function addJira(standIn: StandIn, account: JiraAccount): string {
   }
   return standIn.url;
 }
+
+/** An issue as the stand-in keeps it: its comments' bodies as sent (ADF documents on v3, wiki text on v2). */
+export interface JiraIssue {
+  key: string;
+  comments: unknown[];
+}
+
+/**
+ * Jira's issues: "Create issue" `POST /rest/api/{3|2}/issue` {fields: {project: {key}, issuetype,
+ * summary, description}} → 201 {id, key, self}; "Add comment" `POST
+ * /rest/api/{3|2}/issue/{issueIdOrKey}/comment` {body} → 201 {id, body, ...}: on Cloud's v3 the
+ * body is an Atlassian Document Format document, on v2 a string; 404 `{"errorMessages": ["Issue
+ * does not exist or you do not have permission to see it."]}` for an unknown key, 400 for a body of
+ * the wrong kind. Returns the issues by key.
+ */
+export function addJiraIssues(standIn: StandIn, account: JiraAccount, projectKey: string): Map<string, JiraIssue> {
+  const issues = new Map<string, JiraIssue>();
+  const version = 'api_token' in account ? '3' : '2';
+  let next = 11;
+  standIn.route('POST', `/rest/api/${version}/issue`, (request) => {
+    const refusal = jiraRefusal(account, request);
+    if (refusal) return refusal;
+    const fields = (request.json as { fields?: { project?: { key?: unknown } } } | undefined)?.fields;
+    if (fields?.project?.key !== projectKey)
+      return { status: 400, body: { errorMessages: [], errors: { project: 'valid project is required' } } };
+    next += 1;
+    const key = `${projectKey}-${next}`;
+    issues.set(key, { key, comments: [] });
+    return { status: 201, body: { id: String(10000 + next), key, self: `${standIn.url}/rest/api/${version}/issue/${10000 + next}` } };
+  });
+  standIn.route('POST', new RegExp(`^/rest/api/${version}/issue/([^/]+)/comment$`), (request) => {
+    const refusal = jiraRefusal(account, request);
+    if (refusal) return refusal;
+    const issue = issues.get(request.params[0]!);
+    if (!issue)
+      return { status: 404, body: { errorMessages: ['Issue does not exist or you do not have permission to see it.'], errors: {} } };
+    const { body } = (request.json ?? {}) as { body?: unknown };
+    const wellFormed =
+      version === '3'
+        ? typeof body === 'object' &&
+          body !== null &&
+          (body as { type?: unknown }).type === 'doc' &&
+          (body as { version?: unknown }).version === 1
+        : typeof body === 'string' && body !== '';
+    if (!wellFormed) return { status: 400, body: { errorMessages: [], errors: { comment: 'Comment body can not be empty!' } } };
+    issue.comments.push(body);
+    return { status: 201, body: { id: String(20000 + issue.comments.length), body } };
+  });
+  return issues;
+}

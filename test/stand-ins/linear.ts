@@ -51,3 +51,55 @@ export function addLinear(standIn: StandIn, account: LinearAccount, operations: 
   });
   return standIn.url;
 }
+
+/** An issue as the stand-in keeps it. */
+export interface LinearIssue {
+  id: string;
+  identifier: string;
+  comments: string[];
+}
+
+/**
+ * Linear's issue operations (the GraphQL schema's Mutation type): `teams(filter: {key: {eq}})`;
+ * `issueCreate(input: IssueCreateInput!)` → IssuePayload {success, issue {id, identifier, url}};
+ * `commentCreate(input: CommentCreateInput!)` with {issueId, body} → CommentPayload {success,
+ * comment}; an unknown issue id is a GraphQL error "Entity not found" (answered 200 with errors,
+ * as GraphQL servers do). Returns the operations for addLinear, and the issues by id.
+ */
+export function linearIssues(teamKey: string): { operations: LinearOperation[]; issues: Map<string, LinearIssue> } {
+  const issues = new Map<string, LinearIssue>();
+  let next = 6;
+  const operations: LinearOperation[] = [
+    (query, variables) =>
+      /\bteams\b/.test(query)
+        ? {
+            status: 200,
+            body: {
+              data: { teams: { nodes: variables.key === teamKey ? [{ id: 'team-uuid-1', key: teamKey, name: 'Engineering' }] : [] } },
+            },
+          }
+        : null,
+    (query) => {
+      if (!/\bissueCreate\b/.test(query)) return null;
+      next += 1;
+      const issue = { id: `issue-uuid-${next}`, identifier: `${teamKey}-${next}`, comments: [] };
+      issues.set(issue.id, issue);
+      const url = `https://linear.app/acme/issue/${issue.identifier}/x`;
+      return {
+        status: 200,
+        body: { data: { issueCreate: { success: true, issue: { id: issue.id, identifier: issue.identifier, url } } } },
+      };
+    },
+    (query, variables) => {
+      if (!/\bcommentCreate\b/.test(query)) return null;
+      const input = (variables.input ?? {}) as { issueId?: unknown; body?: unknown };
+      const issue = issues.get(String(input.issueId));
+      if (!issue)
+        return { status: 200, body: { data: null, errors: [{ message: 'Entity not found', extensions: { code: 'INVALID_INPUT' } }] } };
+      if (typeof input.body !== 'string') return { status: 400, body: { errors: [{ message: 'Variable "$input" got invalid value' }] } };
+      issue.comments.push(input.body);
+      return { status: 200, body: { data: { commentCreate: { success: true, comment: { id: `comment-${issue.comments.length}` } } } } };
+    },
+  ];
+  return { operations, issues };
+}

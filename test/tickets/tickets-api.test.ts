@@ -7,13 +7,12 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import { describe, expect } from 'vitest';
-import { createSecretBox, parseSecretKey } from '../../src/secrets/secret-box.js';
 import { appTest } from '../helpers/app-fixture.js';
-import { TEST_SECRET_KEY, type TestContext } from '../helpers/test-app.js';
+import type { TestContext } from '../helpers/test-app.js';
 import { DEBUG, SQL, type Spot, XSS, fingerprintOf, uploadSpots } from '../issues/issues-world.js';
 import { startStandIn, type StandIn } from '../stand-ins/stand-in-server.js';
+import { box, bulkTickets, createTicket, givenConnection, putTracker, setTarget } from './tickets-world.js';
 
-const box = createSecretBox(parseSecretKey(TEST_SECRET_KEY));
 const GITHUB_TOKEN = 'ghp_TESTTOKENabcdefghijklmnop1234';
 
 const it = appTest({
@@ -34,45 +33,6 @@ const it = appTest({
     const of = (spot: Spot) => fingerprintOf(ctx, user.token, uuid, spot);
     return { uuid, sql: await of(SQL), xss: await of(XSS), debug: await of(DEBUG) };
   });
-
-/** A connection of `teamId`, its credentials sealed as the connections feature seals them. */
-async function givenConnection(ctx: TestContext, teamId: number, provider: string, baseUrl: string, credentials: Record<string, string>) {
-  const id = uuidv7();
-  const at = new Date().toISOString();
-  await ctx.db
-    .insertInto('connections')
-    .values({
-      id,
-      team_id: teamId,
-      provider,
-      name: `${provider} of the team`,
-      base_url: baseUrl,
-      credentials: box.seal(JSON.stringify(credentials), `connection:${id}`),
-      credentials_hint: '1234',
-      created_at: at,
-      updated_at: at,
-      last_used_at: null,
-    })
-    .execute();
-  return id;
-}
-
-async function setTarget(ctx: TestContext, projectId: string, key: string | null, name: string | null = null) {
-  const row = await ctx.db.selectFrom('projects').select('settings').where('id', '=', projectId).executeTakeFirstOrThrow();
-  const settings = { ...JSON.parse(row.settings), ticket_target_project_key: key, ticket_target_project_name: name };
-  await ctx.db
-    .updateTable('projects')
-    .set({ settings: JSON.stringify(settings) })
-    .where('id', '=', projectId)
-    .execute();
-}
-
-const putTracker = (ctx: TestContext, token: string, projectId: string, body: unknown) =>
-  ctx.request({ method: 'PUT', url: `/api/v1/projects/${projectId}/tracker`, token, body });
-const createTicket = (ctx: TestContext, token: string, projectId: string, fingerprint: string) =>
-  ctx.request({ method: 'POST', url: `/api/v1/projects/${projectId}/issues/${fingerprint}/ticket`, token });
-const bulkTickets = (ctx: TestContext, token: string, projectId: string, body: unknown) =>
-  ctx.request({ method: 'POST', url: `/api/v1/projects/${projectId}/issues/bulk-tickets`, token, body });
 
 /** GitHub's create-an-issue route (docs.github.com/rest/issues/issues#create-an-issue): 201 with id, number, html_url. */
 function githubIssues(standIn: StandIn) {

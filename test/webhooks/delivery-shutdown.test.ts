@@ -102,7 +102,7 @@ describe('SIGTERM with webhook attempts in flight (D39)', () => {
     const { a, ids, receiver, sandbox } = await attemptsInFlight({ SHUTDOWN_TIMEOUT_MS: '2000' });
 
     expect(await a.kill('SIGTERM')).toEqual({ code: 0, signal: null });
-    expect(a.output()).toMatch(/shutdown deadline reached with webhook attempts in flight/);
+    expect(a.output()).toMatch(/shutdown deadline reached with webhook delivery attempts in flight/);
     expect(await deliveryRows(sandbox)).toEqual(ids.map((id) => ({ id, status: 'pending', attempts: 1, response_status: null })));
 
     await expireClaims(sandbox);

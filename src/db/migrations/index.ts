@@ -19,6 +19,7 @@ import * as noAuthNotifications from './0017-no-auth-notifications.js';
 import * as pullRequestIndex from './0018-pull-request-index.js';
 import * as issueStates from './0019-issue-states.js';
 import * as connectionsAndTickets from './0020-connections-and-tickets.js';
+import * as outbox from './0021-outbox.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -46,6 +47,7 @@ export const migrations: Record<string, Migration> = {
   '0018-pull-request-index': pullRequestIndex,
   '0019-issue-states': issueStates,
   '0020-connections-and-tickets': connectionsAndTickets,
+  '0021-outbox': outbox,
 };
 
 /**
