@@ -10,6 +10,7 @@ import { describe, expect } from 'vitest';
 import { appTest } from '../helpers/app-fixture.js';
 import type { TestContext } from '../helpers/test-app.js';
 import { DEBUG, SQL, type Spot, XSS, fingerprintOf, uploadSpots } from '../issues/issues-world.js';
+import { addGitHubIssues } from '../stand-ins/github.js';
 import { startStandIn, type StandIn } from '../stand-ins/stand-in-server.js';
 import { box, bulkTickets, createTicket, givenConnection, putTracker, setTarget } from './tickets-world.js';
 
@@ -34,23 +35,9 @@ const it = appTest({
     return { uuid, sql: await of(SQL), xss: await of(XSS), debug: await of(DEBUG) };
   });
 
-/** GitHub's create-an-issue route (docs.github.com/rest/issues/issues#create-an-issue): 201 with id, number, html_url. */
-function githubIssues(standIn: StandIn) {
-  let number = 41;
-  standIn.route('POST', /^\/repos\/([^/]+)\/([^/]+)\/issues$/, (request) => {
-    if (request.headers.authorization !== `Bearer ${GITHUB_TOKEN}`) return { status: 401, body: { message: 'Bad credentials' } };
-    number += 1;
-    const [owner, repo] = request.params;
-    return {
-      status: 201,
-      body: { id: 1000 + number, number, html_url: `https://github.com/${owner}/${repo}/issues/${number}`, state: 'open' },
-    };
-  });
-}
-
 /** A project linked to a GitHub connection whose target is acme/shop. */
 async function githubProject(ctx: TestContext, standIn: StandIn, user: { token: string }, projectId: string, teamId: number) {
-  githubIssues(standIn);
+  addGitHubIssues(standIn, { token: GITHUB_TOKEN, login: 'octocat' });
   const connectionId = await givenConnection(ctx, teamId, 'github', standIn.url, { token: GITHUB_TOKEN });
   await setTarget(ctx, projectId, 'acme/shop', 'Shop');
   const linked = await putTracker(ctx, user.token, projectId, { connection_id: connectionId });
