@@ -61,6 +61,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   // A project's tracker and tickets (E9)
   'GET /api/v1/projects/:project/tracker': 'showProjectTracker',
   'PUT /api/v1/projects/:project/tracker': 'linkProjectTracker',
+  'GET /api/v1/projects/:project/tracker/deliveries': 'listProjectTrackerDeliveries',
   'POST /api/v1/projects/:project/issues/:fingerprint/ticket': 'createIssueTicket',
   'POST /api/v1/projects/:project/issues/bulk-tickets': 'createIssueTickets',
   // The caller

@@ -187,6 +187,31 @@ export function createOutboxQueue(db: Db) {
       return Number(result.numDeletedRows);
     },
 
+    /** How many of the project's messages of `kinds` there are (its deliveries' pages). */
+    async countForProject(projectId: string, kinds: readonly string[]): Promise<number> {
+      const row = await db
+        .selectFrom('outbox')
+        .select(countAll.as('count'))
+        .where('project_id', '=', projectId)
+        .where('kind', 'in', kinds)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
+    /** A page of the project's messages of `kinds`, newest first, as E6's deliveries are listed. */
+    async listForProject(projectId: string, kinds: readonly string[], page: { limit: number; offset: number }) {
+      return db
+        .selectFrom('outbox')
+        .select(['id', 'kind', 'status', 'attempts', 'response_status', 'error', 'next_attempt_at', 'created_at', 'delivered_at'])
+        .where('project_id', '=', projectId)
+        .where('kind', 'in', kinds)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute();
+    },
+
     /** /metrics: messages waiting, and the creation time of the oldest (null when none). */
     async backlog(): Promise<{ pending: number; oldest: string | null }> {
       const row = await db

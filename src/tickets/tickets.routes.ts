@@ -18,8 +18,10 @@ import {
   BulkTicketsResponse,
   PutTrackerBody,
   TicketResponse,
+  TrackerDelivery,
   TrackerResponse,
 } from './tickets.schemas.js';
+import { PageQuery, Paginated } from '../wire/pagination.js';
 import { NO_TICKETS_MESSAGE, TICKET_EXISTS_MESSAGE, type TicketsService } from './tickets.service.js';
 
 /**
@@ -71,6 +73,23 @@ export async function ticketsRoutes(
     },
     preValidation: viewable,
     handler: async (request) => ({ data: await tickets.tracker(projectOf(request)) }),
+  });
+
+  app.get('/projects/:project/tracker/deliveries', {
+    config: { ...SUBSCRIBED.read },
+    schema: {
+      tags,
+      summary: "The calls made to the project's tracker when issues were fixed (a comment, then closing), newest first",
+      params: ProjectParams,
+      querystring: PageQuery,
+      response: { 200: Paginated(TrackerDelivery) },
+    },
+    preValidation: viewable,
+    handler: async (request) => {
+      const project = projectOf(request);
+      const path = publicUrl(config, request, `/api/v1/projects/${project.id}/tracker/deliveries`);
+      return tickets.deliveries(project.id, request.query.page ?? 1, path);
+    },
   });
 
   app.put('/projects/:project/tracker', {

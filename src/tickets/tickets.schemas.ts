@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { IssueTicket } from '../issues/issue-state.schemas.js';
-import { NullableString } from '../wire/schemas.js';
+import { Nullable, NullableString, NullableTimestamp } from '../wire/schemas.js';
 
 /** E9.3 and E9.4's HTTP face: a project's tracker, and turning issues into tickets. */
 
@@ -67,3 +67,23 @@ export const BulkTicketsResponse = Type.Object({
   data: Type.Array(BulkTicketItem, { description: "Each issue's ticket, in the request's order." }),
   message: Type.String({ examples: ['2 tickets created; 1 issue had its ticket already.'] }),
 });
+
+/**
+ * A call to the tracker made (or to make) because an issue was fixed, in the shape of a webhook's
+ * delivery: `event` says which call, a comment on the ticket or its closing.
+ */
+export const TrackerDelivery = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    event: Type.Unsafe<'ticket_comment' | 'ticket_close'>({ type: 'string', enum: ['ticket_comment', 'ticket_close'] }),
+    status: Type.Unsafe<'pending' | 'succeeded' | 'failed'>({ type: 'string', enum: ['pending', 'succeeded', 'failed'] }),
+    attempts: Type.Integer({ minimum: 0 }),
+    response_status: Nullable<number>('integer', { description: "The provider's status at the last attempt; null without an answer." }),
+    error: NullableString({ description: "Why the last attempt failed, in the provider's words when it gave some." }),
+    next_attempt_at: NullableTimestamp('When the next attempt is due; null once succeeded or failed.'),
+    created_at: Type.String({ format: 'date-time' }),
+    delivered_at: NullableTimestamp(),
+  },
+  { $id: 'TrackerDelivery' },
+);
+export type TrackerDelivery = Static<typeof TrackerDelivery>;

@@ -218,6 +218,7 @@ export const OPERATIONS: Operation[] = [
   op('GET /api/v1/user/issues', 'v1'),
   // E9.3, E9.4: a project's tracker and its tickets (the world's project has none: 409).
   op('GET /api/v1/projects/{project}/tracker', 'v1'),
+  op('GET /api/v1/projects/{project}/tracker/deliveries', 'v1'),
   op('PUT /api/v1/projects/{project}/tracker', 'v1', 'tracker'),
   op('POST /api/v1/projects/{project}/issues/{fingerprint}/ticket', 'v1'),
   op('POST /api/v1/projects/{project}/issues/bulk-tickets', 'v1', 'bulkTickets'),

@@ -228,6 +228,16 @@ export const ENDPOINTS: EndpointCase[] = [
     prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/tracker` }),
   },
   {
+    name: 'GET /projects/{project}/tracker/deliveries',
+    method: 'GET',
+    path: '/projects/:project/tracker/deliveries',
+    invalidQuery: '?page=0',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/tracker/deliveries` }),
+  },
+  {
     name: 'PUT /projects/{project}/tracker',
     method: 'PUT',
     path: '/projects/:project/tracker',

@@ -125,6 +125,15 @@ describe('E9.5 a fixed issue tells its ticket', () => {
       ['succeeded', 1, 200],
     ]);
     expect(await ctx.app.outboxWorker.runOnce()).toBe(0);
+    // Any member sees the calls, newest first, in the shape of a webhook's deliveries.
+    const member = await ctx.given.inRole(user, 'readonly');
+    const listed = await ctx.request({ method: 'GET', url: `/api/v1/projects/${projectId}/tracker/deliveries`, token: member.token });
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(listed.json().data).toEqual([
+      expect.objectContaining({ event: 'ticket_close', status: 'succeeded', attempts: 1, response_status: 200, error: null }),
+      expect.objectContaining({ event: 'ticket_comment', status: 'succeeded', attempts: 1, response_status: 201, error: null }),
+    ]);
+    expect(listed.json().meta).toMatchObject({ total: 2 });
     // The credentials are opened when a call is made: never in the outbox, any other table, or a log line.
     expect(await ctx.store.everythingStored()).toContain('ticket_close'); // the scan sees the outbox
     expect(await ctx.store.everythingStored()).not.toContain(GITHUB.token);
