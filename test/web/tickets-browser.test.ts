@@ -112,8 +112,8 @@ describe.skipIf(!hasChromium)('connections and tickets in the dashboard, in Chro
 
     const card = section.getByRole('listitem', { name: 'Acme Jira' });
     await card.waitFor();
-    expect(await card.locator('dl').innerText()).toContain('…4321');
-    expect(await card.locator('dl').innerText()).toContain('Never');
+    expect(await card.locator('dl').textContent()).toContain('…4321');
+    expect(await card.locator('dl').textContent()).toContain('Never');
     // The form is empty again (back to GitHub's token); the token is nowhere on the page, in no input's value.
     expect(await form.getByLabel('Provider').inputValue()).toBe('github');
     expect(await form.getByLabel('Access token').inputValue()).toBe('');

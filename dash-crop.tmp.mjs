@@ -1,0 +1,10 @@
+import { chromium } from 'playwright-core';
+import { writeFileSync } from 'node:fs';
+const [file, out, x, y, w, h] = process.argv.slice(2);
+writeFileSync('/tmp/dash-crop.html', `<body style="margin:0"><img src="file://${file}" style="position:absolute;left:-${x}px;top:-${y}px;max-width:none"></body>`);
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+const page = await browser.newPage({ viewport: { width: Number(w), height: Number(h) } });
+await page.goto('file:///tmp/dash-crop.html');
+await page.waitForTimeout(300);
+await page.screenshot({ path: out });
+await browser.close();
