@@ -21,11 +21,13 @@ import {
  * the connection as its tracker, then creates a ticket for one issue and for a selection on the
  * report page and sees their links (the stand-in received each ticket); a refusal of the provider is
  * said with its message; more than 50 selected is said and nothing is sent; the links are still
- * there after a reload and on the project's issue list.
+ * there after a reload and on the project's issue list. Rita, a read-only member, sees the links and
+ * no button, no connection, and is told whom to ask about the tracker.
  */
 warnWithoutChromium('tickets browser test');
 
 const UNTIL_SHOWN = { timeout: HANG_MS, interval: 100 };
+const RITA = { email: 'rita@example.com', password: 'rita reads and never writes', name: 'Rita' };
 const JIRA = { email: 'ada@acme.example', api_token: 'ATATT3xFfGF0dashboardtoken4321', displayName: 'Ada Lovelace' };
 
 interface Shop {
@@ -46,7 +48,7 @@ const it = dashboardTest
     return world;
   })
   /** Once for the file: the Jira stand-in (Cloud, issues SHOP-1, SHOP-2, ...), Ada's project Shop and its run of report-full. */
-  .extend('shop', { scope: 'file' }, async ({ world, base }, { onCleanup }): Promise<Shop> => {
+  .extend('shop', { scope: 'file' }, async ({ world, base, createUser }, { onCleanup }): Promise<Shop> => {
     const jira = await startStandIn();
     onCleanup(() => jira.close());
     addJira(jira, JIRA);
@@ -81,6 +83,15 @@ const it = dashboardTest
     });
     expect(uploaded.status).toBe(201);
     const uuid = ((await uploaded.json()) as { report: { uuid: string } }).report.uuid;
+
+    // Rita joins Ada's team as a read-only member.
+    await createUser(RITA);
+    await api('POST', `/api/v1/teams/${teamId}/invitations`, { email: RITA.email, role: 'readonly' });
+    const ritaToken = (await okJson<{ token: string }>(world.sandbox, 'tokens:create', '--email', RITA.email, '--json')).token;
+    const asRita = { authorization: `Bearer ${ritaToken}` };
+    const [invitation] = ((await (await fetch(`${base}/api/v1/invitations`, { headers: asRita })).json()) as { data: { id: number }[] })
+      .data;
+    expect((await fetch(`${base}/api/v1/invitations/${invitation!.id}/accept`, { method: 'POST', headers: asRita })).status).toBe(200);
     return { projectId, teamId, reportUrl: `${base}/reports/${uuid}`, jira, created };
   })
   /** The file's page, with Ada signed in. */
@@ -236,5 +247,28 @@ describe.skipIf(!hasChromium)('connections and tickets in the dashboard, in Chro
     await expect.poll(() => listed.count(), UNTIL_SHOWN).toBe(3);
     await expectAccessible(page, 'project issues with tickets');
     await screenshot(page, 'project-issues-tickets');
+  });
+
+  it('shows Rita, a read-only member, the tickets’ links and no button, and no connection', async ({
+    world,
+    base,
+    shop,
+    signInThrough,
+  }) => {
+    const page = await (await world.browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+    await signInThrough(page, `/reports/${shop.reportUrl.split('/reports/')[1]}?tab=issues`, RITA);
+    const links = page.locator('section.triage-scope .issue .ticket-link');
+    await expect.poll(() => links.count(), UNTIL_SHOWN).toBe(3);
+    expect(await page.getByRole('button', { name: /^Create ticket/ }).count()).toBe(0);
+
+    await page.goto(`${base}/projects/${shop.projectId}`);
+    const tracker = page.getByRole('region', { name: 'Tracker' });
+    await tracker.getByText('Tickets go to Jira through Acme Jira', { exact: false }).waitFor();
+    await tracker.getByText('The team’s owners and admins see its connections and may link another.').waitFor();
+
+    await page.goto(`${base}/teams/${shop.teamId}`);
+    await page.getByRole('heading', { name: 'Members' }).waitFor();
+    expect(await page.getByRole('region', { name: 'Connections' }).count()).toBe(0);
+    await page.context().close();
   });
 });
