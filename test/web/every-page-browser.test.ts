@@ -3,12 +3,14 @@ import { describe, expect } from 'vitest';
 import { ok } from '../cli/cli-process.js';
 import { CLIENT_POST_HEADERS, type FixtureName, loadFixture } from '../helpers/client-wire.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
+import { addJira } from '../stand-ins/jira.js';
+import { startStandIn } from '../stand-ins/stand-in-server.js';
 import { dashboardTest, expectAccessible, hasChromium, screenshot, startDashboardWorld, warnWithoutChromium } from './dashboard-browser.js';
 
 /**
  * Issue 31 items 6 and 7 in Chromium: every page of the dashboard, filled with what makes a page
  * wide (a long email, a long branch, pull requests, failed runs, a webhook's deliveries, audit
- * events), at 375 and at 1440 px: the page never scrolls sideways, axe-core finds no serious or
+ * events, a team's connection, a project's tracker and an issue's ticket), at 375 and at 1440 px: the page never scrolls sideways, axe-core finds no serious or
  * critical violation in light or in dark mode, and screenshots of each are taken at both widths in both.
  */
 warnWithoutChromium('every page at both widths browser test');
@@ -35,7 +37,12 @@ const it = dashboardTest
   /** Once for the file: Ada signed in, her project with reports of main and of a pull request, failed runs, a webhook with deliveries, a token and an invitation. */
   .extend('site', { scope: 'file' }, async ({ world, base, page, signInThrough }, { onCleanup }): Promise<Site> => {
     const receiver = await startReceiver();
-    onCleanup(() => receiver.close());
+    // E9.6: a Jira stand-in (on 127.0.0.1 too) for the team's connection and an issue's ticket.
+    const jira = await startStandIn();
+    onCleanup(async () => {
+      await receiver.close();
+      await jira.close();
+    });
     await ok(world.sandbox, 'users:plan', '--email', world.user.email, '--plan', 'business');
     await signInThrough(page, '/profile', world.user);
     const session = (await (await page.request.get(`${base}/api/v1/session`)).json()).data;
@@ -83,6 +90,31 @@ const it = dashboardTest
     await post('/api/v1/tokens', { name: 'Deploy pipeline of the back office (read only)', abilities: ['read'] });
     const teamId: number = (await (await page.request.get(`${base}/api/v1/user`)).json()).data.current_team_id;
     await post(`/api/v1/teams/${teamId}/invitations`, { email: LONG_EMAIL, role: 'member' });
+
+    // E9.6: a Jira connection (the stand-in on 127.0.0.1) linked as the project's tracker, and one issue's ticket.
+    addJira(jira, { email: 'ada@example.com', api_token: 'ATATT-every-page-0042', displayName: 'Ada' });
+    jira.route('POST', '/rest/api/3/issue', () => ({
+      status: 201,
+      body: { id: '10000', key: 'SHOP-1', self: `${jira.url}/rest/api/3/issue/10000` },
+    }));
+    const connection = await post(`/api/v1/teams/${teamId}/connections`, {
+      provider: 'jira',
+      name: 'Jira of the checkout and back-office teams',
+      base_url: jira.url,
+      credentials: { email: 'ada@example.com', api_token: 'ATATT-every-page-0042' },
+    });
+    const put = async (path: string, data: unknown) => {
+      const answer = await page.request.put(`${base}${path}`, { headers, data });
+      expect(answer.status(), `${path}: ${await answer.text()}`).toBe(200);
+    };
+    await put(`/api/v1/projects/${projectId}`, {
+      name: 'Shop',
+      framework_version: '11',
+      settings: { ticket_target_project_key: 'SHOP', ticket_target_project_name: 'The web shop and its back office' },
+    });
+    await put(`/api/v1/projects/${projectId}/tracker`, { connection_id: connection.data.id });
+    const issues = await (await page.request.get(`${base}/api/v1/projects/${projectId}/issues`)).json();
+    await post(`/api/v1/projects/${projectId}/issues/${issues.data[0].fingerprint}/ticket`, {});
     return { projectId, teamId, reportId };
   });
 
@@ -210,6 +242,9 @@ describe.skipIf(!hasChromium)('every page at 375 and 1440 px in Chromium', () =>
     );
     await page.goto(`${base}/teams/${site.teamId}`);
     await checkPage(page, 'team', (page) => page.getByText(LONG_EMAIL).first().waitFor());
+    // E9.6: a connection checked, its answer beside it.
+    await page.getByRole('button', { name: 'Check Jira of the checkout and back-office teams' }).click();
+    await checkPage(page, 'team-connection-checked', (page) => page.getByText('Check passed: Connected as Ada.').waitFor());
     await page.goto(`${base}/invitations`);
     await checkPage(page, 'invitations', h1('Invitations'));
     await page.goto(`${base}/profile`);

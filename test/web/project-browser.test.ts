@@ -106,10 +106,10 @@ describe.skipIf(!hasChromium)('the project page in Chromium', () => {
     await expectAccessible(page, 'project settings with an error');
     await screenshot(page, 'project-settings-error');
 
-    // D14: a ticket provider needs the tracker's project key; the message is at the key's field.
+    // D14: a ticket provider needs the tracker's project key; the message is at the key's field (in the tracker's own form).
     await threshold.fill('');
     await page.getByLabel('Issue tracker').selectOption('jira');
-    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('button', { name: 'Save tracker settings' }).click();
     await page.locator('[id="field-settings.ticket_target_project_key-errors"]').waitFor();
     expect(await page.getByLabel('Tracker project key').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('Issue tracker').selectOption('');

@@ -7,6 +7,8 @@ interface FieldProps {
   label: string;
   problem: Problem | null;
   hint?: string;
+  /** The input's id, when `field-<name>` is taken on the page (two forms with a `name` field). */
+  id?: string;
   children: (attributes: FieldAttributes) => ComponentChildren;
 }
 
@@ -18,8 +20,7 @@ export interface FieldAttributes {
 }
 
 /** A labelled form field with its hint and its errors from the API, tied to the input for assistive technology. */
-export function Field({ name, label, problem, hint, children }: FieldProps) {
-  const id = `field-${name}`;
+export function Field({ name, label, problem, hint, id = `field-${name}`, children }: FieldProps) {
   const errors = problem?.fieldErrors[name] ?? [];
   const described = [hint ? `${id}-hint` : null, errors.length > 0 ? `${id}-errors` : null].filter(Boolean).join(' ');
   return (

@@ -14,6 +14,7 @@ import {
   isDismissal,
 } from '../../../src/issues/issue-vocabulary.js';
 import { SUPPRESSION_TYPES, type SuppressionType } from '../../../src/reports/vocabulary.js';
+import type { components } from '../api/schema.js';
 
 export { BULK_MAX, COMMENT_MAX, EXPIRY_MAX_DAYS, ISSUE_STATUSES, type IssueStatus, isDismissal };
 
@@ -48,6 +49,8 @@ export interface StateLike {
   expires_at: string | null;
   updated_by: PersonRef | null;
   updated_at: string | null;
+  /** E9.4's ticket, where the list has it (every list's state carries it; tests' stand-ins may leave it out). */
+  ticket?: components['schemas']['IssueTicket'] | null;
 }
 
 /** A person's name, or words for one without a name (or a deleted user). */

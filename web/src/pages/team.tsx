@@ -4,10 +4,11 @@ import { ProblemMessage } from '../components/problem-message.js';
 import { canDeleteTeam, canTransfer, managesTeam, ROLE_LABELS } from '../lib/team-roles.js';
 import { useApi, usePageTitle } from '../lib/use-api.js';
 import { MemberList } from './team/member-list.js';
+import { TeamConnections } from './team/team-connections.js';
 import { RenameTeamForm, TeamDangerZone } from './team/team-settings.js';
 import { TeamInvitations } from './team/team-invitations.js';
 
-/** E7 team: the team's name, its members and their roles, pending invitations, invite, transfer and delete (E4). */
+/** E7 team: the team's name, its members and their roles, pending invitations, invite, connections (E9.6), transfer and delete (E4). */
 export function TeamPage() {
   const teamId = useRoute().params.team ?? '';
   const team = useApi(async () => call(api.GET('/api/v1/teams/{team}', { params: { path: { team: Number(teamId) } } })), [teamId]);
@@ -40,6 +41,7 @@ export function TeamPage() {
         </div>
         <div>
           {managesTeam(data.role) && <TeamInvitations teamId={data.id} />}
+          {managesTeam(data.role) && <TeamConnections teamId={data.id} />}
           {managesTeam(data.role) && <RenameTeamForm team={data} onRenamed={team.reload} />}
           {(canTransfer(data) || canDeleteTeam(data)) && <TeamDangerZone team={data} members={members} onTransferred={team.reload} />}
         </div>

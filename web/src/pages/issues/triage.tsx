@@ -26,6 +26,7 @@ import {
   triageErrors,
 } from '../../lib/issue-triage.js';
 import { useApi } from '../../lib/use-api.js';
+import { BulkTicketButton, IssueTicketControl, type Tickets, TicketLink, useTickets } from './tickets.js';
 
 /**
  * E8.9's triage, shared by every issue list (the report's lists, its fixed issues, the project's
@@ -73,6 +74,8 @@ export interface Triage {
   /** The states of the issues the panel changes (for its initial values). */
   statesFor(fingerprints: readonly string[]): (StateLike | null)[];
   register(fingerprint: string, state: StateLike | null | undefined): void;
+  /** E9.6: the tickets of the list's issues, and whether the person may create them (a tracker linked). */
+  tickets: Tickets;
 }
 
 /**
@@ -81,6 +84,7 @@ export interface Triage {
  */
 export function useTriage(projectId: string | undefined, teamId: number | undefined, resetKey: string, onSaved?: () => void): Triage {
   const team = useTriageTeam(teamId);
+  const tickets = useTickets(projectId, team?.canTriage === true);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [panel, setPanel] = useState<PanelTarget | null>(null);
   const [overlay, setOverlay] = useState<ReadonlyMap<string, IssueState>>(new Map());
@@ -158,6 +162,7 @@ export function useTriage(projectId: string | undefined, teamId: number | undefi
     register: (fingerprint, state) => {
       known.current.set(fingerprint, state ?? null);
     },
+    tickets,
   };
 }
 
@@ -182,6 +187,14 @@ export function TriageBar({ triage, onPage, noun = 'issue' }: { triage: Triage; 
           {triage.announcement}
         </p>
       )}
+      <p class="visually-hidden" aria-live="polite">
+        {triage.tickets.announcement}
+      </p>
+      {triage.tickets.announcement !== '' && (
+        <p class="triage-saved ticket-saved" aria-hidden="true">
+          {triage.tickets.announcement}
+        </p>
+      )}
       {triage.enabled && onPage.length > 0 && (
         <div class="triage-bar">
           <label class="check">
@@ -204,6 +217,7 @@ export function TriageBar({ triage, onPage, noun = 'issue' }: { triage: Triage; 
           >
             {count === 0 ? 'Set status of selected' : `Set status of ${count} selected`}
           </button>
+          <BulkTicketButton tickets={triage.tickets} projectId={triage.projectId} selected={triage.selected} onDone={triage.clear} />
           {count > 0 && (
             <button type="button" class="secondary" onClick={() => triage.clear()}>
               Clear selection
@@ -249,7 +263,7 @@ export function SelectBox({ triage, fingerprint, label }: { triage: Triage; fing
   );
 }
 
-/** An issue's own "Set status" button, and its panel once opened (in the issue, below the button). */
+/** An issue's own "Set status" button, and its panel once opened (in the issue, below the button); before it, its ticket or "Create ticket" (E9.6). */
 export function IssueTriage({
   triage,
   fingerprint,
@@ -262,10 +276,13 @@ export function IssueTriage({
   state: StateLike | null;
 }) {
   triage.register(fingerprint, state);
-  if (!triage.enabled) return null;
+  // E9.6: the ticket's link shows to everyone who sees the issue; its button only to those who may triage.
+  const ticket = triage.tickets.ticketOf(fingerprint, state?.ticket);
+  if (!triage.enabled) return ticket === null ? null : <TicketLink ticket={ticket} />;
   const open = triage.panel?.kind === 'one' && triage.panel.fingerprint === fingerprint;
   return (
     <>
+      <IssueTicketControl tickets={triage.tickets} projectId={triage.projectId} fingerprint={fingerprint} label={label} ticket={ticket} />
       <button
         type="button"
         class="secondary triage-open"

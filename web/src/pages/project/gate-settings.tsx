@@ -7,7 +7,6 @@ import { Field, type FieldAttributes } from '../../components/field.js';
 import { ProblemMessage } from '../../components/problem-message.js';
 import { FAIL_ON_LEVELS } from '../../../../src/reports/vocabulary.js';
 
-const TRACKERS = ['internal', 'jira', 'linear', 'github', 'gitlab'] as const;
 const FRAMEWORK_VERSIONS = ['13', '12', '11', '10', '9'] as const;
 type ProjectUpdate = paths['/api/v1/projects/{project}']['put']['requestBody']['content']['application/json'];
 type Settings = NonNullable<ProjectUpdate['settings']>;
@@ -17,8 +16,9 @@ const orNull = (value: FormDataEntryValue | null): string | null =>
   value === null || String(value).trim() === '' ? null : String(value).trim();
 
 /**
- * The project's settings and its quality gate (D13/D14, E1.7): every key sent, the API's messages
- * shown at their fields (`settings.fail_threshold`, `settings.ticket_target_project_key`...).
+ * The project's settings and its quality gate (D13/D14, E1.7): every key of the gate sent, the API's
+ * messages shown at their fields (`settings.fail_threshold`...). The tracker's settings have their
+ * own form (tracker-settings.tsx); D13 merges settings key by key, so each form leaves the other's alone.
  */
 export function GateSettings({ project, onSaved }: { project: Project; onSaved: () => void }) {
   const [problem, setProblem] = useState<Problem | null>(null);
@@ -35,9 +35,6 @@ export function GateSettings({ project, onSaved }: { project: Project; onSaved: 
       // A number as typed: the API says at the field when it is not a whole number from 0 to 100.
       fail_threshold: threshold === null ? null : Number(threshold),
       fail_on_new: orNull(form.get('settings.fail_on_new')) as Settings['fail_on_new'],
-      primary_tracker: orNull(form.get('settings.primary_tracker')) as Settings['primary_tracker'],
-      ticket_target_project_key: orNull(form.get('settings.ticket_target_project_key')),
-      ticket_target_project_name: orNull(form.get('settings.ticket_target_project_name')),
     };
     setBusy(true);
     setProblem(null);
@@ -105,29 +102,6 @@ export function GateSettings({ project, onSaved }: { project: Project; onSaved: 
           {(attributes) => (
             <input {...attributes} type="number" inputMode="numeric" defaultValue={settings.fail_threshold?.toString() ?? ''} />
           )}
-        </Field>
-        <Field name="settings.primary_tracker" label="Issue tracker" problem={problem}>
-          {(attributes) => (
-            <select {...attributes}>
-              <option value="">Not set</option>
-              {TRACKERS.map((tracker) => (
-                <option key={tracker} value={tracker} selected={tracker === settings.primary_tracker}>
-                  {tracker}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field
-          name="settings.ticket_target_project_key"
-          label="Tracker project key"
-          problem={problem}
-          hint="Required for Jira, Linear, GitHub and GitLab."
-        >
-          {(attributes) => <input {...attributes} type="text" maxLength={100} defaultValue={settings.ticket_target_project_key ?? ''} />}
-        </Field>
-        <Field name="settings.ticket_target_project_name" label="Tracker project name" problem={problem}>
-          {(attributes) => <input {...attributes} type="text" maxLength={255} defaultValue={settings.ticket_target_project_name ?? ''} />}
         </Field>
       </div>
       {saved && <p role="status">The settings were saved.</p>}

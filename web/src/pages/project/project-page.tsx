@@ -17,6 +17,7 @@ import { FailedRunsPanel } from './failed-runs.js';
 import { GateSettings } from './gate-settings.js';
 import { ProjectActions } from './project-actions.js';
 import { ReportList } from './report-list.js';
+import { TrackerSettings } from './tracker-settings.js';
 import { WebhookList } from './webhook-list.js';
 
 /** How many of the latest reports the trend chart shows. */
@@ -24,7 +25,7 @@ const TREND_REPORTS = 60;
 
 type Branches = paths['/api/v1/projects/{project}/branches']['get']['responses'][200]['content']['application/json']['data'];
 
-/** E7 project: trend per branch, branches, reports, gate settings, token, archive, delete, badges, webhooks. */
+/** E7 project: trend per branch, branches, reports, gate settings, tracker (E9.6), token, archive, delete, badges, webhooks. */
 export function ProjectPage() {
   const { params } = useRoute();
   const projectId = params.project ?? '';
@@ -116,6 +117,7 @@ export function ProjectPage() {
       )}
       <FailedRunsPanel projectId={projectId} links={links} />
       <GateSettings project={current} onSaved={project.reload} />
+      <TrackerSettings project={current} onSaved={project.reload} />
       <BadgeMarkdown projectId={projectId} />
       <WebhookList projectId={projectId} />
       <ProjectActions project={current} onChanged={project.reload} />
