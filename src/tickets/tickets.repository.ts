@@ -35,14 +35,15 @@ export function toTicket(row: TicketRow): IssueTicket {
 export function createTicketsRepository(db: Db) {
   return {
     /** E9.3: the project's tracker connection, if it has one (its id, provider and name). */
-    async trackerOf(projectId: string): Promise<{ id: string; provider: string; name: string } | null> {
+    async trackerOf(projectId: string): Promise<{ id: string; provider: TicketProvider; name: string } | null> {
+      // Linking checks the provider is a ticket provider (E9.3), and a connection's provider never changes.
       const row = await db
         .selectFrom('projects as p')
         .innerJoin('connections as c', 'c.id', 'p.tracker_connection_id')
         .select(['c.id', 'c.provider', 'c.name'])
         .where('p.id', '=', projectId)
         .executeTakeFirst();
-      return row ?? null;
+      return row === undefined ? null : { ...row, provider: row.provider as TicketProvider };
     },
 
     /** A connection of the team, as the tracker's answer names it; undefined when the team has none with that id. */

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { IssueTicket } from '../issues/issue-state.schemas.js';
+import { IssueTicket, TICKET_PROVIDER_NAMES, type TicketProvider } from '../issues/issue-state.schemas.js';
 import { Nullable, NullableString, NullableTimestamp } from '../wire/schemas.js';
 
 /** E9.3 and E9.4's HTTP face: a project's tracker, and turning issues into tickets. */
@@ -23,9 +23,19 @@ export type PutTrackerBody = Static<typeof PutTrackerBody>;
 
 export const Tracker = Type.Object(
   {
-    connection: Type.Union([Type.Object({ id: Type.String(), provider: Type.String(), name: Type.String() }), Type.Null()], {
-      description: 'The connection tickets are created through; null when none is linked.',
-    }),
+    connection: Type.Union(
+      [
+        Type.Object({
+          id: Type.String({ format: 'uuid' }),
+          provider: Type.Unsafe<TicketProvider>({ type: 'string', enum: [...TICKET_PROVIDER_NAMES] }),
+          name: Type.String(),
+        }),
+        Type.Null(),
+      ],
+      {
+        description: 'The connection tickets are created through; null when none is linked.',
+      },
+    ),
     primary_tracker: Type.Union([Type.String(), Type.Null()], { description: "The project's `primary_tracker` setting." }),
     target: Type.Object(
       { key: NullableString(), name: NullableString() },

@@ -1849,8 +1849,10 @@ export interface components {
         Tracker: {
             /** @description The connection tickets are created through; null when none is linked. */
             connection: {
+                /** Format: uuid */
                 id: string;
-                provider: string;
+                /** @enum {string} */
+                provider: "jira" | "linear" | "github" | "gitlab";
                 name: string;
             } | null;
             /** @description The project's `primary_tracker` setting. */
