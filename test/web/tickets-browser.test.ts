@@ -37,6 +37,10 @@ interface Shop {
   jira: StandIn;
   /** The tickets the stand-in created, in order. */
   created: { key: string; fields: Record<string, any> }[];
+  /** The comments the stand-in received, by ticket key. */
+  comments: { key: string; body: unknown }[];
+  /** Uploads a later report on main without any of the first one's issues: every one is fixed. */
+  uploadFix(): Promise<void>;
 }
 
 const it = dashboardTest
@@ -57,6 +61,17 @@ const it = dashboardTest
       const key = `SHOP-${created.length + 1}`;
       created.push({ key, fields: (request.json as { fields: Record<string, any> }).fields });
       return { status: 201, body: { id: String(10000 + created.length), key, self: `${jira.url}/rest/api/3/issue/${key}` } };
+    });
+    // Jira Cloud's "Add comment" (POST /rest/api/3/issue/{issueIdOrKey}/comment, an ADF body): 201 with the comment.
+    const comments: Shop['comments'] = [];
+    jira.route('POST', /^\/rest\/api\/3\/issue\/([^/]+)\/comment$/, (request) => {
+      const [key] = request.params;
+      if (!created.some((ticket) => ticket.key === key)) {
+        return { status: 404, body: { errorMessages: ['Issue does not exist or you do not have permission to see it.'], errors: {} } };
+      }
+      const body = (request.json as { body?: unknown }).body;
+      comments.push({ key: key!, body });
+      return { status: 201, body: { id: String(20000 + comments.length), body } };
     });
 
     await ok(world.sandbox, 'users:plan', '--email', world.user.email, '--plan', 'business');
@@ -92,7 +107,24 @@ const it = dashboardTest
     const [invitation] = ((await (await fetch(`${base}/api/v1/invitations`, { headers: asRita })).json()) as { data: { id: number }[] })
       .data;
     expect((await fetch(`${base}/api/v1/invitations/${invitation!.id}/accept`, { method: 'POST', headers: asRita })).status).toBe(200);
-    return { projectId, teamId, reportUrl: `${base}/reports/${uuid}`, jira, created };
+    const uploadFix = async () => {
+      const fix = loadFixture('report-full', projectId);
+      fix.metadata = { ...fix.metadata, git_branch: 'main', git_commit: 'b'.repeat(40) };
+      delete fix.metadata.pr_number;
+      delete fix.metadata.base_branch;
+      fix.analyzed_at = '2026-11-21T06:09:23+00:00';
+      for (const result of fix.results) {
+        result.issues = [];
+        if (result.status === 'failed' || result.status === 'warning') result.status = 'passed';
+      }
+      const answer = await fetch(`${base}/api/reports`, {
+        method: 'POST',
+        headers: { ...CLIENT_POST_HEADERS, authorization: `Bearer ${project.api_token}` },
+        body: JSON.stringify(fix),
+      });
+      expect(answer.status, await answer.text()).toBe(201);
+    };
+    return { projectId, teamId, reportUrl: `${base}/reports/${uuid}`, jira, created, comments, uploadFix };
   })
   /** The file's page, with Ada signed in. */
   .extend('ada', { scope: 'file' }, async ({ world, base, page }) => {
@@ -247,6 +279,25 @@ describe.skipIf(!hasChromium)('connections and tickets in the dashboard, in Chro
     await expect.poll(() => listed.count(), UNTIL_SHOWN).toBe(3);
     await expectAccessible(page, 'project issues with tickets');
     await screenshot(page, 'project-issues-tickets');
+  });
+
+  it('comments on the tickets once a later report fixes their issues, and lists the calls with the tracker', async ({
+    base,
+    ada: page,
+    shop,
+  }) => {
+    await shop.uploadFix();
+    // The server's outbox worker makes the calls in the background.
+    await expect.poll(() => shop.comments.map((comment) => comment.key).sort(), UNTIL_SHOWN).toEqual(['SHOP-1', 'SHOP-2', 'SHOP-3']);
+    expect(JSON.stringify(shop.comments[0]!.body)).toContain('Fixed in report');
+
+    await page.goto(`${base}/projects/${shop.projectId}`);
+    const tracker = page.getByRole('region', { name: 'Tracker' });
+    const rows = tracker.getByRole('region', { name: 'Calls to the tracker' }).locator('tbody tr');
+    await expect.poll(() => rows.count(), UNTIL_SHOWN).toBe(3);
+    expect(await rows.first().innerText()).toMatch(/Comment: fixed\s+succeeded\s+1\s+HTTP 201/);
+    await expectAccessible(page, 'project with its tracker calls');
+    await screenshot(page, 'project-tracker-calls');
   });
 
   it('shows Rita, a read-only member, the tickets’ links and no button, and no connection', async ({

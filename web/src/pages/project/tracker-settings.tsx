@@ -7,6 +7,7 @@ import { Field } from '../../components/field.js';
 import { ProblemMessage } from '../../components/problem-message.js';
 import { isTicketProvider, PROVIDER_LABELS, TICKET_PROVIDERS } from '../../lib/connections.js';
 import { useApi } from '../../lib/use-api.js';
+import { TrackerDeliveries } from './tracker-deliveries.js';
 
 const TRACKERS = ['internal', ...TICKET_PROVIDERS] as const;
 type ProjectUpdate = paths['/api/v1/projects/{project}']['put']['requestBody']['content']['application/json'];
@@ -59,6 +60,7 @@ export function TrackerSettings({ project, onSaved }: { project: Project; onSave
         hidden={connections.problem !== null && (connections.problem.status === 403 || connections.problem.status === 404)}
         onLinked={reload}
       />
+      {linked !== null && <TrackerDeliveries projectId={project.id} />}
     </section>
   );
 }
