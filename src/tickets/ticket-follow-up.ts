@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.js';
 import { markConnectionUsed, openConnection } from '../connections/connections.repository.js';
 import { callOutcomeOf, type ProviderHttp } from '../connections/provider-http.js';
-import type { Db } from '../db/database.js';
+import { inTransaction, type Db } from '../db/database.js';
+import { countStatesChange } from '../issues/state-reads.js';
 import type { TicketProvider } from '../issues/issue-state.schemas.js';
 import type { StoredReport } from '../reports/report-stored.js';
 import { enqueueOutbox } from '../outbox/outbox-queue.js';
@@ -76,8 +77,13 @@ export function createTicketFollowUps(deps: { db: Db; clock: Clock; secrets: Sec
   const close: OutboxHandler = (call) =>
     withConnection(call, async (ticket, connection) => {
       const outcome = callOutcomeOf(await closeTicket(deps.http, connection, ticket));
-      if (outcome.ok && call.project_id !== null) {
-        await createTicketsRepository(db).markClosed(call.project_id, ticket.provider, ticket.key, clock.now().toISOString());
+      const projectId = call.project_id;
+      if (outcome.ok && projectId !== null) {
+        // Every answer showing the issue's state shows its ticket: the stored report answers (D28) are built again.
+        await inTransaction(db, async (trx) => {
+          if (await createTicketsRepository(trx).markClosed(projectId, ticket.provider, ticket.key, clock.now().toISOString()))
+            await countStatesChange(trx, projectId);
+        });
       }
       return outcome;
     });

@@ -111,16 +111,20 @@ export function createTicketsRepository(db: Db) {
         .execute();
     },
 
-    /** E9.5: a ticket closed at its provider (by its key: a later carry may have moved it to another fingerprint). */
-    async markClosed(projectId: string, provider: string, key: string, at: string): Promise<void> {
-      await db
+    /**
+     * E9.5: a ticket closed at its provider (by its key: a later carry may have moved it to another
+     * fingerprint). Whether it was open until now: the project's states then changed.
+     */
+    async markClosed(projectId: string, provider: string, key: string, at: string): Promise<boolean> {
+      const result = await db
         .updateTable('issue_tickets')
         .set({ closed_at: at })
         .where('project_id', '=', projectId)
         .where('provider', '=', provider)
         .where('key', '=', key)
         .where('closed_at', 'is', null)
-        .execute();
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
 
     /** The report a ticket is made from: its uuid, commit, branch and stored results. */

@@ -108,6 +108,10 @@ describe('E9.5 a fixed issue tells its ticket', () => {
     expect(body).toContain(`Fixed in report ${fix} at commit ${FIX_COMMIT} on main`);
     expect(body).toContain(`(<${REPORTS}${fix}>)`);
     expect(await ticketShown(ctx, user.token, fix, world.sql)).toMatchObject({ key: ticket.key, closed_at: null });
+    // The first report's stored answer (D28) shows the open ticket...
+    const before = await ctx.request({ method: 'GET', url: `/api/v1/reports/${world.uuid}`, token: user.token });
+    expect(JSON.stringify(before.json())).toContain(`"key":"${ticket.key}","url":"${ticket.url}"`);
+    expect(JSON.stringify(before.json())).not.toMatch(/"closed_at":"/);
 
     expect(await ctx.app.outboxWorker.runOnce()).toBe(1);
     const close = standIn.received[1]!;
@@ -120,6 +124,9 @@ describe('E9.5 a fixed issue tells its ticket', () => {
       comments: [(comment!.json as { body: string }).body],
     });
     expect(await ticketShown(ctx, user.token, fix, world.sql)).toMatchObject({ closed_at: ctx.clock.now().toISOString() });
+    // ...and is built again once it is closed.
+    const after = await ctx.request({ method: 'GET', url: `/api/v1/reports/${world.uuid}`, token: user.token });
+    expect(JSON.stringify(after.json())).toContain(`"closed_at":"${ctx.clock.now().toISOString()}"`);
     expect((await outbox(ctx)).map((message) => [message.status, message.attempts, message.response_status])).toEqual([
       ['succeeded', 1, 201],
       ['succeeded', 1, 200],
