@@ -138,7 +138,11 @@ export function logFormatFor(config: Pick<Config, 'logFormat' | 'isProduction'>,
 
 export class ConfigError extends Error {}
 
-export function loadConfig(env: Record<string, string | undefined> = process.env, options: { dotenv?: boolean } = {}): Config {
+/** `dotenv`: read `.env` from the current folder (`true`) or from `path`; the environment's values win. */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  options: { dotenv?: boolean | { path: string } } = {},
+): Config {
   let parsed: Env;
   try {
     // Blank values count as unset, so `PUBLIC_URL=` in a .env file means "no public URL".

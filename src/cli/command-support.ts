@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { Help, InvalidArgumentError, Option, type Command } from 'commander';
 import { OperatorError } from './operator-error.js';
-import { loadConfig, type Config } from '../config.js';
+import type { Config } from '../config.js';
+import { cliIo, loadCliConfig } from './cli-io.js';
 import { describeDatabaseFailure } from '../db/connect-errors.js';
 import { openDatabase, sqliteFileOf, type Db } from '../db/database.js';
 import { isRowId, MAX_ROW_ID } from '../db/dialect.js';
@@ -14,7 +15,7 @@ import { pendingMigrations } from '../db/migration-status.js';
  * file there.
  */
 export async function withDatabase(work: (db: Db, config: Config) => Promise<void>, options: { mayCreate: boolean }): Promise<void> {
-  const config = loadConfig(process.env, { dotenv: true });
+  const config = loadCliConfig();
   if (!options.mayCreate) requireDatabaseFile(config.databaseUrl);
   let db: Db | undefined;
   try {
@@ -54,7 +55,7 @@ export function requireDatabaseFile(databaseUrl: string): void {
 
 /** `--json`: one JSON document; otherwise the readable text. */
 export function print(json: boolean | undefined, value: unknown, text: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+  cliIo().stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 }
 
 export function parseId(value: string): number {

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { OperatorError } from './operator-error.js';
-import { loadConfig } from '../config.js';
 import { sqliteFileOf } from '../db/database.js';
 import { readMigrationStatus, type MigrationStatus } from '../db/migration-status.js';
 import { backupSqlite, pgDumpAdvice } from './backup.js';
+import { loadCliConfig } from './cli-io.js';
 import { print, requireDatabaseFile, requiredOption, withDatabase } from './command-support.js';
 import { formatTable } from './text-table.js';
 
@@ -29,7 +29,7 @@ export function addDatabaseCommands(program: Command): void {
     .addOption(requiredOption('--to <file>', 'the new file (never overwritten)'))
     .option('--json', 'print the result as JSON')
     .action(async (opts: { to: string; json?: boolean }) => {
-      const { databaseUrl } = loadConfig(process.env, { dotenv: true });
+      const { databaseUrl } = loadCliConfig();
       if (/^postgres(ql)?:\/\//.test(databaseUrl)) throw new OperatorError(pgDumpAdvice(databaseUrl));
       const file = sqliteFileOf(databaseUrl);
       if (file === null) throw new OperatorError('DATABASE_URL is sqlite::memory:, which keeps nothing to back up.');

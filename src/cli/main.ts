@@ -1,7 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { isKnownFailure } from './operator-error.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError } from '../config.js';
 import { migrateToLatest } from '../migrate.js';
+import { type CliIo, loadCliConfig, processIo, runWithIo } from './cli-io.js';
 import { addAccountChangeCommands } from './account-changes.js';
 import { addAccountReadCommands } from './account-reads.js';
 import { checkRequired, describeRequired, withDatabase } from './command-support.js';
@@ -15,27 +16,40 @@ import { packageVersion } from '../version.js';
  * uses; every failure prints one line to stderr and exits non-zero, so scripts can tell.
  */
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
-  try {
-    await program.parseAsync(argv);
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      process.exitCode = error.exitCode;
-      return;
-    }
-    const known = isKnownFailure(error) || error instanceof ConfigError;
-    process.stderr.write(`scoreboard: ${known ? (error as Error).message : `unexpected error: ${String(error)}`}\n`);
-    process.exitCode = 1;
-  }
+  const code = await runCli(argv.slice(2), processIo());
+  if (code !== 0) process.exitCode = code;
 }
 
-function buildProgram(): Command {
+/**
+ * One run of the command: `args` are what follows `scoreboard` on the command line; resolves with
+ * the exit status. Output goes to `io` only (cli-io.ts). `serve` resolves once it listens.
+ */
+export function runCli(args: string[], io: CliIo): Promise<number> {
+  return runWithIo(io, async () => {
+    const program = buildProgram(io);
+    try {
+      await program.parseAsync(args, { from: 'user' });
+      return 0;
+    } catch (error) {
+      if (error instanceof CommanderError) return error.exitCode;
+      const known = isKnownFailure(error) || error instanceof ConfigError;
+      io.stderr.write(`scoreboard: ${known ? (error as Error).message : `unexpected error: ${String(error)}`}\n`);
+      return 1;
+    }
+  });
+}
+
+function buildProgram(io: CliIo): Command {
   const program = new Command('scoreboard')
     .description('Scoreboard operator command: serve the API, run migrations, manage accounts.')
     .version(packageVersion(), '--version', 'print the version')
     .exitOverride()
     .configureOutput({
-      writeErr: (text) => process.stderr.write(text),
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      // Commander's own defaults (a terminal's width, else 80), on the run's streams, not the process's.
+      getOutHelpWidth: () => helpWidth(io.stdout),
+      getErrHelpWidth: () => helpWidth(io.stderr),
       // A usage error reads like every other failure: one line, `scoreboard: ...`.
       outputError: (text, write) => write(`scoreboard: ${oneLine(text.replace(/^error: /, ''))}\n`),
     })
@@ -51,7 +65,7 @@ function buildProgram(): Command {
     .action(async () => {
       // Loaded on demand: the account commands start faster without the HTTP stack.
       const { serve } = await import('../main.js');
-      await serve(loadConfig(process.env, { dotenv: true }));
+      await serve(loadCliConfig());
     });
 
   program
@@ -62,7 +76,7 @@ function buildProgram(): Command {
         async (db, config) => {
           // E9.2: the data step seals the webhook secrets stored before it, with serve's key.
           const applied = await migrateToLatest(db, { secrets: loadSecretKeys(config).box });
-          process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Nothing to migrate.\n');
+          io.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Nothing to migrate.\n');
         },
         { mayCreate: true },
       ),
@@ -74,6 +88,10 @@ function buildProgram(): Command {
   addAccountChangeCommands(program);
   addAccountReadCommands(program);
   return program;
+}
+
+function helpWidth(output: CliIo['stdout']): number {
+  return (output.isTTY ? output.columns : undefined) ?? 80;
 }
 
 /** Commander's "unknown option '--emial'\n(Did you mean --email?)" on one line, like every failure. */

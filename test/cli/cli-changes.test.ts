@@ -15,9 +15,10 @@ import {
 
 /**
  * The operator's commands that change accounts (issue 14): users:update, users:delete,
- * teams:remove-member, tokens:revoke, and the owner transfer of teams:add-member, run as real
- * processes against the database of a running server, whose API then shows the change; and the
- * audit event (actor `operator`, E5) every changing command writes in the change's transaction.
+ * teams:remove-member, tokens:revoke, and the owner transfer of teams:add-member, run (in this
+ * process: cli-process.ts) against the database of a running server process, whose API then shows
+ * the change; and the audit event (actor `operator`, E5) every changing command writes in the
+ * change's transaction.
  */
 
 /** The operator's audit events after `since`, oldest first, with their details parsed. */
@@ -51,7 +52,7 @@ describe('the operator commands that change accounts, against a running server',
   let platform: number;
 
   beforeAll(async () => {
-    sandbox = await createSandbox();
+    sandbox = await createSandbox({ inProcess: true });
     server = await startServer(sandbox); // `serve` migrates the new database
     ada = await okJson<CreatedUser>(sandbox, 'users:create', '--email', 'ada@example.com', '--name', 'Ada', '--plan', 'business');
     bob = await okJson<CreatedUser>(sandbox, 'users:create', '--email', 'bob@example.com', '--name', 'Bob');

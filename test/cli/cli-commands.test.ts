@@ -7,8 +7,10 @@ import { PERSONAL_ACCESS_TOKEN, sha256 } from '../helpers/contract.js';
 import { onPostgres } from '../helpers/test-backend.js';
 
 /**
- * The operator command `scoreboard` (D20), run as a real child process. These tests look at its
- * output, exit code and the database it writes; cli-server.test.ts checks the effects over HTTP.
+ * The operator command `scoreboard` (D20), run in this process (cli-process.ts) but where only the
+ * real command shows it (`sandbox.bin`): its exit status, several processes at once. These tests
+ * look at its output, exit code and the database it writes; cli-server.test.ts checks the effects
+ * over HTTP.
  */
 
 const COMMANDS = [
@@ -44,12 +46,13 @@ function expectOneLineFailure(result: CliResult, mentions: RegExp): void {
 describe('scoreboard --help', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
-    sandbox = await createSandbox();
+    sandbox = await createSandbox({ inProcess: true });
   });
   afterAll(() => sandbox.cleanup());
 
   it('exits 0, lists every command and does not touch the database', async () => {
-    const result = await sandbox.cli('--help');
+    // The real command: its help goes to the process's stdout, and it exits 0.
+    const result = await sandbox.bin('--help');
     expect(result.code).toBe(0);
     for (const command of COMMANDS) expect(result.stdout).toContain(command);
     if (onPostgres) {
@@ -78,7 +81,7 @@ describe('scoreboard --help', () => {
 describe('scoreboard migrate', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
-    sandbox = await createSandbox();
+    sandbox = await createSandbox({ inProcess: true });
   });
   afterAll(() => sandbox.cleanup());
 
@@ -120,9 +123,9 @@ describe('scoreboard migrate', () => {
   it('migrates once when several processes migrate a fresh database at the same time', async () => {
     // Racy by nature: before the fix, eight processes collided in every run of four rounds.
     for (let round = 0; round < 4; round++) {
-      const fresh = await createSandbox();
+      const fresh = await createSandbox({ inProcess: true });
       try {
-        const results = await Promise.all(Array.from({ length: 8 }, () => fresh.cli('migrate')));
+        const results = await Promise.all(Array.from({ length: 8 }, () => fresh.bin('migrate')));
         for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0, stderr: '' });
         const applied = await fresh.withDb(async (db) =>
           sql<{ name: string }>`select name from kysely_migration order by name`.execute(db),
@@ -141,7 +144,7 @@ describe('scoreboard migrate', () => {
 describe('scoreboard users:create and tokens:create (database effects)', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
-    sandbox = await createSandbox({ migrated: true });
+    sandbox = await createSandbox({ migrated: true, inProcess: true });
   });
   afterAll(() => sandbox.cleanup());
 
@@ -252,11 +255,11 @@ describe('scoreboard users:create and tokens:create (database effects)', () => {
   });
 });
 
-// Concurrent: none of these commands writes, and each is a separate process.
+// Concurrent: none of these commands writes (the sandbox runs its commands one at a time all the same).
 describe.concurrent('scoreboard errors: one line on stderr, non-zero exit, no change', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
-    sandbox = await createSandbox({ migrated: true });
+    sandbox = await createSandbox({ migrated: true, inProcess: true });
     await ok(sandbox, 'users:create', '--email', 'owner@example.com', '--no-team');
     await ok(sandbox, 'users:create', '--email', 'other@example.com');
   });
@@ -355,6 +358,7 @@ describe.concurrent('scoreboard errors: one line on stderr, non-zero exit, no ch
   });
 
   it('rejects an unknown command', async () => {
-    expectOneLineFailure(await sandbox.cli('users:purge', '--email', 'owner@example.com'), /unknown command 'users:purge'/);
+    // The real command: one line on the process's stderr, and a non-zero exit status.
+    expectOneLineFailure(await sandbox.bin('users:purge', '--email', 'owner@example.com'), /unknown command 'users:purge'/);
   });
 });

@@ -21,7 +21,9 @@ import { onPostgres } from '../helpers/test-backend.js';
 
 /**
  * The operator command's version, migrate:status and backup, and the rule that only serve and
- * migrate may create a SQLite database (issue 14), run as real processes.
+ * migrate may create a SQLite database (issue 14), run as real processes wherever a working folder
+ * or a process of its own matters (relative paths, a backup beside a writing server), and in this
+ * process (cli-process.ts) for the rest.
  */
 
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
@@ -103,7 +105,7 @@ describe('scoreboard migrate:status', () => {
   let sandbox: Sandbox;
   let server: RunningServer | undefined;
   beforeAll(async () => {
-    sandbox = await createSandbox();
+    sandbox = await createSandbox({ inProcess: true });
   });
   afterAll(async () => {
     await server?.stop();
@@ -193,13 +195,16 @@ describe('scoreboard backup on PostgreSQL', () => {
 describe.skipIf(onPostgres)('scoreboard backup (SQLite)', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
-    sandbox = await createSandbox({ migrated: true });
+    sandbox = await createSandbox({ migrated: true, inProcess: true });
     await ok(sandbox, 'users:create', '--email', 'backup@example.com', '--name', 'Backup');
   });
   afterAll(() => sandbox?.cleanup());
 
   it('copies the database to a new file (a path relative to the working folder) and prints the path and size', async () => {
-    const text = await ok(sandbox, 'backup', '--to', 'copy.db');
+    // The real command: a relative path is resolved from the working folder of its process.
+    const relative = await sandbox.bin('backup', '--to', 'copy.db');
+    expect(relative).toMatchObject({ code: 0, stderr: '' });
+    const text = relative.stdout;
     const path = join(sandbox.dir, 'copy.db');
     const bytes = statSync(path).size;
     expect(text).toBe(`Backed up ${sandbox.store.sqliteFile} to ${path} (${bytes} bytes).\n`);

@@ -2,17 +2,25 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import { runCli } from '../../src/cli/main.js';
 import type { Db } from '../../src/db/database.js';
 import { SqliteDatabase } from '../../src/db/sqlite-binding.js';
 import { createTestStore, type TestStore } from '../helpers/test-backend.js';
 
 /**
- * Helpers that run the real `scoreboard` command (bin/scoreboard.js -> dist/) as a child process,
- * against the test backend's store (a SQLite file in a temp dir, or a PostgreSQL schema and a Redis
- * prefix). The cwd is that temp dir, so no `.env` of the checkout is read, and the environment is
- * minimal, so nothing of the test runner's environment leaks in.
+ * Helpers that run the `scoreboard` command against the test backend's store (a SQLite file in a
+ * temp dir, or a PostgreSQL schema and a Redis prefix), in either of two ways:
+ * - as the real command (bin/scoreboard.js -> dist/) in a child process, whose cwd is that temp dir,
+ *   so no `.env` of the checkout is read, with a minimal environment, so nothing of the test
+ *   runner's environment leaks in;
+ * - in this process (`inProcess`), through the entry the bin calls (runCli) with the same
+ *   environment, the temp dir as the folder of `.env`, and streams of its own: the same commands
+ *   and output without a Node start, imports and a connection per command (a second or more each,
+ *   most of these files' time). What only a process shows (its exit status, signals, `serve`,
+ *   several processes at once) stays on the real command: `sandbox.bin`.
  */
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const BIN = join(ROOT, 'bin', 'scoreboard.js');
@@ -27,10 +35,12 @@ export interface Sandbox {
   dir: string;
   store: TestStore;
   env: Record<string, string>;
-  /** Runs `scoreboard <args>` and resolves when it exits. */
+  /** Runs `scoreboard <args>` (in this process with `inProcess`) and resolves when it exits. */
   cli(...args: string[]): Promise<CliResult>;
   /** Runs `scoreboard <args>` with `input` piped to its standard input. */
   cliWithInput(input: string, ...args: string[]): Promise<CliResult>;
+  /** Runs the real `scoreboard <args>` in a child process, whatever `inProcess` says. */
+  bin(...args: string[]): Promise<CliResult>;
   /** Runs `work` on a new connection to the database the CLI and the server use. */
   withDb<T>(work: (db: Db) => Promise<T>): Promise<T>;
   /** Opens the SQLite file directly, on the sqlite backend only (file-level checks such as WAL mode). */
@@ -49,12 +59,13 @@ export interface CliResult {
  * A fresh store, not migrated: on SQLite not even created, which only `serve` and `migrate` may do
  * (issue 14). `migrated: true` runs `scoreboard migrate` first, for tests whose first command is
  * another one (users:create...); tests that start a server first need not, `serve` migrates.
+ * `inProcess: true` runs `sandbox.cli` in this process (see above).
  */
-export async function createSandbox(options: { migrated?: boolean } = {}): Promise<Sandbox> {
+export async function createSandbox(options: { migrated?: boolean; inProcess?: boolean } = {}): Promise<Sandbox> {
   const dir = mkdtempSync(join(tmpdir(), 'scoreboard-cli-'));
   const store = await createTestStore(dir);
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATABASE_POOL_MAX: '4', ...store.env };
-  const sandbox = sandboxOn(dir, store, env);
+  const sandbox = sandboxOn(dir, store, env, options.inProcess ?? false);
   if (options.migrated) {
     await ok(sandbox, 'migrate').catch(async (error: unknown) => {
       await sandbox.cleanup();
@@ -64,13 +75,17 @@ export async function createSandbox(options: { migrated?: boolean } = {}): Promi
   return sandbox;
 }
 
-function sandboxOn(dir: string, store: TestStore, env: Record<string, string>): Sandbox {
+function sandboxOn(dir: string, store: TestStore, env: Record<string, string>, inProcess: boolean): Sandbox {
+  const inThisProcess = serially();
+  const run = (args: string[], input?: string): Promise<CliResult> =>
+    inProcess ? inThisProcess(() => runInProcess(args, { cwd: dir, env, input })) : runNode([BIN, ...args], { cwd: dir, env, input });
   return {
     dir,
     store,
     env,
-    cli: (...args) => runNode([BIN, ...args], { cwd: dir, env }),
-    cliWithInput: (input, ...args) => runNode([BIN, ...args], { cwd: dir, env, input }),
+    cli: (...args) => run(args),
+    cliWithInput: (input, ...args) => run(args, input),
+    bin: (...args) => runNode([BIN, ...args], { cwd: dir, env }),
     async withDb(work) {
       const db = store.open();
       try {
@@ -114,6 +129,41 @@ export function runNode(args: string[], options: { cwd: string; env: Record<stri
       resolvePromise({ code, signal, stdout, stderr });
     });
   });
+}
+
+/**
+ * `scoreboard <args>` in this process (runCli, the bin's entry), on the streams of this run alone.
+ * Standard input is `input`, or empty like the child's /dev/null.
+ */
+async function runInProcess(args: string[], options: { cwd: string; env: Record<string, string>; input?: string }): Promise<CliResult> {
+  // `serve` would listen in the test process and never exit: startServer runs the real one.
+  if (args[0] === 'serve') throw new Error('serve runs as a process: use startServer');
+  const stdin = new PassThrough();
+  stdin.end(options.input ?? '');
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    env: options.env,
+    cwd: options.cwd,
+    stdin,
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, signal: null, stdout, stderr };
+}
+
+/**
+ * One run at a time per sandbox: on SQLite, two runs in one thread could wait on each other's lock
+ * (better-sqlite3 waits synchronously, blocking the run that holds it). Tests of commands run side
+ * by side use real processes (`bin`).
+ */
+function serially(): <T>(work: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(work: () => Promise<T>) => {
+    const result = tail.then(work);
+    tail = result.catch(() => undefined);
+    return result;
+  };
 }
 
 /** Runs a CLI command that must succeed and returns its stdout. */

@@ -10,7 +10,7 @@ const MIGRATION_NAMES = Object.keys(migrations).sort();
 
 /**
  * The operator's read-only commands (issue 14): users:list, users:show, teams:list, teams:show and
- * tokens:list, run as real processes, in text and in --json, and their failures.
+ * tokens:list, run in this process (cli-process.ts), in text and in --json, and their failures.
  */
 
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
@@ -24,7 +24,7 @@ describe('scoreboard users:list, users:show, teams:list, teams:show, tokens:list
   let deployToken: number;
 
   beforeAll(async () => {
-    sandbox = await createSandbox({ migrated: true });
+    sandbox = await createSandbox({ migrated: true, inProcess: true });
     // Sequential: ids and the order of memberships are asserted below.
     ada = await okJson<CreatedUser>(sandbox, 'users:create', '--email', 'Ada@Example.com', '--name', 'Ada');
     bob = await okJson<CreatedUser>(sandbox, 'users:create', '--email', 'bob@example.com', '--plan', 'none', '--no-team');
@@ -238,7 +238,7 @@ describe('scoreboard users:list, users:show, teams:list, teams:show, tokens:list
   });
 
   it('empty lists say so in text and are empty arrays in JSON', async () => {
-    const empty = await createSandbox({ migrated: true });
+    const empty = await createSandbox({ migrated: true, inProcess: true });
     try {
       expect(await ok(empty, 'users:list')).toBe('No users.\n');
       expect(await ok(empty, 'teams:list')).toBe('No teams.\n');
@@ -256,7 +256,7 @@ describe('scoreboard users:list, users:show, teams:list, teams:show, tokens:list
 describe('the read commands on a database that is not migrated', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
-    sandbox = await createSandbox();
+    sandbox = await createSandbox({ inProcess: true });
   });
   afterAll(() => sandbox?.cleanup());
 

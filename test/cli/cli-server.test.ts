@@ -21,8 +21,9 @@ import { eventually } from '../helpers/eventually.js';
 
 /**
  * `scoreboard serve` and the operator commands on one database (a SQLite file in WAL mode, or a
- * PostgreSQL schema): every effect of a CLI command is checked over HTTP against the real server
- * process, which keeps running meanwhile.
+ * PostgreSQL schema): every effect of a CLI command (run in this process, cli-process.ts, but for
+ * the concurrency test) is checked over HTTP against the real server process, which keeps running
+ * meanwhile.
  */
 
 const NEW_PROJECT = { name: 'Shop', framework_version: '11' };
@@ -33,7 +34,7 @@ describe('scoreboard serve with the CLI writing to the same database', () => {
   let serverStopped = false;
 
   beforeAll(async () => {
-    sandbox = await createSandbox();
+    sandbox = await createSandbox({ inProcess: true });
     // A fresh database: `serve` must run the migrations itself before listening.
     server = await startServer(sandbox);
   });
@@ -235,7 +236,8 @@ describe('scoreboard serve with the CLI writing to the same database', () => {
   it('CLI writes and server writes running at the same time all succeed (WAL + busy timeout)', async () => {
     const writer = await createUser();
     const [cli, http] = await Promise.all([
-      Promise.all(Array.from({ length: 6 }, (_, i) => sandbox.cli('users:create', '--email', `parallel${i}@example.com`))),
+      // Real processes: six writers at once, beside the server's.
+      Promise.all(Array.from({ length: 6 }, (_, i) => sandbox.bin('users:create', '--email', `parallel${i}@example.com`))),
       Promise.all([
         ...Array.from({ length: 3 }, (_, i) => api(server, 'POST', '/api/v1/projects', writer.token, { ...NEW_PROJECT, name: `P${i}` })),
         ...Array.from({ length: 3 }, (_, i) => api(server, 'POST', '/api/v1/tokens', writer.token, { name: `T${i}`, abilities: ['read'] })),
@@ -281,7 +283,7 @@ describe('scoreboard serve with a report retention', () => {
   let sandbox: Sandbox;
   let server: RunningServer | undefined;
   beforeAll(async () => {
-    sandbox = await createSandbox();
+    sandbox = await createSandbox({ inProcess: true });
   });
   afterAll(async () => {
     await server?.stop();
