@@ -51,6 +51,13 @@ const it = appTest({
   .extend('world', async ({ ctx, user, apiToken }) => {
     const uuid = await uploadSpots(ctx, apiToken, [SQL, XSS, DEBUG], MAIN);
     return { uuid, sql: await fingerprintOf(ctx, user.token, uuid, SQL) };
+  })
+  /** SQL's ticket at the GitHub stand-in (acme/shop), through a GitHub connection linked as the tracker. */
+  .extend('github', async ({ ctx, user, project, projectId, standIn, world }) => {
+    const issues = addGitHubIssues(standIn, GITHUB);
+    const connectionId = await givenConnection(ctx, project.project.team_id, 'github', standIn.url, { token: GITHUB.token });
+    const ticket = await ticketFor(ctx, user.token, projectId, connectionId, 'acme/shop', world.sql);
+    return { issues, connectionId, ticket };
   });
 
 /** Links a connection as the project's tracker with `target`, and makes the SQL issue's ticket. */
@@ -75,15 +82,13 @@ describe('E9.5 a fixed issue tells its ticket', () => {
   it('GitHub: comments "Fixed in report R at commit C" with the report link, then closes the issue as completed', async ({
     ctx,
     user,
-    project,
     projectId,
     apiToken,
     standIn,
     world,
+    github,
   }) => {
-    const issues = addGitHubIssues(standIn, GITHUB);
-    const connectionId = await givenConnection(ctx, project.project.team_id, 'github', standIn.url, { token: GITHUB.token });
-    const ticket = await ticketFor(ctx, user.token, projectId, connectionId, 'acme/shop', world.sql);
+    const { issues, ticket } = github;
     // A report that still holds the issue says nothing to its ticket.
     await uploadSpots(ctx, apiToken, [SQL, XSS], MAIN, '2026-11-21T09:10:00Z');
     expect(await outbox(ctx)).toEqual([]);
@@ -225,15 +230,10 @@ describe('E9.5 which reports tell', () => {
   it("only a report on the ticket's branch: a pull request that fixes it says nothing until main's report does", async ({
     ctx,
     user,
-    project,
-    projectId,
     apiToken,
-    standIn,
     world,
+    github,
   }) => {
-    addGitHubIssues(standIn, GITHUB);
-    const connectionId = await givenConnection(ctx, project.project.team_id, 'github', standIn.url, { token: GITHUB.token });
-    await ticketFor(ctx, user.token, projectId, connectionId, 'acme/shop', world.sql);
     const feature = await uploadSpots(
       ctx,
       apiToken,
@@ -248,7 +248,10 @@ describe('E9.5 which reports tell', () => {
     expect(fixedThere.data.map((item: { fingerprint: string }) => item.fingerprint)).toContain(world.sql);
     expect(await outbox(ctx)).toEqual([]);
     await uploadSpots(ctx, apiToken, [XSS, DEBUG], FIXED_ON_MAIN, LATER);
-    expect((await outbox(ctx)).map((message) => message.kind)).toEqual(['ticket_comment', 'ticket_close']);
+    expect((await outbox(ctx)).map((message) => [message.kind, (JSON.parse(message.payload) as { key: string }).key])).toEqual([
+      ['ticket_comment', github.ticket.key],
+      ['ticket_close', github.ticket.key],
+    ]);
   });
 
   it('a ticket made from a report without a branch is told by any branch', async ({ ctx, user, project, projectId, apiToken, standIn }) => {
@@ -266,16 +269,10 @@ describe('E9.5 through the outbox', () => {
   it('retries a 503 and a 429 no sooner than Retry-After, a refused connection on the schedule, then succeeds', async ({
     ctx,
     log,
-    user,
-    project,
-    projectId,
     apiToken,
     standIn,
-    world,
+    github,
   }) => {
-    addGitHubIssues(standIn, GITHUB);
-    const connectionId = await givenConnection(ctx, project.project.team_id, 'github', standIn.url, { token: GITHUB.token });
-    await ticketFor(ctx, user.token, projectId, connectionId, 'acme/shop', world.sql);
     await uploadSpots(ctx, apiToken, [XSS, DEBUG], FIXED_ON_MAIN, LATER);
     const created = ctx.clock.now().getTime();
     const comment = async () => (await outbox(ctx))[0]!;
@@ -298,13 +295,13 @@ describe('E9.5 through the outbox', () => {
 
     // A network error (nobody listening at the connection's address) is retried on the schedule.
     ctx.clock.set(row.next_attempt_at!);
-    await ctx.db.updateTable('connections').set({ base_url: 'http://127.0.0.1:9' }).where('id', '=', connectionId).execute();
+    await ctx.db.updateTable('connections').set({ base_url: 'http://127.0.0.1:9' }).where('id', '=', github.connectionId).execute();
     expect(await ctx.app.outboxWorker.runOnce()).toBe(1);
     row = await comment();
     expect(row).toMatchObject({ status: 'pending', attempts: 3, response_status: null });
     expect(row.error).toMatch(/connect|ECONNREFUSED/i);
 
-    await ctx.db.updateTable('connections').set({ base_url: standIn.url }).where('id', '=', connectionId).execute();
+    await ctx.db.updateTable('connections').set({ base_url: standIn.url }).where('id', '=', github.connectionId).execute();
     ctx.clock.set(row.next_attempt_at!);
     expect(await ctx.app.outboxWorker.runOnce()).toBe(1);
     expect(await comment()).toMatchObject({ status: 'succeeded', attempts: 4, response_status: 201, error: null });
@@ -314,16 +311,10 @@ describe('E9.5 through the outbox', () => {
 
   it("fails a 4xx at once with the provider's message; the closing is tried after it all the same", async ({
     ctx,
-    user,
-    project,
-    projectId,
     apiToken,
     standIn,
-    world,
+    github,
   }) => {
-    addGitHubIssues(standIn, GITHUB);
-    const connectionId = await givenConnection(ctx, project.project.team_id, 'github', standIn.url, { token: GITHUB.token });
-    await ticketFor(ctx, user.token, projectId, connectionId, 'acme/shop', world.sql);
     await uploadSpots(ctx, apiToken, [XSS, DEBUG], FIXED_ON_MAIN, LATER);
     standIn.script.push({ status: 410, body: { message: 'Issues are disabled for this repo' } });
     await ctx.app.outboxWorker.runOnce();
@@ -334,24 +325,14 @@ describe('E9.5 through the outbox', () => {
       ['ticket_comment', 'failed', 410, 'Issues are disabled for this repo', null],
       ['ticket_close', 'succeeded', 200, null, null],
     ]);
+    expect(github.issues.get(github.ticket.key)).toMatchObject({ state: 'closed', comments: [] });
   });
 
-  it('fails a message whose connection was deleted since, and sends nothing', async ({
-    ctx,
-    user,
-    project,
-    projectId,
-    apiToken,
-    standIn,
-    world,
-  }) => {
-    addGitHubIssues(standIn, GITHUB);
-    const connectionId = await givenConnection(ctx, project.project.team_id, 'github', standIn.url, { token: GITHUB.token });
-    await ticketFor(ctx, user.token, projectId, connectionId, 'acme/shop', world.sql);
+  it('fails a message whose connection was deleted since, and sends nothing', async ({ ctx, user, project, apiToken, standIn, github }) => {
     await uploadSpots(ctx, apiToken, [XSS, DEBUG], FIXED_ON_MAIN, LATER);
     const deleted = await ctx.request({
       method: 'DELETE',
-      url: `/api/v1/teams/${project.project.team_id}/connections/${connectionId}`,
+      url: `/api/v1/teams/${project.project.team_id}/connections/${github.connectionId}`,
       token: user.token,
     });
     expect(deleted.statusCode, deleted.body).toBe(200);
@@ -365,18 +346,8 @@ describe('E9.5 through the outbox', () => {
     ]);
   });
 
-  it('two workers on one database make each call once, the comment before the closing', async ({
-    ctx,
-    user,
-    project,
-    projectId,
-    apiToken,
-    standIn,
-    world,
-  }) => {
-    const issues = addGitHubIssues(standIn, GITHUB);
-    const connectionId = await givenConnection(ctx, project.project.team_id, 'github', standIn.url, { token: GITHUB.token });
-    const ticket = await ticketFor(ctx, user.token, projectId, connectionId, 'acme/shop', world.sql);
+  it('two workers on one database make each call once, the comment before the closing', async ({ ctx, apiToken, standIn, github }) => {
+    const { issues, ticket } = github;
     await uploadSpots(ctx, apiToken, [XSS, DEBUG], FIXED_ON_MAIN, LATER);
     // A second instance's worker: its own provider client, the same database.
     const http = createProviderHttp({ allowPrivateNetworks: true });
