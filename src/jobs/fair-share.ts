@@ -109,3 +109,43 @@ function decrement(counts: Map<string, number>, key: string): void {
   if (left <= 0) counts.delete(key);
   else counts.set(key, left);
 }
+
+/** Due work read per free slot: enough to fill the slots when some owners and targets are at their bound. */
+const CANDIDATES_PER_SLOT = 4;
+/** Reads of due work in one claim at most: each leaves out what the one before filled up. */
+const MAX_READS = 4;
+
+/** What a read of due work leaves out: the owners and targets at their bound, and the work already chosen. */
+export interface ReadExclusions {
+  owners: string[];
+  targets: string[];
+  chosen: string[];
+}
+
+/**
+ * The ids of up to `limit` pieces of due work to claim, chosen fairly within the bounds of `shares`
+ * (what this instance has in flight; no bounds when absent): `read` returns up to `size` due pieces,
+ * oldest due first, leaving out what `exclusions` names. The due ones are read a few times, each
+ * read leaving out the owners and targets already at their bound, so that one owner's backlog,
+ * oldest first, never fills a read and starves the others.
+ */
+export async function chooseFairly(
+  limit: number,
+  shares: InFlightShares | undefined,
+  read: (exclusions: ReadExclusions, size: number) => Promise<(Shared & { id: string })[]>,
+): Promise<string[]> {
+  const planned = shares?.clone() ?? new InFlightShares({ perOwner: Number.POSITIVE_INFINITY, perTarget: Number.POSITIVE_INFINITY });
+  const chosen: string[] = [];
+  for (let round = 0; round < MAX_READS && chosen.length < limit; round++) {
+    const size = (limit - chosen.length) * CANDIDATES_PER_SLOT;
+    const due = await read({ ...planned.full(), chosen }, size);
+    const picked = planned.pick(due, limit - chosen.length);
+    for (const work of picked) {
+      planned.add(work);
+      chosen.push(work.id);
+    }
+    // Fewer than asked for: nothing else is due.
+    if (due.length < size || picked.length === 0) break;
+  }
+  return chosen;
+}

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { countAll, isPostgres } from '../db/dialect.js';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { InFlightShares } from '../jobs/fair-share.js';
+import { chooseFairly, type InFlightShares } from '../jobs/fair-share.js';
 
 /**
  * The outbox of calls to other services (migration 0021): written in the transaction of the change
@@ -14,11 +14,6 @@ import { InFlightShares } from '../jobs/fair-share.js';
  * takes its rows `FOR UPDATE SKIP LOCKED`. What it adds is order: a message with an
  * `ordering_key` is not due while an earlier one with the same key is pending.
  */
-
-/** Due messages read per free slot: enough to fill the slots when some owners and targets are at their bound. */
-const CANDIDATES_PER_SLOT = 4;
-/** Reads of due messages in one claim at most: each leaves out what the one before filled up. */
-const MAX_READS = 4;
 
 export interface NewOutboxMessage {
   kind: string;
@@ -90,12 +85,8 @@ export function createOutboxQueue(db: Db) {
           eb('next_attempt_at', '<=', now),
           eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]),
         ]);
-      const planned = shares?.clone() ?? new InFlightShares({ perOwner: Number.POSITIVE_INFINITY, perTarget: Number.POSITIVE_INFINITY });
-      const chosen: string[] = [];
-      for (let read = 0; read < MAX_READS && chosen.length < limit; read++) {
-        const full = planned.full();
-        const size = (limit - chosen.length) * CANDIDATES_PER_SLOT;
-        const due = await db
+      const chosen = await chooseFairly(limit, shares, (leaveOut, size) =>
+        db
           .selectFrom('outbox as m')
           .select(['m.id', 'm.owner', 'm.target'])
           .where('m.status', '=', 'pending')
@@ -125,20 +116,14 @@ export function createOutboxQueue(db: Db) {
               ),
             ]),
           )
-          .$if(full.targets.length > 0, (query) => query.where('m.target', 'not in', full.targets))
-          .$if(full.owners.length > 0, (query) => query.where('m.owner', 'not in', full.owners))
-          .$if(chosen.length > 0, (query) => query.where('m.id', 'not in', chosen))
+          .$if(leaveOut.targets.length > 0, (query) => query.where('m.target', 'not in', leaveOut.targets))
+          .$if(leaveOut.owners.length > 0, (query) => query.where('m.owner', 'not in', leaveOut.owners))
+          .$if(leaveOut.chosen.length > 0, (query) => query.where('m.id', 'not in', leaveOut.chosen))
           .orderBy('m.next_attempt_at')
           .orderBy('m.id')
           .limit(size)
-          .execute();
-        const picked = planned.pick(due, limit - chosen.length);
-        for (const work of picked) {
-          planned.add(work);
-          chosen.push(work.id);
-        }
-        if (due.length < size || picked.length === 0) break;
-      }
+          .execute(),
+      );
       if (chosen.length === 0) return [];
       // Checked again in the claim itself: a row another claim took since the read is not taken twice.
       const claimable = db.selectFrom('outbox').select('id').where('id', 'in', chosen).where(unclaimed);

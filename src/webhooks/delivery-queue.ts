@@ -2,12 +2,7 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { countAll, isPostgres } from '../db/dialect.js';
-import { InFlightShares } from '../jobs/fair-share.js';
-
-/** Due deliveries read per free slot: enough to fill the slots when some teams and webhooks are at their bound. */
-const CANDIDATES_PER_SLOT = 4;
-/** Reads of due deliveries in one claim at most: each leaves out what the one before filled up. */
-const MAX_READS = 4;
+import { chooseFairly, type InFlightShares } from '../jobs/fair-share.js';
 
 /** A delivery taken for one attempt, with what sending it needs from its webhook. */
 export interface ClaimedDelivery {
@@ -53,13 +48,7 @@ export function createDeliveryQueue(db: Db) {
           eb('next_attempt_at', '<=', now),
           eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]),
         ]);
-      const planned = shares?.clone() ?? new InFlightShares({ perOwner: Number.POSITIVE_INFINITY, perTarget: Number.POSITIVE_INFINITY });
-      const chosen: string[] = [];
-      for (let read = 0; read < MAX_READS && chosen.length < limit; read++) {
-        // A team or webhook at its bound is left out of the read: the backlog of one team, oldest
-        // first, would otherwise fill the read and starve every other team.
-        const full = planned.full();
-        const size = (limit - chosen.length) * CANDIDATES_PER_SLOT;
+      const chosen = await chooseFairly(limit, shares, async (leaveOut, size) => {
         const due = await db
           .selectFrom('webhook_deliveries as d')
           .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
@@ -68,24 +57,15 @@ export function createDeliveryQueue(db: Db) {
           .where('d.status', '=', 'pending')
           .where('d.next_attempt_at', '<=', now)
           .where((eb) => eb.or([eb('d.claimed_until', 'is', null), eb('d.claimed_until', '<=', now)]))
-          .$if(full.targets.length > 0, (query) => query.where('d.webhook_id', 'not in', full.targets))
-          .$if(full.owners.length > 0, (query) => query.where('p.team_id', 'not in', full.owners.map(Number)))
-          .$if(chosen.length > 0, (query) => query.where('d.id', 'not in', chosen))
+          .$if(leaveOut.targets.length > 0, (query) => query.where('d.webhook_id', 'not in', leaveOut.targets))
+          .$if(leaveOut.owners.length > 0, (query) => query.where('p.team_id', 'not in', leaveOut.owners.map(Number)))
+          .$if(leaveOut.chosen.length > 0, (query) => query.where('d.id', 'not in', leaveOut.chosen))
           .orderBy('d.next_attempt_at')
           .orderBy('d.id')
           .limit(size)
           .execute();
-        const picked = planned.pick(
-          due.map((row) => ({ id: row.id, target: row.target, owner: String(row.team_id) })),
-          limit - chosen.length,
-        );
-        for (const work of picked) {
-          planned.add(work);
-          chosen.push(work.id);
-        }
-        // Fewer than asked for: nothing else is due.
-        if (due.length < size || picked.length === 0) break;
-      }
+        return due.map((row) => ({ id: row.id, target: row.target, owner: String(row.team_id) }));
+      });
       if (chosen.length === 0) return [];
       // Checked again in the claim itself: a row another claim took since the read is not taken twice.
       const claimable = db.selectFrom('webhook_deliveries').select('id').where('id', 'in', chosen).where(unclaimed);
