@@ -1,9 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, call } from '../../api/client.js';
 import { ProblemMessage } from '../../components/problem-message.js';
-import { ScrollRegion } from '../../components/scroll-region.js';
-import { formatDate } from '../../lib/format.js';
 import { useApi } from '../../lib/use-api.js';
+import { DeliveryPager, DeliveryTable } from './delivery-table.js';
 
 const CALLS = { ticket_comment: 'Comment: fixed', ticket_close: 'Close the ticket' } as const;
 
@@ -30,56 +29,19 @@ export function TrackerDeliveries({ projectId }: { projectId: string }) {
         </p>
       )}
       {deliveries.data && deliveries.data.data.length > 0 && (
-        <ScrollRegion label="Calls to the tracker">
-          <table class="report-table stacked-table">
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Call</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="number">
-                  Attempts
-                </th>
-                <th scope="col">Response</th>
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.data.data.map((delivery) => (
-                <tr key={delivery.id}>
-                  <td data-label="Created">{formatDate(delivery.created_at)}</td>
-                  <td data-label="Call">{CALLS[delivery.event]}</td>
-                  <td class="short" data-label="Status">
-                    {delivery.status}
-                  </td>
-                  <td class="number" data-label="Attempts">
-                    {delivery.attempts}
-                  </td>
-                  <td data-label="Response">
-                    {delivery.error ?? (delivery.response_status === null ? '—' : `HTTP ${delivery.response_status}`)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DeliveryTable
+          label="Calls to the tracker"
+          rows={deliveries.data.data}
+          whatLabel="Call"
+          what={(delivery) => CALLS[delivery.event]}
+          response={(delivery) => delivery.error ?? (delivery.response_status === null ? '—' : `HTTP ${delivery.response_status}`)}
+        />
       )}
       <div class="webhook-actions">
         <button type="button" class="secondary" onClick={deliveries.reload}>
           Refresh
         </button>
-        {meta && meta.last_page > 1 && (
-          <>
-            <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              Newer
-            </button>
-            <span>
-              Page {meta.current_page} of {meta.last_page}
-            </span>
-            <button type="button" class="secondary" disabled={page >= meta.last_page} onClick={() => setPage(page + 1)}>
-              Older
-            </button>
-          </>
-        )}
+        <DeliveryPager meta={meta} page={page} onPage={setPage} />
       </div>
     </div>
   );

@@ -2,9 +2,9 @@ import { useState } from 'preact/hooks';
 import { api, call } from '../../api/client.js';
 import { asProblem, type Problem } from '../../api/problems.js';
 import { ProblemMessage } from '../../components/problem-message.js';
-import { ScrollRegion } from '../../components/scroll-region.js';
 import { formatDate } from '../../lib/format.js';
 import { useApi } from '../../lib/use-api.js';
+import { DeliveryPager, DeliveryTable } from './delivery-table.js';
 
 /**
  * A webhook's deliveries, newest first, a page at a time; "Refresh" to see a pending one's outcome.
@@ -47,68 +47,30 @@ export function WebhookDeliveries({ projectId, webhookId, url }: { projectId: st
       <p role="status">{status}</p>
       {deliveries.data?.data.length === 0 && <p class="muted">No deliveries yet. Send a ping to try the webhook.</p>}
       {deliveries.data && deliveries.data.data.length > 0 && (
-        <ScrollRegion label={`Deliveries to ${url}`}>
-          <table class="report-table stacked-table">
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="number">
-                  Attempts
-                </th>
-                <th scope="col">Response</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.data.data.map((delivery) => (
-                <tr key={delivery.id}>
-                  <td data-label="Created">{formatDate(delivery.created_at)}</td>
-                  <td data-label="Event">{delivery.event}</td>
-                  <td class="short" data-label="Status">
-                    {delivery.status}
-                  </td>
-                  <td class="number" data-label="Attempts">
-                    {delivery.attempts}
-                  </td>
-                  <td data-label="Response">
-                    {delivery.response_status === null ? (delivery.error ?? '—') : `HTTP ${delivery.response_status}`}
-                  </td>
-                  <td class="stacked-action">
-                    {/* Its name says which delivery: every row has one. */}
-                    <button
-                      type="button"
-                      class="secondary"
-                      aria-label={`Redeliver the ${delivery.event} of ${formatDate(delivery.created_at)}`}
-                      onClick={() => void redeliver(delivery.id)}
-                    >
-                      Redeliver
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DeliveryTable
+          label={`Deliveries to ${url}`}
+          rows={deliveries.data.data}
+          whatLabel="Event"
+          what={(delivery) => delivery.event}
+          response={(delivery) => (delivery.response_status === null ? (delivery.error ?? '—') : `HTTP ${delivery.response_status}`)}
+          action={(delivery) => (
+            // Its name says which delivery: every row has one.
+            <button
+              type="button"
+              class="secondary"
+              aria-label={`Redeliver the ${delivery.event} of ${formatDate(delivery.created_at)}`}
+              onClick={() => void redeliver(delivery.id)}
+            >
+              Redeliver
+            </button>
+          )}
+        />
       )}
       <div class="webhook-actions">
         <button type="button" class="secondary" onClick={deliveries.reload}>
           Refresh deliveries
         </button>
-        {meta && meta.last_page > 1 && (
-          <>
-            <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              Newer
-            </button>
-            <span>
-              Page {meta.current_page} of {meta.last_page}
-            </span>
-            <button type="button" class="secondary" disabled={page >= meta.last_page} onClick={() => setPage(page + 1)}>
-              Older
-            </button>
-          </>
-        )}
+        <DeliveryPager meta={meta} page={page} onPage={setPage} />
       </div>
     </div>
   );
