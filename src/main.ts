@@ -68,7 +68,7 @@ export async function serve(config: Config): Promise<void> {
   });
   app.addHook('onReady', async () => {
     deliveries.start();
-    // E9.5 (and E10, E11 to come): calls to other services, one attempt at a time across instances.
+    // E9.5 (pull-request feedback and email to come): calls to other services, one attempt at a time across instances.
     app.outboxWorker.start();
   });
   let shutdownStartedAt: number | undefined;

@@ -2,7 +2,7 @@ import type { Db } from '../db/database.js';
 
 /**
  * What other features do when an upload is stored, in the upload's transaction, given to the
- * reports feature in features.ts (E9.5: telling the tickets of fixed issues; E10's commit statuses
+ * reports feature in features.ts (E9.5: telling the tickets of fixed issues; commit statuses
  * and pull-request comments next). Each writes what it must to the outbox (outbox/), so that a call
  * to another service is made only once the report is stored, and never lost.
  */

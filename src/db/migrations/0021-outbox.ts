@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 
 /**
  * The outbox of calls to other services (outbox/): E9.5's comments on tickets and closing them now,
- * E10's commit statuses and pull-request comments and E11's emails later. A change that causes a
+ * commit statuses, pull-request comments and emails to come. A change that causes a
  * call inserts a message in its own transaction; the outbox worker of any instance makes the call
  * when it is due, on E6's retry schedule, one attempt at a time (claims, as for webhook deliveries).
  *
