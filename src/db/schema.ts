@@ -348,11 +348,12 @@ export interface WebhooksTable {
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
-/** E6: one event for one webhook, and its attempts so far; the outbox the delivery worker reads. */
-export interface WebhookDeliveriesTable {
-  id: string;
-  webhook_id: string;
-  event: string;
+/**
+ * What an outbox row records of its attempts, the same in E6's webhook deliveries and in the
+ * outbox of calls to providers: the claim, the last outcome, and when the next attempt is due.
+ */
+export interface AttemptColumns {
+  /** The body or call, fixed when the event happens: every attempt sends the same. */
   payload: string;
   status: DeliveryStatus;
   attempts: number;
@@ -364,8 +365,20 @@ export interface WebhookDeliveriesTable {
   delivered_at: string | null;
 }
 
+/** The outcome of one attempt, as an outbox records it once its claim is still the attempt's. */
+export type AttemptOutcome = Pick<AttemptColumns, 'response_status' | 'error' | 'next_attempt_at' | 'delivered_at'> & {
+  status: DeliveryStatus;
+};
+
+/** E6: one event for one webhook, and its attempts so far; the outbox the delivery worker reads. */
+export interface WebhookDeliveriesTable extends AttemptColumns {
+  id: string;
+  webhook_id: string;
+  event: string;
+}
+
 /** A call to another service, due or made (migration 0021, outbox/). */
-export interface OutboxTable {
+export interface OutboxTable extends AttemptColumns {
   /** Lowercase UUID v7. */
   id: string;
   kind: string;
@@ -373,15 +386,6 @@ export interface OutboxTable {
   owner: string;
   target: string;
   ordering_key: string | null;
-  payload: string;
-  status: DeliveryStatus;
-  attempts: number;
-  response_status: number | null;
-  error: string | null;
-  next_attempt_at: string | null;
-  claimed_until: string | null;
-  created_at: string;
-  delivered_at: string | null;
 }
 
 /** E9.1: a team's account at a provider (migration 0020). */

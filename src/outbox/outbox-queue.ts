@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Clock } from '../clock.js';
 import { countAll, isPostgres } from '../db/dialect.js';
 import type { Db } from '../db/database.js';
-import type { Database } from '../db/schema.js';
+import type { AttemptOutcome, Database } from '../db/schema.js';
 import { chooseFairly, type InFlightShares } from '../jobs/fair-share.js';
 
 /**
@@ -137,16 +137,7 @@ export function createOutboxQueue(db: Db) {
     },
 
     /** The attempt's outcome, recorded only while the claim is still this attempt's. */
-    async settle(
-      message: Pick<ClaimedMessage, 'id' | 'claimed_until'>,
-      outcome: {
-        status: 'pending' | 'succeeded' | 'failed';
-        response_status: number | null;
-        error: string | null;
-        next_attempt_at: string | null;
-        delivered_at: string | null;
-      },
-    ): Promise<boolean> {
+    async settle(message: Pick<ClaimedMessage, 'id' | 'claimed_until'>, outcome: AttemptOutcome): Promise<boolean> {
       const result = await db
         .updateTable('outbox')
         .set({ ...outcome, claimed_until: null })

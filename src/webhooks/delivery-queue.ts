@@ -1,6 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
-import type { Database } from '../db/schema.js';
+import type { AttemptOutcome, Database } from '../db/schema.js';
 import { countAll, isPostgres } from '../db/dialect.js';
 import { chooseFairly, type InFlightShares } from '../jobs/fair-share.js';
 
@@ -93,16 +93,7 @@ export function createDeliveryQueue(db: Db) {
     },
 
     /** The attempt's outcome, recorded only while the claim is still this attempt's. */
-    async settle(
-      delivery: Pick<ClaimedDelivery, 'id' | 'claimed_until'>,
-      outcome: {
-        status: 'pending' | 'succeeded' | 'failed';
-        response_status: number | null;
-        error: string | null;
-        next_attempt_at: string | null;
-        delivered_at: string | null;
-      },
-    ): Promise<boolean> {
+    async settle(delivery: Pick<ClaimedDelivery, 'id' | 'claimed_until'>, outcome: AttemptOutcome): Promise<boolean> {
       const result = await db
         .updateTable('webhook_deliveries')
         .set({ ...outcome, claimed_until: null })
