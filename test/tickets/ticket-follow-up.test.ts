@@ -346,6 +346,36 @@ describe('E9.5 through the outbox', () => {
     ]);
   });
 
+  it("follows E6's address rules: an instance without WEBHOOK_ALLOW_PRIVATE_NETWORKS fails a call to a loopback provider at once", async ({
+    ctx,
+    apiToken,
+    standIn,
+    github,
+  }) => {
+    await uploadSpots(ctx, apiToken, [XSS, DEBUG], FIXED_ON_MAIN, LATER);
+    // The tickets were made through this app, which allows private networks; an instance without it refuses 127.0.0.1.
+    const http = createProviderHttp({ allowPrivateNetworks: false });
+    onTestFinished(() => http.close());
+    const strict = createOutboxWorker({
+      db: ctx.db,
+      clock: ctx.clock,
+      logger: ctx.app.log,
+      handlers: createTicketFollowUps({ db: ctx.db, clock: ctx.clock, secrets: box, http }).handlers,
+      concurrency: 4,
+    });
+    standIn.received.length = 0;
+    expect(await strict.runOnce()).toBe(1);
+    expect(await strict.runOnce()).toBe(1);
+    expect(standIn.received).toEqual([]);
+    const rows = await outbox(ctx);
+    expect(rows.map((row) => [row.status, row.attempts, row.response_status, row.next_attempt_at])).toEqual([
+      ['failed', 1, null, null],
+      ['failed', 1, null, null],
+    ]);
+    for (const row of rows) expect(row.error).toMatch(/refused|not allowed|private|loopback/i);
+    expect(github.issues.get(github.ticket.key)).toMatchObject({ state: 'open', comments: [] });
+  });
+
   it('two workers on one database make each call once, the comment before the closing', async ({ ctx, apiToken, standIn, github }) => {
     const { issues, ticket } = github;
     await uploadSpots(ctx, apiToken, [XSS, DEBUG], FIXED_ON_MAIN, LATER);
