@@ -251,7 +251,8 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   const hashingLane = deps.hashingLane ?? createHashingLane();
   if (!deps.hashingLane) app.addHook('onClose', async () => hashingLane.close());
   const secrets = deps.secrets ?? loadSecretKeys(config).box;
-  const providerHttp = deps.providerHttp ?? createProviderHttp({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
+  const providerHttp =
+    deps.providerHttp ?? createProviderHttp({ allowPrivateNetworks: config.webhookAllowPrivateNetworks, now: () => clock.now() });
   if (!deps.providerHttp) app.addHook('onClose', async () => providerHttp.close());
   const features = createFeatures({ db, clock, config, heavyWork, passwords: hashingLane, secrets, providerHttp });
   // The outbox's worker (calls to providers): started and stopped by `serve` (main.ts), driven a

@@ -1,4 +1,5 @@
 import { auditModule } from './audit/audit.module.js';
+import { codeHostModule } from './code-host/code-host.module.js';
 import { connectionsModule } from './connections/connections.module.js';
 import { createProviderHttp, type ProviderHttp } from './connections/provider-http.js';
 import { issuesModule } from './issues/issues.module.js';
@@ -56,9 +57,12 @@ export function createFeatures(deps: {
     recordEvent,
   });
   // E6's network rules hold for providers too (WEBHOOK_ALLOW_PRIVATE_NETWORKS lifts them).
-  const providerHttp = deps.providerHttp ?? createProviderHttp({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
+  const providerHttp =
+    deps.providerHttp ?? createProviderHttp({ allowPrivateNetworks: config.webhookAllowPrivateNetworks, now: () => clock.now() });
   // E9.5: a stored upload tells the tickets of the issues it fixed, through the outbox.
   const ticketFollowUps = createTicketFollowUps({ db, clock, secrets: deps.secrets, http: providerHttp });
+  // E10: and its project's code host (a status, a pull request's comment), through the outbox too.
+  const codeHost = codeHostModule({ db, clock, config, secrets: deps.secrets, projects: projects.service, http: providerHttp });
   const reports = reportsModule({
     db,
     clock,
@@ -66,7 +70,7 @@ export function createFeatures(deps: {
     heavyWork: deps.heavyWork,
     projects: projects.service,
     uploadDecisions: createUploadDecisions({ clock, followers: [moveTicket] }),
-    reportStored: [ticketFollowUps.reportStored],
+    reportStored: [ticketFollowUps.reportStored, codeHost.feedback.reportStored],
   });
   const failures = failuresModule({ db, clock, config, projects: projects.service });
   const badges = badgesModule({ db, clock, config, projects: projects.service });
@@ -105,10 +109,11 @@ export function createFeatures(deps: {
     tickets,
     sessions,
     connections,
+    codeHost,
     /** The outbox's handlers by kind: the calls to other services that features write to it (outbox/). */
-    outboxHandlers: { ...ticketFollowUps.handlers },
+    outboxHandlers: { ...ticketFollowUps.handlers, ...codeHost.feedback.handlers },
     /** The REST API's route plugins, mounted under /api/v1 in this order. */
-    v1Routes: [tokens, projects, reports, failures, badges, teams, audit, webhooks, issues, tickets, sessions, connections].map(
+    v1Routes: [tokens, projects, reports, failures, badges, teams, audit, webhooks, issues, tickets, codeHost, sessions, connections].map(
       (feature) => feature.routes,
     ),
   };

@@ -1,5 +1,6 @@
 import { webhookHostProblem, webhookUrlProblem } from '../webhooks/webhook-url.js';
 import { type FieldErrors, validationFailed } from '../wire/api-error.js';
+import { privateKeyProblem } from './github-app-jwt.js';
 import { type Credentials, PROVIDER_SPECS, type Provider } from './providers.js';
 
 /**
@@ -41,7 +42,13 @@ const FIELDS: Record<Provider, readonly (readonly string[])[]> = {
   bitbucket: [['token']],
   jira: [['email', 'api_token'], ['token']],
   linear: [['api_key']],
+  github_app: [['app_id', 'private_key', 'installation_id']],
 };
+
+/** E10.5's ids: digits, given as a JSON string or number. */
+const ID_FIELDS = new Set(['app_id', 'installation_id']);
+/** A PEM spans lines: the one value where line breaks belong. */
+const MULTILINE_FIELDS = new Set(['private_key']);
 
 const describe = (shape: readonly string[]) => `{${shape.join(', ')}}`;
 
@@ -50,11 +57,18 @@ const describe = (shape: readonly string[]) => `{${shape.join(', ')}}`;
  * missing or not expected. Jira takes `{email, api_token}` (Cloud) or `{token}` (Data Center): the
  * shape meant is the one the fields given belong to.
  */
-export function checkedCredentials(provider: Provider, given: Record<string, string>): Credentials {
+export function checkedCredentials(provider: Provider, raw: Record<string, string | number>): Credentials {
   const shapes = FIELDS[provider];
-  const names = Object.keys(given);
-  const shape = shapes.find((candidate) => names.some((name) => candidate.includes(name))) ?? shapes[0]!;
+  const names = Object.keys(raw);
+  const given: Record<string, string> = {};
   const errors: FieldErrors = {};
+  for (const name of names) {
+    const value = raw[name]!;
+    if (typeof value === 'string') given[name] = value;
+    else if (ID_FIELDS.has(name) && Number.isSafeInteger(value) && value > 0) given[name] = String(value);
+    else errors[`credentials.${name}`] = [`The ${name} must be a string.`];
+  }
+  const shape = shapes.find((candidate) => names.some((name) => candidate.includes(name))) ?? shapes[0]!;
   const takes = shapes.map(describe).join(' or ');
   for (const name of names) {
     if (!shape.includes(name)) errors[`credentials.${name}`] = [`${provider} credentials do not take ${name}; they are ${takes}.`];
@@ -63,8 +77,18 @@ export function checkedCredentials(provider: Provider, given: Record<string, str
     const value = given[name];
     if (value === undefined) errors[`credentials.${name}`] = [`The ${name} is required (${provider} credentials are ${takes}).`];
     else if (value.trim() === '') errors[`credentials.${name}`] = [`The ${name} must not be empty.`];
-    else if (/[\u0000-\u001f\u007f]/.test(value)) errors[`credentials.${name}`] = [`The ${name} must not contain control characters.`];
+    else if (
+      MULTILINE_FIELDS.has(name) ? /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(value) : /[\u0000-\u001f\u007f]/.test(value)
+    )
+      errors[`credentials.${name}`] = [`The ${name} must not contain control characters.`];
+    else if (ID_FIELDS.has(name) && !/^[0-9]{1,20}$/.test(value.trim())) errors[`credentials.${name}`] = [`The ${name} must be digits.`];
+    else if (name === 'private_key') {
+      const problem = privateKeyProblem(value);
+      if (problem !== null) errors[`credentials.${name}`] = [problem];
+    }
   }
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
-  return Object.fromEntries(shape.map((name) => [name, given[name]!])) as unknown as Credentials;
+  return Object.fromEntries(
+    shape.map((name) => [name, ID_FIELDS.has(name) ? given[name]!.trim() : given[name]!]),
+  ) as unknown as Credentials;
 }

@@ -22,10 +22,11 @@ const BaseUrl = Type.String({
  * The provider's credentials, write-only. Their fields depend on the provider (anything missing or
  * extra is a 422 naming the field), so the schema only says they are strings.
  */
-const Credentials = Type.Record(Type.String(), Type.String({ maxLength: CREDENTIAL_MAX }), {
+const Credentials = Type.Record(Type.String(), Type.Union([Type.String({ maxLength: CREDENTIAL_MAX }), Type.Integer()]), {
   description:
     'Write-only, never shown again. github, gitlab, gitea, bitbucket: `{token}`; jira: `{email, api_token}` (Cloud) or ' +
-    '`{token}` (Data Center personal access token); linear: `{api_key}`.',
+    '`{token}` (Data Center personal access token); linear: `{api_key}`; github_app: `{app_id, private_key, installation_id}` ' +
+    '(the ids as digits, in a string or a number; the private key as the PEM GitHub gave). Any other value is a string.',
   examples: [{ token: 'glpat-xxxxxxxxxxxxxxxxxxxx' }],
 });
 

@@ -68,6 +68,8 @@ export interface ProviderHttpOptions {
   timeoutMs?: number;
   maxResponseBytes?: number;
   lookup?: ResolveHost;
+  /** The service's clock: a GitHub App's token is signed at its time. */
+  now?: () => Date;
 }
 
 export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
@@ -89,7 +91,7 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
         accept: 'application/json',
         'user-agent': USER_AGENT,
         ...(body !== undefined && { 'content-type': 'application/json' }),
-        ...PROVIDER_SPECS[connection.provider].authHeaders(connection.credentials),
+        ...(await PROVIDER_SPECS[connection.provider].authHeaders(connection.credentials, options.now?.() ?? new Date())),
       };
       const outcome = await client.request(url, { method, headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
       if (outcome.status === null) {

@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { appJwt, pemBody } from './github-app-jwt.js';
 
 /**
  * E9.1: the six providers a team connects, what each needs and how each is addressed. This table is
@@ -11,9 +12,10 @@ import { type Static, type TSchema, Type } from 'typebox';
  * - gitea (and Forgejo): the v1 root, `https://HOST/api/v1` (no default: every instance is self-hosted);
  * - bitbucket: Bitbucket Cloud's `https://api.bitbucket.org/2.0`;
  * - jira: the site, `https://SITE.atlassian.net` or a Data Center URL (the paths carry `/rest/api/N`);
- * - linear: `https://api.linear.app` (the GraphQL endpoint is `/graphql` under it).
+ * - linear: `https://api.linear.app` (the GraphQL endpoint is `/graphql` under it);
+ * - github_app (E10.5): GitHub's REST root, as for github; the app signs in as an installation.
  */
-export const PROVIDERS = ['github', 'gitlab', 'gitea', 'bitbucket', 'jira', 'linear'] as const;
+export const PROVIDERS = ['github', 'gitlab', 'gitea', 'bitbucket', 'jira', 'linear', 'github_app'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
 export function isProvider(value: string): value is Provider {
@@ -32,11 +34,27 @@ export const JiraCloudCredentials = Type.Object(
 );
 export const LinearCredentials = Type.Object({ api_key: secret('A Linear personal API key.') }, { additionalProperties: false });
 
+/**
+ * E10.5: a GitHub App installed on the repositories' account. The ids are digits (GitHub shows them
+ * as numbers; a JSON number is taken too); the private key is the PEM GitHub lets the app's owner
+ * download (PKCS#1, `BEGIN RSA PRIVATE KEY`), or the same key as PKCS#8.
+ */
+const GitHubId = (description: string) => Type.String({ minLength: 1, maxLength: 20, pattern: '^[0-9]+$', description });
+export const GitHubAppCredentials = Type.Object(
+  {
+    app_id: GitHubId("The app's id (its settings page: App ID)."),
+    private_key: secret("One of the app's private keys, as the PEM file GitHub gave."),
+    installation_id: GitHubId('The id of the installation on the account that holds the repositories.'),
+  },
+  { additionalProperties: false },
+);
+
 export type TokenCredentials = Static<typeof TokenCredentials>;
+export type GitHubAppCredentials = Static<typeof GitHubAppCredentials>;
 export type JiraCloudCredentials = Static<typeof JiraCloudCredentials>;
 export type LinearCredentials = Static<typeof LinearCredentials>;
 /** Any provider's credentials, as stored (sealed) and opened. */
-export type Credentials = TokenCredentials | JiraCloudCredentials | LinearCredentials;
+export type Credentials = TokenCredentials | JiraCloudCredentials | LinearCredentials | GitHubAppCredentials;
 
 /** The one authenticated read of a check: who the credentials belong to. */
 export interface CheckRead {
@@ -52,8 +70,11 @@ export interface ProviderSpec {
   defaultBaseUrl: string | null;
   /** Every shape the provider's credentials may take (Jira: Cloud or Data Center). */
   credentialShapes: readonly TSchema[];
-  /** The headers that authenticate a request, exactly as the provider documents them. */
-  authHeaders(credentials: Credentials): Record<string, string>;
+  /**
+   * The headers that authenticate a request, exactly as the provider documents them. A GitHub App
+   * signs a JSON Web Token for each (at `now`): that takes a promise.
+   */
+  authHeaders(credentials: Credentials, now: Date): Record<string, string> | Promise<Record<string, string>>;
   /** The secret part of the credentials, whose last four characters are the hint. */
   secretOf(credentials: Credentials): string;
   check(credentials: Credentials): CheckRead;
@@ -70,6 +91,13 @@ const field = (json: unknown, ...path: string[]): string | null => {
 
 const tokenOf = (credentials: Credentials) => (credentials as TokenCredentials).token;
 
+/** GitHub's headers with a bearer token: a personal one, an app's JWT or an installation's token. */
+export const githubHeaders = (bearer: string) => ({
+  authorization: `Bearer ${bearer}`,
+  accept: 'application/vnd.github+json',
+  'x-github-api-version': '2022-11-28',
+});
+
 /** Jira Cloud authenticates with Basic email:api_token; Data Center with a personal access token (Bearer). */
 export const isJiraCloud = (credentials: Credentials): credentials is JiraCloudCredentials => 'api_token' in credentials;
 
@@ -77,11 +105,7 @@ export const PROVIDER_SPECS: Record<Provider, ProviderSpec> = {
   github: {
     defaultBaseUrl: 'https://api.github.com',
     credentialShapes: [TokenCredentials],
-    authHeaders: (c) => ({
-      authorization: `Bearer ${tokenOf(c)}`,
-      accept: 'application/vnd.github+json',
-      'x-github-api-version': '2022-11-28',
-    }),
+    authHeaders: (c) => githubHeaders(tokenOf(c)),
     secretOf: tokenOf,
     check: () => ({ method: 'GET', path: '/user', accountOf: (json) => field(json, 'login') }),
   },
@@ -133,6 +157,18 @@ export const PROVIDER_SPECS: Record<Provider, ProviderSpec> = {
       accountOf: (json) => field(json, 'data', 'viewer', 'name'),
     }),
   },
+  github_app: {
+    defaultBaseUrl: 'https://api.github.com',
+    credentialShapes: [GitHubAppCredentials],
+    // As the app itself: only its own endpoints (/app/...) take this; repositories take an installation's token (github-app.ts).
+    authHeaders: async (c, now) => githubHeaders(await appJwt(c as GitHubAppCredentials, now)),
+    secretOf: (c) => pemBody((c as GitHubAppCredentials).private_key),
+    check: (c) => ({
+      method: 'GET',
+      path: `/app/installations/${encodeURIComponent((c as GitHubAppCredentials).installation_id)}`,
+      accountOf: (json) => field(json, 'account', 'login'),
+    }),
+  },
 };
 
 /** The last four characters of the secret: all an answer shows of the credentials. */
@@ -143,8 +179,10 @@ export function credentialsHint(provider: Provider, credentials: Credentials): s
 /** The secret and every auth header value carrying it, for scrubbing them out of anything said about a call. */
 export function credentialStrings(provider: Provider, credentials: Credentials): string[] {
   const spec = PROVIDER_SPECS[provider];
-  const headers = spec.authHeaders(credentials);
-  return [spec.secretOf(credentials), headers.authorization, headers['private-token']].filter(
+  // A GitHub App's headers carry a JWT signed per call, not the key: the key itself is scrubbed.
+  const headers = provider === 'github_app' ? {} : (spec.authHeaders(credentials, new Date()) as Record<string, string>);
+  const whole = provider === 'github_app' ? [(credentials as GitHubAppCredentials).private_key] : [];
+  return [spec.secretOf(credentials), ...whole, headers.authorization, headers['private-token']].filter(
     (value): value is string => typeof value === 'string' && value !== '',
   );
 }

@@ -31,6 +31,9 @@ export interface Database {
   issue_tickets: IssueTicketsTable;
   /** Migration 0021: calls to other services waiting to be made (outbox/). */
   outbox: OutboxTable;
+  project_code_hosts: ProjectCodeHostsTable;
+  pull_request_comments: PullRequestCommentsTable;
+  check_runs: CheckRunsTable;
   /** D38 (migration 0016): one row, written by every readiness check (db/readiness.ts). */
   readiness_probe: ReadinessProbeTable;
   /** SQLite only (migration 0012): one row, counting the changes of what a token lookup reads (auth/token-cache.ts). */
@@ -425,4 +428,37 @@ export interface IssueTicketsTable {
   created_at: string;
   created_by_id: number | null;
   closed_at: string | null;
+}
+
+/** E10.1: the repository a project's feedback goes to, through a connection of its team (migration 0022). */
+export interface ProjectCodeHostsTable {
+  project_id: string;
+  connection_id: string;
+  /** As the host names it: `owner/repo` (GitHub, Gitea), a project path or id (GitLab), `workspace/slug` (Bitbucket). */
+  repository: string;
+  /** 0 or 1. */
+  commit_status: number;
+  pull_request_comment: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** E10.3: the comment kept current on a pull request, and the report it shows (D19's order). */
+export interface PullRequestCommentsTable {
+  project_id: string;
+  repository: string;
+  pull_request: string;
+  /** The host's id of the comment (a note id on GitLab). */
+  comment_id: string;
+  report_id: number;
+  report_analyzed_at: string;
+  updated_at: string;
+}
+
+/** E10.5: a report's check run, and how many of its annotations have been sent. */
+export interface CheckRunsTable {
+  report_id: number;
+  check_run_id: string;
+  annotations_sent: number;
+  updated_at: string;
 }

@@ -62,6 +62,11 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/v1/projects/:project/tracker': 'showProjectTracker',
   'PUT /api/v1/projects/:project/tracker': 'linkProjectTracker',
   'GET /api/v1/projects/:project/tracker/deliveries': 'listProjectTrackerDeliveries',
+  // A project's code host (E10)
+  'GET /api/v1/projects/:project/code-host': 'showProjectCodeHost',
+  'PUT /api/v1/projects/:project/code-host': 'linkProjectCodeHost',
+  'DELETE /api/v1/projects/:project/code-host': 'unlinkProjectCodeHost',
+  'GET /api/v1/projects/:project/code-host/deliveries': 'listProjectCodeHostDeliveries',
   'POST /api/v1/projects/:project/issues/:fingerprint/ticket': 'createIssueTicket',
   'POST /api/v1/projects/:project/issues/bulk-tickets': 'createIssueTickets',
   // The caller

@@ -235,6 +235,7 @@ export function createReportsService(deps: {
           branch: upload.git.branch,
           commit: upload.git.commit,
           pullRequest: upload.git.pull_request,
+          analyzedAt: report.analyzed_at,
           dashboardBase,
         };
         for (const hook of deps.reportStored ?? []) await hook(trx, stored);

@@ -446,6 +446,8 @@ export function validV1Body(world: World, kind: BodyKind): Record<string, unknow
       return { fingerprints: [world.fingerprint], status: 'wont_fix', comment: 'Legacy code.', assignee_id: null };
     case 'tracker':
       return { connection_id: null };
+    case 'codeHost':
+      return { connection_id: world.connectionId, repository: 'acme/shop', commit_status: true, pull_request_comment: false };
     case 'bulkTickets':
       return { fingerprints: [world.fingerprint] };
     case 'report':

@@ -130,6 +130,7 @@ export type BodyKind =
   | 'issueState'
   | 'bulkIssues'
   | 'tracker'
+  | 'codeHost'
   | 'bulkTickets'
   | 'report'
   | 'failure';
@@ -222,6 +223,11 @@ export const OPERATIONS: Operation[] = [
   op('PUT /api/v1/projects/{project}/tracker', 'v1', 'tracker'),
   op('POST /api/v1/projects/{project}/issues/{fingerprint}/ticket', 'v1'),
   op('POST /api/v1/projects/{project}/issues/bulk-tickets', 'v1', 'bulkTickets'),
+  // E10.1, E10.4: a project's code host (linked to the world's GitHub connection) and its deliveries.
+  op('GET /api/v1/projects/{project}/code-host', 'v1'),
+  op('PUT /api/v1/projects/{project}/code-host', 'v1', 'codeHost'),
+  op('DELETE /api/v1/projects/{project}/code-host', 'v1'),
+  op('GET /api/v1/projects/{project}/code-host/deliveries', 'v1'),
   op('POST /api/reports', 'client', 'report'),
   op('POST /api/v1/reports', 'client', 'report'),
   op('POST /api/reports/failure', 'client', 'failure'),
@@ -332,6 +338,7 @@ const TABLES = [
   'run_failures',
   'team_invitations',
   'connections',
+  'project_code_hosts',
   'audit_events',
   'webhooks',
   'webhook_deliveries',

@@ -969,3 +969,71 @@ export const CONNECTION_ENDPOINTS: EndpointCase[] = [
     },
   },
 ];
+
+/** A project of `user`'s own team linked (E10.1) to `acme/shop` through a GitLab connection of that team. */
+async function codeHostOf(ctx: TestContext, user: TestUser) {
+  const connection = await connectionOf(ctx, user);
+  const projectId = await projectOf(ctx, user);
+  const url = `/api/v1/projects/${projectId}/code-host`;
+  const linked = await ctx.request({
+    method: 'PUT',
+    url,
+    token: connection.token,
+    body: { connection_id: connection.id, repository: 'acme/shop' },
+  });
+  if (linked.statusCode !== 200) throw new Error(`linking a code host failed: ${linked.body}`);
+  return { connectionId: connection.id, projectId, url };
+}
+
+/**
+ * E10.1 and E10.4: a project's code host (reading: any member; linking and unlinking: owner or admin,
+ * else 404). Kept apart like CONNECTION_ENDPOINTS: a link needs a connection of the team
+ * (test/code-host/code-host-api.test.ts covers D4, D7 and the roles for them).
+ */
+export const CODE_HOST_ENDPOINTS: EndpointCase[] = [
+  {
+    name: 'GET /projects/{project}/code-host',
+    method: 'GET',
+    path: '/projects/:project/code-host',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: (await codeHostOf(ctx, user)).url }),
+  },
+  {
+    name: 'PUT /projects/{project}/code-host',
+    method: 'PUT',
+    path: '/projects/:project/code-host',
+    invalidBody: { connection_id: 12, repository: '' },
+    ability: 'write',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => {
+      const linked = await codeHostOf(ctx, user);
+      return {
+        method: 'PUT',
+        url: linked.url,
+        body: { connection_id: linked.connectionId, repository: 'acme/shop', commit_status: false },
+      };
+    },
+  },
+  {
+    name: 'DELETE /projects/{project}/code-host',
+    method: 'DELETE',
+    path: '/projects/:project/code-host',
+    ability: 'write',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'DELETE', url: (await codeHostOf(ctx, user)).url }),
+  },
+  {
+    name: 'GET /projects/{project}/code-host/deliveries',
+    method: 'GET',
+    path: '/projects/:project/code-host/deliveries',
+    invalidQuery: '?page=0',
+    ability: 'read',
+    subscription: true,
+    success: 200,
+    prepare: async (ctx, user) => ({ method: 'GET', url: `/api/v1/projects/${await projectOf(ctx, user)}/code-host/deliveries` }),
+  },
+];

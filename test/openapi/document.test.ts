@@ -1,6 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  CODE_HOST_ENDPOINTS,
   CONNECTION_ENDPOINTS,
   ENDPOINTS,
   ISSUE_ENDPOINTS,
@@ -31,6 +32,7 @@ const V1_OPERATIONS = [
   ...ISSUE_ENDPOINTS,
   ...TICKET_ENDPOINTS,
   ...CONNECTION_ENDPOINTS,
+  ...CODE_HOST_ENDPOINTS,
 ].map((e) => [e.method.toLowerCase(), `/api/v1${e.path.replace(/:([a-z]+)/g, '{$1}')}`] as const);
 
 /** E7: the dashboard's sign-in (email and password) and its session's own operations (the cookie only). */

@@ -40,6 +40,7 @@ import {
   WEBHOOK_ENDPOINTS,
   ISSUE_ENDPOINTS,
   TICKET_ENDPOINTS,
+  CODE_HOST_ENDPOINTS,
   CONNECTION_ENDPOINTS,
   snapshot,
   type EndpointCase,
@@ -98,6 +99,7 @@ const ALL_ENDPOINTS = [
   ...ISSUE_ENDPOINTS,
   ...TICKET_ENDPOINTS,
   ...CONNECTION_ENDPOINTS,
+  ...CODE_HOST_ENDPOINTS,
 ];
 
 /** The ENDPOINTS (or TEAM_ENDPOINTS, WEBHOOK_ENDPOINTS, ISSUE_ENDPOINTS) case of an /api/v1 route, by method and path pattern. */

@@ -20,6 +20,7 @@ import * as pullRequestIndex from './0018-pull-request-index.js';
 import * as issueStates from './0019-issue-states.js';
 import * as connectionsAndTickets from './0020-connections-and-tickets.js';
 import * as outbox from './0021-outbox.js';
+import * as codeHosts from './0022-code-hosts.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -48,6 +49,7 @@ export const migrations: Record<string, Migration> = {
   '0019-issue-states': issueStates,
   '0020-connections-and-tickets': connectionsAndTickets,
   '0021-outbox': outbox,
+  '0022-code-hosts': codeHosts,
 };
 
 /**
