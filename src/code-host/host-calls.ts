@@ -144,7 +144,7 @@ export function createCheckRun(
       status: 'completed',
       conclusion: run.passed ? 'success' : 'failure',
       details_url: run.detailsUrl,
-      output: { ...run.output, annotations: run.annotations },
+      output: { ...run.output, ...(run.annotations.length > 0 && { annotations: run.annotations }) },
     },
   });
 }

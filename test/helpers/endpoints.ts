@@ -970,19 +970,17 @@ export const CONNECTION_ENDPOINTS: EndpointCase[] = [
   },
 ];
 
-/** A project of `user`'s own team linked (E10.1) to `acme/shop` through a GitLab connection of that team. */
+/** A project of `user`'s personal team linked (E10.1) to `acme/shop` through a GitLab connection of that team. */
 async function codeHostOf(ctx: TestContext, user: TestUser) {
-  const connection = await connectionOf(ctx, user);
+  const token = await ctx.given.token(user, { name: 'code host setup' });
+  const created = await ctx.request({ method: 'POST', url: `/api/v1/teams/${user.teamId}/connections`, token, body: connectionBody });
+  if (created.statusCode !== 201) throw new Error(`creating a connection failed: ${created.body}`);
+  const connectionId = (created.json() as { data: { id: string } }).data.id;
   const projectId = await projectOf(ctx, user);
   const url = `/api/v1/projects/${projectId}/code-host`;
-  const linked = await ctx.request({
-    method: 'PUT',
-    url,
-    token: connection.token,
-    body: { connection_id: connection.id, repository: 'acme/shop' },
-  });
+  const linked = await ctx.request({ method: 'PUT', url, token, body: { connection_id: connectionId, repository: 'acme/shop' } });
   if (linked.statusCode !== 200) throw new Error(`linking a code host failed: ${linked.body}`);
-  return { connectionId: connection.id, projectId, url };
+  return { connectionId, projectId, url };
 }
 
 /**

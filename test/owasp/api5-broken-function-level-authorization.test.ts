@@ -261,6 +261,9 @@ describe('API5 broken function level authorization', () => {
       'PUT /api/v1/projects/:project/tracker': ['owner', 'admin', 'member'],
       'POST /api/v1/projects/:project/issues/:fingerprint/ticket': ['owner', 'admin', 'member'],
       'POST /api/v1/projects/:project/issues/bulk-tickets': ['owner', 'admin', 'member'],
+      // E10.1: a project's code host decides what is posted in the team's name, as deleting it.
+      'PUT /api/v1/projects/:project/code-host': ['owner', 'admin'],
+      'DELETE /api/v1/projects/:project/code-host': ['owner', 'admin'],
     };
     /** The project reads that team membership alone does not open: E6's webhooks and their deliveries. */
     const READ_ALLOWED: Record<string, TeamRole[]> = {
