@@ -9,7 +9,7 @@
 import { describe, expect } from 'vitest';
 import { appTest } from '../helpers/app-fixture.js';
 import type { TestContext } from '../helpers/test-app.js';
-import { DEBUG, type Git, MAIN, SQL, type Spot, XSS, fingerprintOf, putState, uploadSpots } from '../issues/issues-world.js';
+import { DEBUG, type Git, MAIN, SQL, XSS, fingerprintOf, putState, uploadSpots } from '../issues/issues-world.js';
 import { addBitbucketRepos } from '../stand-ins/bitbucket.js';
 import type { CodeHostRepos } from '../stand-ins/code-host-records.js';
 import { addGiteaRepos } from '../stand-ins/gitea.js';
@@ -265,16 +265,6 @@ describe('E10 the link decides what is sent', () => {
     expect(comment!.body).not.toContain('APP_DEBUG is true');
   });
 });
-
-/** `count` new issues of one analyzer, each at a line of its own. */
-const spots = (count: number): Spot[] =>
-  Array.from({ length: count }, (_, i) => ({
-    analyzer: 'code-smells',
-    severity: 'low' as const,
-    message: `Smell number ${i}`,
-    file: `app/File${i % 7}.php`,
-    line: i + 1,
-  }));
 
 describe('E10.4 delivery', () => {
   it('retries 5xx, 429 no sooner than Retry-After and network errors; fails another 4xx at once with the host message', async ({
