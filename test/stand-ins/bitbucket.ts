@@ -47,9 +47,10 @@ const bitbucketError = (status: number, message: string, fields?: Record<string,
  * pull request is 404 in Bitbucket's error shape.
  * - "Create a build status for a commit" (api-group-commit-statuses) `POST
  *   /repositories/{workspace}/{repo_slug}/commit/{commit}/statuses/build` {key, state:
- *   SUCCESSFUL|FAILED|INPROGRESS|STOPPED, url, name?, description?} → 201 (a status with a key the
- *   commit has replaces it, as the docs say); a missing key, state or url, or another state, is 400
- *   with the field named under `error.fields`.
+ *   SUCCESSFUL|FAILED|INPROGRESS|STOPPED, url, name?, description?} → 201; a missing key, state or
+ *   url, or another state, is 400 with the field named under `error.fields`. The host shows the
+ *   latest status of each key ("the existing status object will be overwritten"); `statuses` keeps
+ *   every one received, as on the other hosts.
  * - "Create a comment on a pull request" (api-group-pullrequests) `POST
  *   /repositories/{workspace}/{repo_slug}/pullrequests/{pull_request_id}/comments` {content: {raw}} →
  *   201 {id, type: pullrequest_comment, content: {raw, markup: markdown, html}, ...}; "Update a
@@ -84,8 +85,6 @@ export function addBitbucketRepos(standIn: StandIn, account: BitbucketAccount): 
     if (!STATUS_STATES.includes(String(body.state)))
       return bitbucketError(400, 'Bad request', { state: [`"${String(body.state)}" is not a valid choice.`] });
     const sha = request.params[2]!;
-    const same = repos.statuses.findIndex((status) => status.repo === repo && status.sha === sha && status.body.key === body.key);
-    if (same !== -1) repos.statuses.splice(same, 1);
     repos.statuses.push({ repo, sha, body });
     return {
       status: 201,

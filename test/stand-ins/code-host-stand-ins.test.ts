@@ -335,7 +335,7 @@ describe('Bitbucket Cloud', () => {
   const TOKEN = 'bitbucket-token';
   const bitbucket = (token = TOKEN) => ({ authorization: `Bearer ${token}` });
 
-  it('takes a build status with key, state and url; the same key again replaces it', async () => {
+  it('takes a build status with key, state and url, and refuses one without', async () => {
     const server = await standIn();
     const repos = addBitbucketRepos(server, { token: TOKEN, display_name: 'Bucket Person' });
     repos.addRepo('ws/slug');
@@ -346,7 +346,10 @@ describe('Bitbucket Cloud', () => {
       json: { type: 'build', key: 'scoreboard', state: 'INPROGRESS' },
     });
     expect((await call(url, 'POST', bitbucket(), { ...status, state: 'SUCCESSFUL' })).status).toBe(201);
-    expect(repos.statuses).toEqual([{ repo: 'ws/slug', sha: SHA, body: { ...status, state: 'SUCCESSFUL' } }]);
+    expect(repos.statuses).toEqual([
+      { repo: 'ws/slug', sha: SHA, body: status },
+      { repo: 'ws/slug', sha: SHA, body: { ...status, state: 'SUCCESSFUL' } },
+    ]);
 
     const { url: _, ...withoutUrl } = status;
     expect(await call(url, 'POST', bitbucket(), withoutUrl)).toMatchObject({
