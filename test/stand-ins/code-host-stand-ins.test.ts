@@ -79,7 +79,7 @@ describe('GitHub', () => {
 
     expect(await call(url, 'POST', github(PAT), { context: 'scoreboard' })).toMatchObject({
       status: 422,
-      json: { message: 'Validation Failed', errors: [{ field: 'state', code: 'missing_field' }] },
+      json: { message: 'Validation Failed', errors: [{ field: 'state', message: 'state is not included in the list' }] },
     });
     expect((await call(url, 'POST', github(PAT), { state: 'passed' })).status).toBe(422);
     expect((await call(url, 'POST', github(PAT), { state: 'failure', description: 'x'.repeat(141) })).json).toMatchObject({
@@ -217,22 +217,27 @@ describe('GitHub', () => {
     expect(repos.checkRuns).toMatchObject([{ id, repo: 'o/r', updates: 1, body: { output: { title: 'Gate failed' } } }]);
     expect(repos.checkRuns[0]!.annotations.map((each) => each.start_line)).toEqual(Array.from({ length: 80 }, (_, index) => index + 1));
 
-    const refusedField = async (body: unknown, target = url, method = 'POST') => {
+    const refused = async (body: unknown, target = url, method = 'POST') => {
       const answer = await call(target, method, github(token), body);
       expect(answer.status).toBe(422);
-      return (answer.json!.errors as { field: string }[])[0]!.field;
+      return answer.json!.message as string;
     };
-    expect(await refusedField({ ...run, output: { ...run.output, annotations: annotations(1, 51) } })).toBe('output.annotations');
-    expect(await refusedField({ head_sha: SHA })).toBe('name');
-    expect(await refusedField({ name: 'Scoreboard' })).toBe('head_sha');
-    expect(await refusedField({ ...run, conclusion: 'passed' })).toBe('conclusion');
-    expect(await refusedField({ name: 'Scoreboard', head_sha: SHA, status: 'completed' })).toBe('conclusion');
-    expect(await refusedField({ ...run, output: { title: 'T' } })).toBe('output.summary');
-    expect(await refusedField({ ...run, output: { ...run.output, annotations: [{ ...annotation(1), annotation_level: 'error' }] } })).toBe(
-      'annotations.annotation_level',
+    expect(await refused({ ...run, output: { ...run.output, annotations: annotations(1, 51) } })).toBe(
+      'Invalid request.\n\nNo more than 50 items are allowed; 51 were supplied.',
     );
-    expect(await refusedField({ output: { summary: 's', annotations: annotations(1, 51) } }, `${url}/${id}`, 'PATCH')).toBe(
-      'output.annotations',
+    expect(await refused({ output: { summary: 's', annotations: annotations(1, 51) } }, `${url}/${id}`, 'PATCH')).toMatch(
+      /No more than 50 items/,
+    );
+    expect(await refused({ head_sha: SHA })).toBe(`Invalid request.\n\n"name" wasn't supplied.`);
+    expect(await refused({ name: 'Scoreboard' })).toMatch(/"head_sha" wasn't supplied/);
+    expect(await refused({ ...run, conclusion: 'passed' })).toMatch(
+      /^Invalid request.\n\nFor 'properties\/conclusion', "passed" is not one of/,
+    );
+    expect(await refused({ name: 'Scoreboard', head_sha: SHA, status: 'completed' })).toBe('Validation Failed');
+    expect(await refused({ ...run, output: { title: 'T' } })).toMatch(/"summary" wasn't supplied/);
+    expect(await refused({ ...run, output: { ...run.output, summary: 'x'.repeat(65_536) } })).toMatch(/Only 65535 characters are allowed/);
+    expect(await refused({ ...run, output: { ...run.output, annotations: [{ ...annotation(1), annotation_level: 'error' }] } })).toMatch(
+      /'properties\/annotation_level', "error" is not one of/,
     );
     expect((await call(`${url}/999`, 'PATCH', github(token), more)).status).toBe(404);
     expect(repos.checkRuns[0]!.annotations).toHaveLength(80);

@@ -231,7 +231,8 @@ export interface GitHubRepos extends CodeHostRepos {
  * expire.
  * - "Create a commit status" (rest/commits/statuses) `POST /repos/{owner}/{repo}/statuses/{sha}`
  *   {state: error|failure|pending|success, target_url?, description?, context? (default `default`)}
- *   → 201; another state, or a description over 140 characters, is 422 "Validation Failed".
+ *   → 201; no state or another one ("state is not included in the list"), or a description over
+ *   140 characters ("description is too long (maximum is 140 characters)"), is 422 "Validation Failed".
  * - "Create an issue comment" (rest/issues/comments) `POST /repos/{owner}/{repo}/issues/{issue_number}/comments`
  *   {body} → 201 {id, body, html_url, user, ...}, 404 for a number that is no pull request (or issue)
  *   of the repository; "Update an issue comment" `PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}`
@@ -242,8 +243,8 @@ export interface GitHubRepos extends CodeHostRepos {
  *   check run" `PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}` → 200, its annotations
  *   appended to those the run has. At most 50 annotations per request, each {path, start_line,
  *   end_line, annotation_level notice|warning|failure, message}; summary and text at most 65535
- *   characters; else 422. Only a GitHub App may write check runs: a personal token is 403 "You must
- *   authenticate via a GitHub App."
+ *   characters; else 422 (see checkRunProblem). Only a GitHub App may write check runs: a personal
+ *   token is 403 "You must authenticate via a GitHub App."
  */
 export function addGitHubRepos(standIn: StandIn, account?: GitHubAccount): GitHubRepos {
   const { repos, store } = codeHostRecords(1_900_000_001);
@@ -265,8 +266,8 @@ export function addGitHubRepos(standIn: StandIn, account?: GitHubAccount): GitHu
     const repo = repoOf(request);
     if (!store.hasRepo(repo)) return notFound;
     const body = jsonObject(request.json);
-    if (body.state === undefined) return validationFailed('Status', 'state', 'missing_field');
-    if (!STATUS_STATES.includes(String(body.state))) return validationFailed('Status', 'state', 'invalid');
+    if (!STATUS_STATES.includes(String(body.state)))
+      return validationFailed('Status', 'state', 'custom', 'state is not included in the list');
     if (typeof body.description === 'string' && body.description.length > 140)
       return validationFailed('Status', 'description', 'custom', 'description is too long (maximum is 140 characters)');
     const sha = request.params[2]!;
@@ -382,43 +383,57 @@ export function addGitHubRepos(standIn: StandIn, account?: GitHubAccount): GitHu
   return Object.assign(repos, { checkRuns });
 }
 
-/** What GitHub refuses in a check run's body (`existing` when updating one); null when it may be stored. */
+/**
+ * What GitHub refuses in a check run's body (`existing` when updating one); null when it may be
+ * stored. The checks endpoints validate their body against its schema first, and say what failed as
+ * 422 "Invalid request." followed by the reason ("No more than 50 items are allowed; 51 were
+ * supplied."); a completed run without a conclusion is a "Validation Failed".
+ */
 function checkRunProblem(body: Record<string, unknown>, existing: GitHubCheckRun | undefined): StandInAnswer | null {
-  const invalid = (field: string, message?: string) => validationFailed('CheckRun', field, 'invalid', message);
+  const invalid = (reason: string) => ({
+    status: 422,
+    body: { message: `Invalid request.\n\n${reason}`, documentation_url: 'https://docs.github.com/rest/checks/runs' },
+  });
+  const notOneOf = (property: string, value: unknown, allowed: string[]) =>
+    invalid(`For 'properties/${property}', ${JSON.stringify(value)} is not one of ${JSON.stringify(allowed)}.`);
+  const tooLong = (text: unknown, max: number) =>
+    typeof text === 'string' && text.length > max ? invalid(`Only ${max} characters are allowed; ${text.length} were supplied.`) : null;
   for (const field of ['name', 'head_sha'] as const) {
-    if (existing === undefined && (typeof body[field] !== 'string' || body[field] === ''))
-      return validationFailed('CheckRun', field, 'missing_field');
-    if (existing !== undefined && body[field] !== undefined && typeof body[field] !== 'string') return invalid(field);
+    if (existing === undefined && body[field] === undefined) return invalid(`"${field}" wasn't supplied.`);
+    if (body[field] !== undefined && (typeof body[field] !== 'string' || body[field] === ''))
+      return invalid(`For 'properties/${field}', ${JSON.stringify(body[field])} is not a non-empty string.`);
   }
-  if (body.status !== undefined && !CHECK_RUN_STATUSES.includes(String(body.status))) return invalid('status');
-  if (body.conclusion !== undefined && !CHECK_RUN_CONCLUSIONS.includes(String(body.conclusion))) return invalid('conclusion');
+  if (body.status !== undefined && !CHECK_RUN_STATUSES.includes(String(body.status)))
+    return notOneOf('status', body.status, CHECK_RUN_STATUSES);
+  if (body.conclusion !== undefined && !CHECK_RUN_CONCLUSIONS.includes(String(body.conclusion)))
+    return notOneOf('conclusion', body.conclusion, CHECK_RUN_CONCLUSIONS);
   const concluded = body.conclusion !== undefined || existing?.body.conclusion !== undefined;
   if ((body.status === 'completed' || body.completed_at !== undefined) && !concluded)
     return validationFailed('CheckRun', 'conclusion', 'missing_field');
-  if (body.details_url !== undefined && typeof body.details_url !== 'string') return invalid('details_url');
+  if (body.details_url !== undefined && typeof body.details_url !== 'string')
+    return invalid(`For 'properties/details_url', ${JSON.stringify(body.details_url)} is not a string.`);
   if (body.output === undefined) return null;
   const output = jsonObject(body.output);
   // Creating needs both title and summary; an update's output needs its summary (the title stays).
-  if (existing === undefined && typeof output.title !== 'string') return validationFailed('CheckRun', 'output.title', 'missing_field');
-  if (typeof output.summary !== 'string') return validationFailed('CheckRun', 'output.summary', 'missing_field');
-  for (const field of ['summary', 'text'] as const) {
-    const text = output[field];
-    if (typeof text === 'string' && text.length > OUTPUT_TEXT_MAX)
-      return invalid(`output.${field}`, `${field} is too long (maximum is ${OUTPUT_TEXT_MAX} characters)`);
-  }
+  if (existing === undefined && typeof output.title !== 'string') return invalid(`"title" wasn't supplied.`);
+  if (typeof output.summary !== 'string') return invalid(`"summary" wasn't supplied.`);
+  const long = tooLong(output.summary, OUTPUT_TEXT_MAX) ?? tooLong(output.text, OUTPUT_TEXT_MAX);
+  if (long) return long;
   if (output.annotations === undefined) return null;
-  if (!Array.isArray(output.annotations)) return invalid('output.annotations');
+  if (!Array.isArray(output.annotations))
+    return invalid(`For 'properties/annotations', ${JSON.stringify(output.annotations)} is not an array.`);
   if (output.annotations.length > ANNOTATIONS_PER_REQUEST)
-    return invalid('output.annotations', `Only ${ANNOTATIONS_PER_REQUEST} annotations are allowed per request`);
+    return invalid(`No more than ${ANNOTATIONS_PER_REQUEST} items are allowed; ${output.annotations.length} were supplied.`);
   for (const annotation of output.annotations.map(jsonObject)) {
-    for (const field of ['path', 'message']) {
-      if (typeof annotation[field] !== 'string' || annotation[field] === '')
-        return validationFailed('CheckRun', `annotations.${field}`, 'missing_field');
+    for (const field of ['path', 'message', 'start_line', 'end_line', 'annotation_level']) {
+      if (annotation[field] === undefined) return invalid(`"${field}" wasn't supplied.`);
     }
     for (const field of ['start_line', 'end_line']) {
-      if (!Number.isInteger(annotation[field])) return validationFailed('CheckRun', `annotations.${field}`, 'missing_field');
+      if (!Number.isInteger(annotation[field]))
+        return invalid(`For 'properties/${field}', ${JSON.stringify(annotation[field])} is not an integer.`);
     }
-    if (!ANNOTATION_LEVELS.includes(String(annotation.annotation_level))) return invalid('annotations.annotation_level');
+    if (!ANNOTATION_LEVELS.includes(String(annotation.annotation_level)))
+      return notOneOf('annotation_level', annotation.annotation_level, ANNOTATION_LEVELS);
   }
   return null;
 }
