@@ -91,6 +91,8 @@ export async function startStandIn(): Promise<StandIn> {
         if (params === null || params === undefined) continue;
         recorded.params = params.map((param) => decodeURIComponent(param ?? ''));
         void answerWith(route.handler, recorded).then((answer) => {
+          // The client may have gone (a timeout test) while an asynchronous handler worked.
+          if (response.destroyed) return;
           const text = answer.body === undefined ? '' : JSON.stringify(answer.body);
           response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(text);
         });
