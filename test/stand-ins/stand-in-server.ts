@@ -26,7 +26,8 @@ export interface StandInAnswer {
   headers?: Record<string, string>;
 }
 
-export type Handler = (request: StandInRequest) => StandInAnswer;
+/** A route's answer; a promise when the answer needs asynchronous work (a JWT verified with jose, say). */
+export type Handler = (request: StandInRequest) => StandInAnswer | Promise<StandInAnswer>;
 
 /** A scripted answer: a status with a JSON (or raw text) body, never answering, or `bytes` of body. */
 export type Scripted =
@@ -89,14 +90,12 @@ export async function startStandIn(): Promise<StandIn> {
           typeof route.path === 'string' ? (route.path === url.pathname ? [] : null) : url.pathname.match(route.path)?.slice(1);
         if (params === null || params === undefined) continue;
         recorded.params = params.map((param) => decodeURIComponent(param ?? ''));
-        let answer: StandInAnswer;
-        try {
-          answer = route.handler(recorded);
-        } catch (error) {
-          answer = { status: 500, body: { message: `stand-in handler failed: ${(error as Error).message}` } };
-        }
-        const text = answer.body === undefined ? '' : JSON.stringify(answer.body);
-        response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(text);
+        void answerWith(route.handler, recorded).then((answer) => {
+          // The client may have gone (a timeout test) while an asynchronous handler worked.
+          if (response.destroyed) return;
+          const text = answer.body === undefined ? '' : JSON.stringify(answer.body);
+          response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(text);
+        });
         return;
       }
       response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Not Found' }));
@@ -124,6 +123,15 @@ export async function startStandIn(): Promise<StandIn> {
       }),
   };
   return standIn;
+}
+
+/** The handler's answer, or a 500 naming what went wrong when it threw or its promise failed. */
+async function answerWith(handler: Handler, request: StandInRequest): Promise<StandInAnswer> {
+  try {
+    return await handler(request);
+  } catch (error) {
+    return { status: 500, body: { message: `stand-in handler failed: ${(error as Error).message}` } };
+  }
 }
 
 /** A JSON-looking body of `bytes` bytes, written in chunks as the socket drains, so that the stand-in holds little of it. */
