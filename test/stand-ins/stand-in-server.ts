@@ -29,10 +29,14 @@ export interface StandInAnswer {
 /** A route's answer; a promise when the answer needs asynchronous work (a JWT verified with jose, say). */
 export type Handler = (request: StandInRequest) => StandInAnswer | Promise<StandInAnswer>;
 
-/** A scripted answer: a status with a JSON (or raw text) body, never answering, or `bytes` of body. */
+/**
+ * A scripted answer: a status with a JSON (or raw text) body, never answering, `bytes` of body, or
+ * `pass`: the routes answer this one (so a failure can be scripted for the third request of a series).
+ */
 export type Scripted =
   | { status: number; body?: unknown; rawBody?: string; headers?: Record<string, string> }
   | 'hang'
+  | 'pass'
   | { huge: number; status?: number };
 
 export interface StandIn {
@@ -73,7 +77,8 @@ export async function startStandIn(): Promise<StandIn> {
         params: [],
       };
       received.push(recorded);
-      const scripted = standIn.script.shift();
+      const next = standIn.script.shift();
+      const scripted = next === 'pass' ? undefined : next;
       if (scripted === 'hang') {
         hanging.add(response);
         return;
