@@ -4,11 +4,12 @@
  * App's check run (title, summary, annotations). Nothing here reads or sends anything.
  *
  * Everything a user controls (project and branch names, analyzer names, messages, file names, gate
- * reasons that name analyzers) reaches a comment through `inline()`: on one line, cut, and escaped
- * for the host's Markdown, so that it reads as text and never as markup. Escaping alone is not
+ * reasons that name analyzers) reaches a comment on one line, cut, and escaped for the host's
+ * Markdown (`inline()`, `escapeText()`), so that it reads as text and never as markup. Escaping alone is not
  * enough: GitHub and Gitea turn `@name` and `#12` into mentions and references after the Markdown
  * is rendered, when the backslash is gone (github/markup#1168), so a ZERO WIDTH SPACE after the
- * `@`, or between `#`/`!` and a digit, keeps them plain (it shows nothing). URLs written out in a
+ * `@`, or between `#`/`!` and a digit, keeps them plain (it shows nothing); so does one between
+ * the brackets of Gitea's `[[wiki links]]`, found the same way. URLs written out in a
  * message stay as they are: a host may link them, and such a link shows where it goes.
  *
  * The hosts' Markdown differs where it matters here:
@@ -19,8 +20,9 @@
  * - Bitbucket Cloud escapes every HTML tag, so an HTML comment would show as text: its marker is a
  *   link reference definition (`[//]: # (...)`), which no Markdown renders. Its Markdown has long
  *   been Python-Markdown, which backslash-escapes only `\ ` * _ { } [ ] ( ) > # + - . ! |` and shows
- *   the backslash before anything else; those are escaped, the rest is left to its HTML escaping
- *   (`<`, `&`) or made harmless with a ZERO WIDTH SPACE (`@`, `~~`). Tables are supported.
+ *   the backslash before anything else; those are escaped, and `<`, `@` and `~~` are made harmless
+ *   with a ZERO WIDTH SPACE (Bitbucket escapes HTML too, and `&` only spells an entity). Tables
+ *   are supported (a `\|` is a pipe inside a cell).
  */
 import { SARIF_LEVELS } from '../reports/export/sarif-export.js';
 import { SEVERITIES, type Severity } from '../reports/vocabulary.js';
@@ -307,12 +309,13 @@ type Flavour = 'commonmark' | 'bitbucket';
 
 /**
  * The characters escaped in user text. CommonMark: those that start markup anywhere in a line
- * (emphasis, code, links and images, HTML and autolinks, entities, tables, GitLab's references
+ * (emphasis, code, links and images, entities, tables, GitLab's references
  * `~label` `%milestone` `!12` `&epic` `$snippet` and `{+ +}`, math `$`), leaving `.` `,` `:` `/`
- * `-` `(` `)` and the like readable. Bitbucket: only those Python-Markdown can escape.
+ * `-` `(` `)` and the like readable; `<` and `>` become entities (see escapeText). Bitbucket: only
+ * those Python-Markdown can escape.
  */
 const SPECIAL: Record<Flavour, RegExp> = {
-  commonmark: /[\\`*_~[\]<>&$#@!|{}%]/g,
+  commonmark: /[\\`*_~[\]&$#@!|{}%]/g,
   bitbucket: /[\\`*_{}[\]#!|>]/g,
 };
 
@@ -325,9 +328,16 @@ function escapeText(text: string, flavour: Flavour): string {
   let safe = text
     .replace(/@(?=\S)/g, `@${ZWSP}`)
     .replace(/([#!])(?=\d)/g, `$1${ZWSP}`)
+    // Gitea links (and shows images for) `[[target|text]]` found in the rendered text, escaped or not.
+    .replace(/\[(?=\[)/g, `[${ZWSP}`)
     .replace(SPECIAL[flavour], (character) => `\\${character}`);
-  // Bitbucket cannot escape `~`: a ZERO WIDTH SPACE keeps `~~` from striking text through.
-  if (flavour === 'bitbucket') safe = safe.replace(/~(?=~)/g, `~${ZWSP}`);
+  // Pointy brackets as entities rather than escapes: GFM's autolinks (a URL written out in a message)
+  // swallow the backslash before a `<`, which would then open an autolink of any scheme or a tag.
+  if (flavour === 'commonmark') safe = safe.replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  // Bitbucket can escape neither `<` nor `~`. A ZERO WIDTH SPACE after a `<` keeps it from opening a
+  // tag, a comment or an autolink whatever Bitbucket does with HTML (a `\>` would not end an
+  // unquoted attribute), and one between two `~` keeps them from striking text through.
+  if (flavour === 'bitbucket') safe = safe.replace(/<(?=[A-Za-z/!?])/g, `<${ZWSP}`).replace(/~(?=~)/g, `~${ZWSP}`);
   return safe;
 }
 

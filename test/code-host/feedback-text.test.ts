@@ -40,7 +40,11 @@ const hostileIssues: FeedbackIssue[] = [
     line: 40,
     fileUrl: blob('src/Db.php', 40),
   }),
-  issue({ severity: 'critical', analyzerName: 'Psalm', message: '<script>alert(1)</script> and <img src=x onerror=alert(2)>' }),
+  issue({
+    severity: 'critical',
+    analyzerName: 'Psalm',
+    message: '<script>alert(1)</script> and <img src=x onerror=alert(2)> after https://docs.example/a<javascript:alert(3)>',
+  }),
   issue({
     severity: 'high',
     message: 'ping @octocat and @acme/security about #12 and !7',
@@ -49,7 +53,11 @@ const hostileIssues: FeedbackIssue[] = [
     fileUrl: blob('src/%40types/user.ts', 3),
   }),
   issue({ severity: 'high', analyzerName: 'PHP_CodeSniffer', message: 'Line one\nline two\r\n\tline three   with   spaces' }),
-  issue({ severity: 'high', message: '[click me](javascript:alert(1)) ![tracker](https://evil.example/p.png) **bold** _it_ ~~gone~~' }),
+  issue({
+    severity: 'high',
+    message:
+      '[click me](javascript:alert(1)) ![tracker](https://evil.example/p.png) [[https://evil.example/w.png|wiki]] **bold** _it_ ~~gone~~',
+  }),
   issue({
     severity: 'medium',
     analyzerName: 'ESLint',
@@ -190,6 +198,10 @@ describe('E10.3 pull request comment: safe whatever the input', () => {
       expect(text).not.toMatch(/(?<!\\)!(?<!\\)\[/);
       // CommonMark hosts: no unescaped `<`; Bitbucket escapes every HTML tag itself.
       if (host !== 'bitbucket') expect(text.slice(commentMarker(PROJECT, host).length)).not.toMatch(/(?<!\\)</);
+      // Bitbucket cannot escape a `<`: nothing follows one that could open a tag.
+      else expect(text).not.toMatch(/<[A-Za-z/!?]/);
+      // Gitea's `[[wiki links]]`, read in the rendered text, escaped or not.
+      expect(text).not.toMatch(/\[\\?\[/);
     }
   });
 
