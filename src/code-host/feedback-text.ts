@@ -84,9 +84,10 @@ export const ANNOTATION_TITLE_MAX = 255;
 export const ANNOTATION_MESSAGE_MAX = 20_000;
 
 /**
- * How long each piece of a comment may be before escaping (which at most triples it: a backslash
- * and a ZERO WIDTH SPACE around one character). With ten rows, ten reasons and three links of at
- * most URL_MAX, a comment stays under 50,000 characters, well within GitHub's 65,536.
+ * How long each piece of a comment may be before escaping, which at most quadruples it (`<` is
+ * `&lt;`; `@` is `\@` and a ZERO WIDTH SPACE). With ten rows, ten reasons and thirteen links of at
+ * most URL_MAX, a comment stays under 50,000 characters (the test builds the worst), well within
+ * GitHub's 65,536.
  */
 const MESSAGE_MAX = 200;
 const ANALYZER_MAX = 80;
@@ -94,7 +95,7 @@ const FILE_MAX = 160;
 const NAME_MAX = 100;
 const REASON_MAX = 300;
 const REASONS_LISTED = 10;
-const URL_MAX = 2_000;
+const URL_MAX = 1_000;
 
 const ELLIPSIS = '…';
 const ZWSP = '\u200b';
@@ -115,8 +116,9 @@ const ANNOTATION_LEVELS = { error: 'failure', warning: 'warning', note: 'notice'
 /**
  * E10.3: the first line of every pull request comment, by which the comment is found again to be
  * edited. An HTML comment, hidden by GitHub, GitLab and Gitea; on Bitbucket, which would show it,
- * a link reference definition, which renders as nothing. User text never holds either raw: its `<`
- * `!` `-` `[` `]` `#` `(`… are escaped (`(` only where `[` is), so compare the body's start with it.
+ * a link reference definition, which renders as nothing. Escaped user text cannot spell either
+ * (its `<` is `&lt;` or followed by a ZERO WIDTH SPACE, its `[` escaped), but a file name shown as
+ * code is literal: a comment is Scoreboard's when its body starts with the marker.
  */
 export function commentMarker(projectId: string, host: CodeHostKind = 'github'): string {
   return host === 'bitbucket' ? `[//]: # (scoreboard:project:${projectId})` : `<!-- scoreboard:project:${projectId} -->`;
@@ -134,13 +136,18 @@ function renderComment(facts: FeedbackFacts, host: CodeHostKind, withMarker: boo
   const flavour: Flavour = host === 'bitbucket' ? 'bitbucket' : 'commonmark';
   const blocks = [
     ...(withMarker ? [commentMarker(facts.projectId, host)] : []),
-    `### Scoreboard · ${inline(facts.projectName, NAME_MAX, flavour)}`,
+    heading(facts.projectName, flavour),
     ...gateBlocks(facts.gate, flavour),
     scoreLine(facts, flavour),
     ...issueBlocks(facts, flavour),
     footer(facts, flavour),
   ];
   return `${blocks.join('\n\n')}\n`;
+}
+
+function heading(projectName: string, flavour: Flavour): string {
+  const name = inline(projectName, NAME_MAX, flavour);
+  return name === '' ? '### Scoreboard' : `### Scoreboard · ${name}`;
 }
 
 function gateBlocks(gate: FeedbackFacts['gate'], flavour: Flavour): string[] {
@@ -189,7 +196,8 @@ function location(issue: FeedbackIssue, flavour: Flavour): string {
   const place = issue.line !== null && Number.isInteger(issue.line) && issue.line > 0 ? `${file}:${issue.line}` : file;
   const url = safeUrl(issue.fileUrl);
   if (url !== null) return `[${escapeText(place, flavour)}](${url})`;
-  // A code span's text is literal; one holding a backtick, a pipe (a cell's end) or a `<` is written as escaped text instead.
+  // A code span's text is literal: one that would hold a backtick, a pipe (a cell's end), a `<` or a
+  // backslash is written as escaped text instead.
   return /^[^`|<\\]+$/.test(place) ? `\`${place}\`` : escapeText(place, flavour);
 }
 
@@ -343,7 +351,7 @@ function escapeText(text: string, flavour: Flavour): string {
 
 /**
  * Text that starts a list item's line must not start a block inside it: `-`, `+` (a list), `1.` or
- * `1)` (an ordered list). `#`, `>`, `*` and backticks are escaped everywhere already.
+ * `1)` (an ordered list). `#`, `>`, `*` and backticks are escaped (or entities) everywhere already.
  */
 function atLineStart(escaped: string): string {
   return escaped.replace(/^([-+])/, '\\$1').replace(/^(\d{1,9})([.)])/, '$1\\$2');
