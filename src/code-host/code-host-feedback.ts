@@ -9,17 +9,15 @@ import type { StoredReport } from '../reports/report-stored.js';
 import { type SecretBox, SecretBoxError } from '../secrets/secret-box.js';
 import { createCodeHostRepository } from './code-host.repository.js';
 import { annotationIssues, readFeedback, type ReportFeedback } from './feedback-facts.js';
-import { checkRunAnnotations, checkRunOutput, type CodeHostKind, pullRequestComment, statusDescription } from './feedback-text.js';
 import {
   ANNOTATIONS_PER_REQUEST,
-  annotateCheckRun,
-  createCheckRun,
-  createComment,
-  createdId,
-  editComment,
-  type HostCall,
-  setCommitStatus,
-} from './host-calls.js';
+  checkRunAnnotations,
+  checkRunOutput,
+  type CodeHostKind,
+  pullRequestComment,
+  statusDescription,
+} from './feedback-text.js';
+import { annotateCheckRun, createCheckRun, createComment, createdId, editComment, type HostCall, setCommitStatus } from './host-calls.js';
 import { type CodeHostProvider, isCodeHostProvider } from './repository-names.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.js';
 import { DISMISSALS } from '../issues/issue-vocabulary.js';
 import type { Severity } from '../reports/vocabulary.js';
-import type { AnnotationIssue, FeedbackFacts, FeedbackIssue } from './feedback-text.js';
+import { ANNOTATIONS_MAX, type AnnotationIssue, type FeedbackFacts, type FeedbackIssue, LISTED_ISSUES_MAX } from './feedback-text.js';
 import { type CodeHostProvider, fileUrl } from './repository-names.js';
 
 /**
@@ -10,11 +10,6 @@ import { type CodeHostProvider, fileUrl } from './repository-names.js';
  * The report's own columns hold its score, gate and counts (E1.4, E1.8); its new issues are its
  * `report_issues` rows marked `new`, most severe first, in upload order within a severity.
  */
-
-/** E10.3: the comment lists this many new issues; the rest are counted and linked. */
-export const COMMENT_ISSUES = 10;
-/** E10.5: a check run carries at most this many annotations. */
-export const ANNOTATIONS_MAX = 1000;
 
 export interface ReportFeedback {
   facts: FeedbackFacts;
@@ -82,7 +77,7 @@ export async function readFeedback(
       .orderBy('i.severity_rank')
       .orderBy('i.position')
       .orderBy('i.id')
-      .limit(COMMENT_ISSUES)
+      .limit(LISTED_ISSUES_MAX)
       .execute(),
     listed.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirst(),
   ]);

@@ -114,14 +114,15 @@ const ANNOTATION_LEVELS = { error: 'failure', warning: 'warning', note: 'notice'
 // The marker
 
 /**
- * E10.3: the first line of every pull request comment, by which the comment is found again to be
- * edited. An HTML comment, hidden by GitHub, GitLab and Gitea; on Bitbucket, which would show it,
- * a link reference definition, which renders as nothing. Escaped user text cannot spell either
- * (its `<` is `&lt;` or followed by a ZERO WIDTH SPACE, its `[` escaped), but a file name shown as
- * code is literal: a comment is Scoreboard's when its body starts with the marker.
+ * E10.3: the first line of every pull request comment, on every host, as the contract writes it:
+ * an HTML comment, hidden by GitHub, GitLab and Gitea. Bitbucket Cloud's Markdown does not take raw
+ * HTML and may show it as text; the contract asks for it all the same (a link reference definition,
+ * `[//]: # (...)`, would render as nothing there). Escaped user text cannot spell it (its `<` is
+ * `&lt;` or followed by a ZERO WIDTH SPACE), but a file name shown as code is literal: a comment is
+ * Scoreboard's when its body starts with the marker.
  */
-export function commentMarker(projectId: string, host: CodeHostKind = 'github'): string {
-  return host === 'bitbucket' ? `[//]: # (scoreboard:project:${projectId})` : `<!-- scoreboard:project:${projectId} -->`;
+export function commentMarker(projectId: string): string {
+  return `<!-- scoreboard:project:${projectId} -->`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -135,7 +136,7 @@ export function pullRequestComment(facts: FeedbackFacts, host: CodeHostKind): st
 function renderComment(facts: FeedbackFacts, host: CodeHostKind, withMarker: boolean): string {
   const flavour: Flavour = host === 'bitbucket' ? 'bitbucket' : 'commonmark';
   const blocks = [
-    ...(withMarker ? [commentMarker(facts.projectId, host)] : []),
+    ...(withMarker ? [commentMarker(facts.projectId)] : []),
     heading(facts.projectName, flavour),
     ...gateBlocks(facts.gate, flavour),
     scoreLine(facts, flavour),

@@ -126,9 +126,6 @@ export interface CheckRunOutput {
   summary: string;
 }
 
-/** E10.5: GitHub takes at most this many annotations per request; more are added by updating the run. */
-export const ANNOTATIONS_PER_REQUEST = 50;
-
 /** E10.5: a completed check run on the commit, with the first annotations. */
 export function createCheckRun(
   call: HostCall,

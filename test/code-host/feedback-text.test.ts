@@ -166,18 +166,16 @@ describe('E10.3 pull request comment: reviewed examples, byte for byte', () => {
 });
 
 describe('E10.3 pull request comment: safe whatever the input', () => {
-  it('starts with the marker line, hidden on each host, and holds no other marker raw', () => {
+  it('starts with the marker line the contract names, on every host, and holds no other marker raw', () => {
+    const marker = commentMarker(PROJECT);
+    expect(marker).toBe(`<!-- scoreboard:project:${PROJECT} -->`);
     for (const host of HOSTS) {
       const text = pullRequestComment(richFacts, host);
-      const marker = commentMarker(PROJECT, host);
       expect(text.startsWith(`${marker}\n\n`)).toBe(true);
       expect(text.split('scoreboard:project:').length - 1).toBe(3); // ours and the message's two fakes
-      expect(text).not.toContain(commentMarker(OTHER_PROJECT, host));
+      expect(text).not.toContain(commentMarker(OTHER_PROJECT));
       expect(text.slice(marker.length)).not.toMatch(/<!--|(?<!\\)\[\/\/\]:/);
     }
-    expect(commentMarker(PROJECT)).toBe(`<!-- scoreboard:project:${PROJECT} -->`);
-    expect(commentMarker(PROJECT, 'gitea')).toBe(`<!-- scoreboard:project:${PROJECT} -->`);
-    expect(commentMarker(PROJECT, 'bitbucket')).toBe(`[//]: # (scoreboard:project:${PROJECT})`);
   });
 
   it('keeps every row of the table at four cells, one line each', () => {
@@ -197,9 +195,10 @@ describe('E10.3 pull request comment: safe whatever the input', () => {
         expect(destination).toMatch(/^https:\/\/(github\.com\/acme\/shop\/blob\/|scoreboard\.example\/)/);
       expect(text).not.toMatch(/(?<!\\)!(?<!\\)\[/);
       // CommonMark hosts: no unescaped `<`; Bitbucket escapes every HTML tag itself.
-      if (host !== 'bitbucket') expect(text.slice(commentMarker(PROJECT, host).length)).not.toMatch(/(?<!\\)</);
+      const afterMarker = text.slice(commentMarker(PROJECT).length);
+      if (host !== 'bitbucket') expect(afterMarker).not.toMatch(/(?<!\\)</);
       // Bitbucket cannot escape a `<`: nothing follows one that could open a tag.
-      else expect(text).not.toMatch(/<[A-Za-z/!?]/);
+      else expect(afterMarker).not.toMatch(/<[A-Za-z/!?]/);
       // Gitea's `[[wiki links]]`, read in the rendered text, escaped or not.
       expect(text).not.toMatch(/\[\\?\[/);
     }
