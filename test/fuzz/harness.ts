@@ -361,6 +361,7 @@ const ORDER_BY: Partial<Record<Table, string[]>> = {
   team_members: ['team_id', 'user_id'],
   issue_states: ['project_id', 'fingerprint'],
   issue_state_changes: ['project_id'],
+  project_code_hosts: ['project_id'],
 };
 
 async function readRows(ctx: TestContext): Promise<Rows> {
