@@ -17,8 +17,8 @@
  *   punctuation character may be backslash-escaped, HTML comments are hidden, tables are GFM's
  *   (`\|` is a pipe inside a cell). Parentheses are left alone: Gitea reads `\(` … `\)` as inline
  *   math, and without an unescaped `]` before it a `(` starts nothing.
- * - Bitbucket Cloud escapes every HTML tag, so an HTML comment would show as text: its marker is a
- *   link reference definition (`[//]: # (...)`), which no Markdown renders. Its Markdown has long
+ * - Bitbucket Cloud escapes every HTML tag, so the marker (an HTML comment, as the contract writes
+ *   it for every host) may show there as text. Its Markdown has long
  *   been Python-Markdown, which backslash-escapes only `\ ` * _ { } [ ] ( ) > # + - . ! |` and shows
  *   the backslash before anything else; those are escaped, and `<`, `@` and `~~` are made harmless
  *   with a ZERO WIDTH SPACE (Bitbucket escapes HTML too, and `&` only spells an entity). Tables
