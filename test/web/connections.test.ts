@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkedCredentials, defaultBaseUrl } from '../../src/connections/connection-input.js';
 import { PROVIDER_SPECS, PROVIDERS as SERVICE_PROVIDERS } from '../../src/connections/providers.js';
@@ -11,16 +12,25 @@ import {
   connectionBody,
   credentialKind,
   DEFAULT_BASE_URLS,
+  isSecret,
   isTicketProvider,
+  PROVIDER_LABELS,
   PROVIDERS,
   TICKET_PROVIDERS,
 } from '../../web/src/lib/connections.js';
 
 /**
  * E9.6's form logic: the dashboard's provider tables are the service's (the bundle keeps its own
- * copy, without the schema library), the add form's values become the POST's body, and a selection
- * of more than 50 issues is said before anything is sent.
+ * copy, without the schema library), E10.5's GitHub App included, the add form's values become the
+ * POST's body, and a selection of more than 50 issues is said before anything is sent.
  */
+
+/** A GitHub App's private key as GitHub hands it out: an RSA key in PKCS#1 PEM, over several lines. */
+const APP_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }) as string;
+
+/** What the form would hold for each kind of input: a value the service takes. */
+const typed = { password: 'secret-1234', textarea: APP_KEY, email: 'ada@example.com', digits: '123456' } as const;
+
 describe('the dashboard’s providers are the service’s', () => {
   it('names the same providers, ticket providers and bulk limit', () => {
     expect(PROVIDERS).toEqual(SERVICE_PROVIDERS);
@@ -42,19 +52,31 @@ describe('the dashboard’s providers are the service’s', () => {
     for (const provider of PROVIDERS) {
       expect(CREDENTIAL_KINDS[provider], provider).toHaveLength(PROVIDER_SPECS[provider].credentialShapes.length);
       for (const kind of CREDENTIAL_KINDS[provider]) {
-        const given = Object.fromEntries(kind.fields.map((field) => [field.name, field.secret ? 'secret-1234' : 'ada@example.com']));
+        const given = Object.fromEntries(kind.fields.map((field) => [field.name, typed[field.input]]));
         expect(checkedCredentials(provider, given), `${provider} ${kind.id}`).toEqual(given);
       }
     }
   });
 
-  it('types every secret into a password input; only Jira Cloud’s email is in the clear', () => {
-    const clear = PROVIDERS.flatMap((provider) =>
-      CREDENTIAL_KINDS[provider].flatMap((kind) =>
-        kind.fields.filter((field) => !field.secret).map((field) => `${provider}.${field.name}`),
-      ),
+  it('types every secret into a password input, a GitHub App’s key into a textarea; only Jira Cloud’s email and the app’s ids are in the clear', () => {
+    const inputs = PROVIDERS.flatMap((provider) =>
+      CREDENTIAL_KINDS[provider].flatMap((kind) => kind.fields.map((field) => `${provider}.${field.name}: ${field.input}`)),
     );
-    expect(clear).toEqual(['jira.email']);
+    expect(inputs.filter((input) => !input.endsWith(': password'))).toEqual([
+      'jira.email: email',
+      'github_app.app_id: digits',
+      'github_app.private_key: textarea',
+      'github_app.installation_id: digits',
+    ]);
+    const secrets = PROVIDERS.flatMap((provider) =>
+      CREDENTIAL_KINDS[provider].flatMap((kind) => kind.fields.filter(isSecret).map((field) => field.input)),
+    );
+    expect(new Set(secrets)).toEqual(new Set(['password', 'textarea']));
+  });
+
+  it('calls the GitHub App by its name, on GitHub’s API', () => {
+    expect(PROVIDER_LABELS.github_app).toBe('GitHub App');
+    expect(baseUrlPlaceholder('github_app')).toBe('https://api.github.com');
   });
 });
 
@@ -86,6 +108,26 @@ describe('the add form’s body', () => {
     });
     expect(connectionBody(values({ ...form, credential_kind: 'data-center' })).credentials).toEqual({ token: 'left-over' });
     expect(credentialKind('jira', undefined).id).toBe('cloud');
+  });
+
+  it('sends a GitHub App’s key as typed, its lines kept, and its ids trimmed', () => {
+    const body = connectionBody(
+      values({
+        provider: 'github_app',
+        name: 'Scoreboard App',
+        'credentials.app_id': ' 123456 ',
+        'credentials.private_key': APP_KEY,
+        'credentials.installation_id': '7890123\n',
+        'credentials.token': 'left-over',
+      }),
+    );
+    expect(body).toEqual({
+      provider: 'github_app',
+      name: 'Scoreboard App',
+      credentials: { app_id: '123456', private_key: APP_KEY, installation_id: '7890123' },
+    });
+    expect(body.credentials.private_key?.split('\n').length ?? 0).toBeGreaterThan(10);
+    expect(checkedCredentials('github_app', body.credentials)).toEqual(body.credentials);
   });
 
   it('sends Linear’s api_key', () => {

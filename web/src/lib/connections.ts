@@ -1,12 +1,12 @@
 /**
- * E9.6: what the dashboard needs to know about E9.1's providers to offer the right form (the
- * credentials each takes, its default base URL) and about E9.3/E9.4's tickets (which providers
- * have them, at most how many at once). Free of Preact so it is unit-tested; the test holds these
- * tables against the service's own (src/connections/providers.ts and connection-input.ts, which
- * the bundle does not import: they bring the schema library along).
+ * E9.6: what the dashboard needs to know about E9.1's providers (and E10.5's GitHub App) to offer
+ * the right form (the credentials each takes, its default base URL) and about E9.3/E9.4's tickets
+ * (which providers have them, at most how many at once). Free of Preact so it is unit-tested; the
+ * test holds these tables against the service's own (src/connections/providers.ts and
+ * connection-input.ts, which the bundle does not import: they bring the schema library along).
  */
 
-export const PROVIDERS = ['github', 'gitlab', 'gitea', 'bitbucket', 'jira', 'linear'] as const;
+export const PROVIDERS = ['github', 'gitlab', 'gitea', 'bitbucket', 'jira', 'linear', 'github_app'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
 /** D14's ticket providers: the connections a project may link as its tracker. */
@@ -23,6 +23,7 @@ export const PROVIDER_LABELS: Record<Provider, string> = {
   bitbucket: 'Bitbucket Cloud',
   jira: 'Jira',
   linear: 'Linear',
+  github_app: 'GitHub App',
 };
 
 /** The base URL used when none is given; null: the connection must give one (self-hosted only). */
@@ -33,6 +34,7 @@ export const DEFAULT_BASE_URLS: Record<Provider, string | null> = {
   bitbucket: 'https://api.bitbucket.org/2.0',
   jira: null,
   linear: 'https://api.linear.app',
+  github_app: 'https://api.github.com',
 };
 
 /** What the base URL field shows while empty: the default, or an example of what to give. */
@@ -44,9 +46,17 @@ export function baseUrlPlaceholder(provider: Provider): string {
 export interface CredentialField {
   name: string;
   label: string;
-  /** An email is no secret: it is typed in the clear. Every other field is a password input. */
-  secret: boolean;
+  /**
+   * How it is typed. A secret goes into a password input, or a textarea when it spans lines (a
+   * GitHub App's PEM key), and is sent as typed; an email or an id is no secret: typed in the clear, trimmed.
+   */
+  input: 'password' | 'textarea' | 'email' | 'digits';
+  /** What to give, when the label alone does not say where to find it. */
+  hint?: string;
 }
+
+/** Whether the field holds a secret: stored sealed, never shown again, sent untrimmed. */
+export const isSecret = (field: CredentialField) => field.input === 'password' || field.input === 'textarea';
 
 /** A way a provider authenticates; Jira has two (Cloud's email and API token, Data Center's personal access token). */
 export interface CredentialKind {
@@ -55,7 +65,7 @@ export interface CredentialKind {
   fields: readonly CredentialField[];
 }
 
-const TOKEN: CredentialKind = { id: 'token', label: 'Access token', fields: [{ name: 'token', label: 'Access token', secret: true }] };
+const TOKEN: CredentialKind = { id: 'token', label: 'Access token', fields: [{ name: 'token', label: 'Access token', input: 'password' }] };
 
 export const CREDENTIAL_KINDS: Record<Provider, readonly CredentialKind[]> = {
   github: [TOKEN],
@@ -67,17 +77,38 @@ export const CREDENTIAL_KINDS: Record<Provider, readonly CredentialKind[]> = {
       id: 'cloud',
       label: 'Jira Cloud: account email and API token',
       fields: [
-        { name: 'email', label: 'Atlassian account email', secret: false },
-        { name: 'api_token', label: 'API token', secret: true },
+        { name: 'email', label: 'Atlassian account email', input: 'email' },
+        { name: 'api_token', label: 'API token', input: 'password' },
       ],
     },
     {
       id: 'data-center',
       label: 'Jira Data Center: personal access token',
-      fields: [{ name: 'token', label: 'Personal access token', secret: true }],
+      fields: [{ name: 'token', label: 'Personal access token', input: 'password' }],
     },
   ],
-  linear: [{ id: 'api_key', label: 'Personal API key', fields: [{ name: 'api_key', label: 'API key', secret: true }] }],
+  linear: [{ id: 'api_key', label: 'Personal API key', fields: [{ name: 'api_key', label: 'API key', input: 'password' }] }],
+  github_app: [
+    {
+      id: 'app',
+      label: 'GitHub App',
+      fields: [
+        { name: 'app_id', label: 'App ID', input: 'digits', hint: 'Digits: shown as “App ID” on the app’s settings page.' },
+        {
+          name: 'private_key',
+          label: 'Private key',
+          input: 'textarea',
+          hint: 'The whole .pem file the app’s settings page let you download, BEGIN and END lines included.',
+        },
+        {
+          name: 'installation_id',
+          label: 'Installation ID',
+          input: 'digits',
+          hint: 'Digits: the end of the installation’s settings address (…/settings/installations/ID).',
+        },
+      ],
+    },
+  ],
 };
 
 export function isProvider(value: string): value is Provider {
@@ -112,7 +143,7 @@ export function connectionBody(values: (name: string) => string | null): {
   const credentials: Record<string, string> = {};
   for (const field of kind.fields) {
     const value = values(`credentials.${field.name}`) ?? '';
-    credentials[field.name] = field.secret ? value : value.trim();
+    credentials[field.name] = isSecret(field) ? value : value.trim();
   }
   return { provider, name: (values('name') ?? '').trim(), ...(baseUrl === '' ? {} : { base_url: baseUrl }), credentials };
 }

@@ -13,6 +13,7 @@ import { branchLabel, type ProjectQuery, pageOf, projectQueryString, trendBranch
 import { type TrendAxis, trendAxisOf } from '../../lib/trend-axis.js';
 import { useApi, usePageTitle } from '../../lib/use-api.js';
 import { BadgeMarkdown } from './badge-markdown.js';
+import { CodeHostSettings } from './code-host-settings.js';
 import { FailedRunsPanel } from './failed-runs.js';
 import { GateSettings } from './gate-settings.js';
 import { ProjectActions } from './project-actions.js';
@@ -25,7 +26,7 @@ const TREND_REPORTS = 60;
 
 type Branches = paths['/api/v1/projects/{project}/branches']['get']['responses'][200]['content']['application/json']['data'];
 
-/** E7 project: trend per branch, branches, reports, gate settings, tracker (E9.6), token, archive, delete, badges, webhooks. */
+/** E7 project: trend per branch, branches, reports, gate settings, tracker (E9.6), code host (E10.6), token, archive, delete, badges, webhooks. */
 export function ProjectPage() {
   const { params } = useRoute();
   const projectId = params.project ?? '';
@@ -118,6 +119,7 @@ export function ProjectPage() {
       <FailedRunsPanel projectId={projectId} links={links} />
       <GateSettings project={current} onSaved={project.reload} />
       <TrackerSettings project={current} onSaved={project.reload} />
+      <CodeHostSettings project={current} />
       <BadgeMarkdown projectId={projectId} />
       <WebhookList projectId={projectId} />
       <ProjectActions project={current} onChanged={project.reload} />

@@ -3,14 +3,16 @@ import { api, call } from '../../api/client.js';
 import { asProblem, type Problem } from '../../api/problems.js';
 import type { components } from '../../api/schema.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
-import { Field } from '../../components/field.js';
+import { Field, type FieldAttributes } from '../../components/field.js';
 import { ProblemMessage } from '../../components/problem-message.js';
 import {
   baseUrlPlaceholder,
   CREDENTIAL_KINDS,
   connectionBody,
+  type CredentialField,
   credentialKind,
   isProvider,
+  isSecret,
   PROVIDER_LABELS,
   PROVIDERS,
   type Provider,
@@ -38,8 +40,9 @@ export function TeamConnections({ teamId }: { teamId: number }) {
     <section class="panel stack connections" aria-labelledby="connections-title">
       <h2 id="connections-title">Connections</h2>
       <p class="hint">
-        The team’s accounts at GitHub, GitLab, Gitea, Bitbucket, Jira and Linear. A project links one of Jira, Linear, GitHub or GitLab as
-        its tracker in its settings, and its issues become tickets there.
+        The team’s accounts at GitHub (a token or a GitHub App), GitLab, Gitea, Bitbucket, Jira and Linear. A project links one of Jira,
+        Linear, GitHub or GitLab as its tracker in its settings, and its issues become tickets there; and one of GitHub, GitLab, Gitea or
+        Bitbucket as its code host, where its reports are posted on commits and pull requests.
       </p>
       <ProblemMessage problem={connections.problem} />
       {connections.data?.length === 0 && <p class="empty">No connections yet. Add one below.</p>}
@@ -137,7 +140,7 @@ function ConnectionCard({ teamId, connection, onDeleted }: { teamId: number; con
         </button>
         <ConfirmButton
           label="Delete"
-          question={`Delete the connection ${connection.name}? Projects whose tracker it is are unlinked.`}
+          question={`Delete the connection ${connection.name}? Projects whose tracker or code host it is are unlinked.`}
           onConfirm={remove}
         />
       </div>
@@ -244,15 +247,13 @@ function NewConnectionForm({ teamId, onAdded }: { teamId: number; onAdded: (conn
           id={`connection-credentials-${field.name}`}
           label={field.label}
           problem={problem}
-          hint={field.secret ? 'Stored encrypted and never shown again; only its last four characters are.' : undefined}
-        >
-          {(attributes) =>
-            field.secret ? (
-              <input {...attributes} type="password" maxLength={4096} autoComplete="new-password" required />
-            ) : (
-              <input {...attributes} type="email" maxLength={320} autoComplete="off" required />
-            )
+          hint={
+            [field.hint, isSecret(field) ? 'Stored encrypted and never shown again; only its last four characters are.' : null]
+              .filter(Boolean)
+              .join(' ') || undefined
           }
+        >
+          {(attributes) => <CredentialInput field={field} attributes={attributes} />}
         </Field>
       ))}
       <div>
@@ -262,4 +263,21 @@ function NewConnectionForm({ teamId, onAdded }: { teamId: number; onAdded: (conn
       </div>
     </form>
   );
+}
+
+/**
+ * A credential's input: a secret in a password input, or a textarea for a PEM key (its lines
+ * matter, a password input would join them), never spell-checked or remembered; an email or an id in the clear.
+ */
+function CredentialInput({ field, attributes }: { field: CredentialField; attributes: FieldAttributes }) {
+  switch (field.input) {
+    case 'textarea':
+      return <textarea {...attributes} rows={6} maxLength={4096} autoComplete="off" spellcheck={false} class="credential-key" required />;
+    case 'password':
+      return <input {...attributes} type="password" maxLength={4096} autoComplete="new-password" required />;
+    case 'email':
+      return <input {...attributes} type="email" maxLength={320} autoComplete="off" required />;
+    case 'digits':
+      return <input {...attributes} type="text" inputMode="numeric" maxLength={20} autoComplete="off" spellcheck={false} required />;
+  }
 }
