@@ -110,7 +110,7 @@ function ConnectionCard({ teamId, connection, onDeleted }: { teamId: number; con
       <dl class="facts">
         <div>
           <dt>Provider</dt>
-          <dd>{PROVIDER_LABELS[connection.provider]}</dd>
+          <dd>{isProvider(connection.provider) ? PROVIDER_LABELS[connection.provider] : connection.provider}</dd>
         </div>
         <div class="fact-wide">
           <dt>Base URL</dt>
