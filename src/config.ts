@@ -77,6 +77,10 @@ const EnvSchema = Type.Object({
   // rotation the one before it. Unset on SQLite: generated into secret.key beside the database file.
   SECRET_KEY: Type.Optional(Type.String()),
   SECRET_KEY_PREVIOUS: Type.Optional(Type.String()),
+  // E11.1: email goes out only when both are set. The SMTP server's URL (smtp:// or smtps://, a user
+  // and password in it when the server wants them) and the sender, `a@b` or `Name <a@b>`.
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s/?#]+(/[^\\s]*)?$' })),
+  MAIL_FROM: Type.Optional(Type.String({ pattern: '^([^<>\\r\\n]*<[^\\s@<>]+@[^\\s@<>]+>|[^\\s@<>]+@[^\\s@<>]+)$' })),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -127,6 +131,15 @@ export interface Config {
   /** E9.2 (secrets/secret-keys.ts); checked to be 32 bytes of base64. Never logged. */
   readonly secretKey: string | undefined;
   readonly secretKeyPrevious: string | undefined;
+  /** E11.1: the SMTP server's URL; it may hold a password, so it is never logged nor repeated in an error. */
+  readonly smtpUrl: string | undefined;
+  /** E11.1: the sender of every email (`a@b` or `Name <a@b>`). */
+  readonly mailFrom: string | undefined;
+}
+
+/** E11.1: email is available only when both the SMTP server and the sender are configured. */
+export function emailConfigured(config: Pick<Config, 'smtpUrl' | 'mailFrom'>): boolean {
+  return config.smtpUrl !== undefined && config.mailFrom !== undefined;
 }
 
 export type LogFormat = 'json' | 'pretty';
@@ -166,6 +179,7 @@ export function loadConfig(
       throw new ConfigError(`Invalid configuration: env/${name} ${(error as Error).message}; generate one with: openssl rand -base64 32`);
     }
   }
+  if (parsed.SMTP_URL !== undefined) checkSmtpUrl(parsed.SMTP_URL);
   return Object.freeze({
     port: parsed.PORT,
     host: parsed.HOST,
@@ -198,8 +212,24 @@ export function loadConfig(
     workerInlineMaxBytes: parsed.WORKER_INLINE_MAX_BYTES,
     secretKey: parsed.SECRET_KEY || undefined,
     secretKeyPrevious: parsed.SECRET_KEY_PREVIOUS || undefined,
+    smtpUrl: parsed.SMTP_URL,
+    mailFrom: parsed.MAIL_FROM?.trim(),
   });
 }
+
+/** E11.1: an SMTP URL the mail client can use: a host, a port in range. Its text is never repeated (it may hold a password). */
+function checkSmtpUrl(value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`Invalid configuration: ${SMTP_URL_EXPECTED}`);
+  }
+  if (url.hostname === '') throw new ConfigError(`Invalid configuration: ${SMTP_URL_EXPECTED}`);
+}
+
+const SMTP_URL_EXPECTED =
+  'env/SMTP_URL must be smtp://host:port or smtps://host:port, with user:password@ before the host when the server needs them (percent-encode special characters)';
 
 /**
  * Ajv's words, made an operator's: an enum names its values (`env/LOG_LEVEL must be one of fatal,
@@ -230,6 +260,8 @@ const PATTERN_ADVICE: Record<string, (value: string) => string> = {
     return 'env/HOST must be a host name or an address without a port or scheme, e.g. 127.0.0.1, 0.0.0.0 or ::';
   },
   REDIS_URL: () => 'env/REDIS_URL must be redis://host:port (or rediss:// for TLS)',
+  SMTP_URL: () => SMTP_URL_EXPECTED,
+  MAIL_FROM: () => 'env/MAIL_FROM must be an email address, e.g. scoreboard@example.com or "Scoreboard <scoreboard@example.com>"',
   PUBLIC_URL: () => 'env/PUBLIC_URL must be the http:// or https:// address users open, e.g. https://scores.example.com, without a query',
 };
 

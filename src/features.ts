@@ -9,6 +9,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { failuresModule } from './failures/failures.module.js';
+import { notificationsModule } from './notifications/notifications.module.js';
 import { createUploadDecisions } from './issues/upload-decisions.js';
 import { projectsModule } from './projects/projects.module.js';
 import { reportsModule } from './reports/reports.module.js';
@@ -95,6 +96,7 @@ export function createFeatures(deps: {
     issues: issues.service,
     http: providerHttp,
   });
+  const notifications = notificationsModule({ db, clock, config });
   const sessions = sessionsModule({ db, clock, config, passwords: deps.passwords ?? passwordHasher(deriveOnLibuv) });
   return {
     tokens,
@@ -110,12 +112,26 @@ export function createFeatures(deps: {
     sessions,
     connections,
     codeHost,
+    notifications,
     /** The outbox's handlers by kind: the calls to other services that features write to it (outbox/). */
     outboxHandlers: { ...ticketFollowUps.handlers, ...codeHost.feedback.handlers },
     /** The REST API's route plugins, mounted under /api/v1 in this order. */
-    v1Routes: [tokens, projects, reports, failures, badges, teams, audit, webhooks, issues, tickets, codeHost, sessions, connections].map(
-      (feature) => feature.routes,
-    ),
+    v1Routes: [
+      tokens,
+      projects,
+      reports,
+      failures,
+      badges,
+      teams,
+      audit,
+      webhooks,
+      issues,
+      tickets,
+      codeHost,
+      sessions,
+      connections,
+      notifications,
+    ].map((feature) => feature.routes),
   };
 }
 

@@ -34,6 +34,9 @@ export interface Database {
   project_code_hosts: ProjectCodeHostsTable;
   pull_request_comments: PullRequestCommentsTable;
   check_runs: CheckRunsTable;
+  /** E11.2 (migration 0024): each user's notification choices and muted projects (notifications/). */
+  user_notification_settings: UserNotificationSettingsTable;
+  notification_mutes: NotificationMutesTable;
   /** D38 (migration 0016): one row, written by every readiness check (db/readiness.ts). */
   readiness_probe: ReadinessProbeTable;
   /** SQLite only (migration 0012): one row, counting the changes of what a token lookup reads (auth/token-cache.ts). */
@@ -461,4 +464,23 @@ export interface CheckRunsTable {
   check_run_id: string;
   annotations_sent: number;
   updated_at: string;
+}
+
+/** E11.2: a user's notification choices; no row means the defaults. */
+export interface UserNotificationSettingsTable {
+  user_id: number;
+  /** 0 or 1. */
+  gate_failed: number;
+  /** The lowest severity that notifies, or `none`. */
+  new_issues: string;
+  weekly_digest: number;
+  assigned: number;
+  updated_at: string;
+}
+
+/** E11.2: a project a user muted. */
+export interface NotificationMutesTable {
+  user_id: number;
+  project_id: string;
+  created_at: string;
 }

@@ -74,6 +74,9 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'PUT /api/v1/user': 'updateUser',
   'PUT /api/v1/user/current-team': 'switchCurrentTeam',
   'GET /api/v1/user/audit-events': 'listUserAuditEvents',
+  // Notifications (E11)
+  'GET /api/v1/user/notifications': 'getNotificationSettings',
+  'PUT /api/v1/user/notifications': 'updateNotificationSettings',
   // Teams
   'GET /api/v1/teams': 'listTeams',
   'POST /api/v1/teams': 'createTeam',

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENV_VARIABLES, loadConfig } from '../../src/config.js';
+import { emailConfigured, ENV_VARIABLES, loadConfig } from '../../src/config.js';
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_STATEMENT_TIMEOUT_MS,
@@ -206,6 +206,61 @@ describe('the real process refuses to start with a bad value (D21)', () => {
       rmSync(cwd, { recursive: true, force: true });
     }
   });
+});
+
+describe('SMTP_URL and MAIL_FROM (E11.1)', () => {
+  it('leaves email off by default, and on only when both are set', () => {
+    expect(loadConfig({})).toMatchObject({ smtpUrl: undefined, mailFrom: undefined });
+    expect(emailConfigured(loadConfig({}))).toBe(false);
+    expect(emailConfigured(loadConfig({ SMTP_URL: 'smtp://127.0.0.1:1025' }))).toBe(false);
+    expect(emailConfigured(loadConfig({ MAIL_FROM: 'a@example.com' }))).toBe(false);
+    const both = loadConfig({ SMTP_URL: 'smtp://127.0.0.1:1025', MAIL_FROM: 'a@example.com' });
+    expect(both).toMatchObject({ smtpUrl: 'smtp://127.0.0.1:1025', mailFrom: 'a@example.com' });
+    expect(emailConfigured(both)).toBe(true);
+  });
+
+  it.each([
+    'smtp://127.0.0.1:1025',
+    'smtp://smtp.example.com',
+    'smtps://mailer:s%40cret@smtp.example.com:465',
+    'smtp://apikey:SG.abc-def@smtp.sendgrid.net:587',
+    'smtp://[::1]:25',
+  ])('takes SMTP_URL=%s', (value) => {
+    expect(loadConfig({ SMTP_URL: value }).smtpUrl).toBe(value);
+  });
+
+  it.each(['Scoreboard <scoreboard@example.com>', 'scoreboard@example.com', '"Score, Board" <noreply@scores.example.com>'])(
+    'takes MAIL_FROM=%s',
+    (value) => {
+      expect(loadConfig({ MAIL_FROM: value }).mailFrom).toBe(value);
+    },
+  );
+
+  it.each([
+    'http://smtp.example.com',
+    'smtp.example.com:587',
+    'smtp://',
+    'smtp://user:pa ss@smtp.example.com',
+    'smtp://user:topsecret@smtp.example.com:99999',
+    'mailto:ops@example.com',
+  ])('refuses SMTP_URL=%s with a message that names it and never repeats the value', (value) => {
+    let message = '';
+    try {
+      loadConfig({ SMTP_URL: value });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^Invalid configuration: env\/SMTP_URL must be smtp:\/\/host:port or smtps:\/\/host:port/);
+    expect(message).not.toContain('topsecret');
+    expect(message).not.toContain('pa ss');
+  });
+
+  it.each(['scoreboard', 'Scoreboard <scoreboard>', 'a@b@c', 'Scoreboard\r\nBcc: x@example.com <a@example.com>', '<a@example.com'])(
+    'refuses MAIL_FROM=%j naming it',
+    (value) => {
+      expect(() => loadConfig({ MAIL_FROM: value })).toThrow(/env\/MAIL_FROM must be an email address/);
+    },
+  );
 });
 
 describe('.env.example', () => {

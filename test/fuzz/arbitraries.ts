@@ -450,6 +450,8 @@ export function validV1Body(world: World, kind: BodyKind): Record<string, unknow
       return { connection_id: world.connectionId, repository: 'acme/shop', commit_status: true, pull_request_comment: false };
     case 'bulkTickets':
       return { fingerprints: [world.fingerprint] };
+    case 'notificationSettings':
+      return { gate_failed: false, new_issues: 'high', weekly_digest: true, assigned: false, muted_projects: [world.projectId] };
     case 'report':
     case 'failure':
       throw new Error(`${kind} is a client-package body`);

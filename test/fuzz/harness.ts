@@ -132,6 +132,7 @@ export type BodyKind =
   | 'tracker'
   | 'codeHost'
   | 'bulkTickets'
+  | 'notificationSettings'
   | 'report'
   | 'failure';
 
@@ -217,6 +218,9 @@ export const OPERATIONS: Operation[] = [
   op('PUT /api/v1/projects/{project}/issues/{fingerprint}', 'v1', 'issueState'),
   op('POST /api/v1/projects/{project}/issues/bulk', 'v1', 'bulkIssues'),
   op('GET /api/v1/user/issues', 'v1'),
+  // E11.2: the caller's notification choices (muting the world's project).
+  op('GET /api/v1/user/notifications', 'v1'),
+  op('PUT /api/v1/user/notifications', 'v1', 'notificationSettings'),
   // E9.3, E9.4: a project's tracker and its tickets (the world's project has none: 409).
   op('GET /api/v1/projects/{project}/tracker', 'v1'),
   op('GET /api/v1/projects/{project}/tracker/deliveries', 'v1'),
@@ -344,6 +348,8 @@ const TABLES = [
   'webhook_deliveries',
   'issue_states',
   'issue_state_changes',
+  'user_notification_settings',
+  'notification_mutes',
 ] as const;
 type Table = (typeof TABLES)[number];
 type Rows = Record<Table, Record<string, unknown>[]>;
@@ -362,6 +368,8 @@ const ORDER_BY: Partial<Record<Table, string[]>> = {
   issue_states: ['project_id', 'fingerprint'],
   issue_state_changes: ['project_id'],
   project_code_hosts: ['project_id'],
+  user_notification_settings: ['user_id'],
+  notification_mutes: ['user_id', 'project_id'],
 };
 
 async function readRows(ctx: TestContext): Promise<Rows> {

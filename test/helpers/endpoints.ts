@@ -440,6 +440,30 @@ export const TEAM_ENDPOINTS: EndpointCase[] = [
     prepare: async () => ({ method: 'GET', url: '/api/v1/user/audit-events' }),
   },
   {
+    // E11.2: the caller's notification choices.
+    name: 'GET /user/notifications',
+    method: 'GET',
+    path: '/user/notifications',
+    ability: 'read',
+    subscription: false,
+    success: 200,
+    prepare: async () => ({ method: 'GET', url: '/api/v1/user/notifications' }),
+  },
+  {
+    name: 'PUT /user/notifications',
+    method: 'PUT',
+    path: '/user/notifications',
+    ability: 'write',
+    subscription: false,
+    success: 200,
+    prepare: async (ctx, user) => ({
+      method: 'PUT',
+      url: '/api/v1/user/notifications',
+      body: { new_issues: 'high', weekly_digest: true, muted_projects: [await projectOf(ctx, user)] },
+    }),
+    invalidBody: { new_issues: 'info', gate_failed: 'yes' },
+  },
+  {
     name: 'GET /teams',
     method: 'GET',
     path: '/teams',

@@ -950,6 +950,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/user/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's notification choices, and whether this server sends email */
+        get: operations["getNotificationSettings"];
+        /** Change the caller's notification choices (the fields given; the others keep their value) */
+        put: operations["updateNotificationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/reports": {
         parameters: {
             query?: never;
@@ -2016,6 +2034,24 @@ export interface components {
             ok: boolean;
             /** @description Who the credentials belong to, or the provider's own error text (or what went wrong on the way). */
             message: string;
+        };
+        NotificationSettings: {
+            /** @description Email when a branch's gate starts failing, and when it passes again. */
+            gate_failed: boolean;
+            /**
+             * @description Email when a report brings new issues of this severity or above; `none` turns it off.
+             * @example high
+             * @enum {string}
+             */
+            new_issues: "critical" | "high" | "medium" | "low" | "none";
+            /** @description A weekly summary of the user's projects. */
+            weekly_digest: boolean;
+            /** @description Email when someone else assigns an issue to the user. */
+            assigned: boolean;
+            /** @description Projects whose events never notify this user: ids of projects of their teams. */
+            muted_projects: string[];
+            /** @description Whether this server sends email at all; when false the choices are kept but nothing is sent. */
+            email_available: boolean;
         };
         /** @description The project's settings.fail_on, fail_threshold and fail_on_new applied to the stored report. */
         QualityGate: {
@@ -20754,6 +20790,449 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "Not Found";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is over the limit. */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "The request body may not be larger than 1 MiB."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Payload Too Large";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON (or uses an unsupported Content-Encoding). */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "The request body must be JSON, sent with Content-Type: application/json."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unsupported Media Type";
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed; `errors` lists every field. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Validation Failed",
+                     *       "message": "The name field is required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Validation Failed";
+                        message: string;
+                        /**
+                         * @description Messages per dotted input path (`settings.fail_on`, `abilities.1`); `message` repeats the first.
+                         * @example {
+                         *       "name": [
+                         *         "The name field is required."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit (uploads: per project). */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Whole seconds until the window resets; equals `retry_after`. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded. Please wait before making more requests."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Too Many Requests";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description An unexpected error; never details. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Server Error",
+                     *       "message": "Something went wrong on our side. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Server Error";
+                        message: string;
+                    };
+                };
+            };
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The service is temporarily unavailable. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    getNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's notification choices, and whether this server sends email */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NotificationSettings"];
+                    };
+                };
+            };
+            /** @description The Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "The Host header must be a host name or IP address, with an optional port."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Request";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The token is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthenticated",
+                     *       "message": "Authentication required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unauthenticated";
+                        message: string;
+                    };
+                };
+            };
+            /** @description `Forbidden`: the token lacks the 'read' ability. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token does not have the required 'read' ability."
+                     *     }
+                     */
+                    "application/json": {
+                        error: "Forbidden" | "Subscription Required";
+                        message: string;
+                    };
+                };
+            };
+            /** @description Over the rate limit (uploads: per project). */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Whole seconds until the window resets; equals `retry_after`. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded. Please wait before making more requests."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Too Many Requests";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description An unexpected error; never details. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Server Error",
+                     *       "message": "Something went wrong on our side. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Server Error";
+                        message: string;
+                    };
+                };
+            };
+            /** @description A dependency (the database) is down, cannot write or timed out, and then `Retry-After` says when to try again; or the service is busy with other large reports. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds to wait before trying again, when the database failed the request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The service is temporarily unavailable. Please try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    updateNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every field is optional: a field left out keeps its stored value. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description True for a user who never chose. */
+                    gate_failed?: boolean;
+                    /**
+                     * @description `critical` for a user who never chose.
+                     * @example high
+                     * @enum {string}
+                     */
+                    new_issues?: "critical" | "high" | "medium" | "low" | "none";
+                    /** @description False for a user who never chose. */
+                    weekly_digest?: boolean;
+                    /** @description True for a user who never chose. */
+                    assigned?: boolean;
+                    /**
+                     * @description The whole list (it replaces the stored one): at most 1000 ids of projects of the caller's teams; duplicates count once.
+                     * @example [
+                     *       "01934f6e-7c1a-7b3e-9f00-3c5d2e1a4b6c"
+                     *     ]
+                     */
+                    muted_projects?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Change the caller's notification choices (the fields given; the others keep their value) */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NotificationSettings"];
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, not a JSON object, nested too deep, or has a `__proto__` key; or the Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "The request body is not valid JSON."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Bad Request";
+                        message: string;
+                    };
+                };
+            };
+            /** @description The token is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthenticated",
+                     *       "message": "Authentication required."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Unauthenticated";
+                        message: string;
+                    };
+                };
+            };
+            /** @description `Forbidden`: a dashboard session sent no `X-CSRF-Token`, or not its own; `Forbidden`: the token lacks the 'write' ability. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token does not have the required 'write' ability."
+                     *     }
+                     */
+                    "application/json": {
+                        error: "Forbidden" | "Subscription Required";
                         message: string;
                     };
                 };

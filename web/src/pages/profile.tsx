@@ -5,8 +5,9 @@ import { useAppState } from '../app-context.js';
 import { Field } from '../components/field.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { usePageTitle } from '../lib/use-api.js';
+import { NotificationSettingsForm } from './notification-settings.js';
 
-/** E7 profile: the person's name, and their password (changing it ends their other sessions). */
+/** E7 profile: the person's name, and their password (changing it ends their other sessions); E11.6: their notifications. */
 export function ProfilePage() {
   usePageTitle('Profile');
   const { profile } = useAppState();
@@ -18,6 +19,7 @@ export function ProfilePage() {
       </p>
       <NameForm />
       <PasswordForm />
+      <NotificationSettingsForm />
     </section>
   );
 }

@@ -17,6 +17,7 @@ import { CodeHostSettings } from './code-host-settings.js';
 import { FailedRunsPanel } from './failed-runs.js';
 import { GateSettings } from './gate-settings.js';
 import { ProjectActions } from './project-actions.js';
+import { MuteButton } from '../notification-settings.js';
 import { ReportList } from './report-list.js';
 import { TrackerSettings } from './tracker-settings.js';
 import { WebhookList } from './webhook-list.js';
@@ -70,6 +71,7 @@ export function ProjectPage() {
         <h1 id="project-title">
           {current.name} {current.archived_at !== null && <span class="tag">Archived</span>}
         </h1>
+        <MuteButton projectId={current.id} />
       </div>
       {current.description && <p class="lead">{current.description}</p>}
       {current.repository_url && (
