@@ -64,6 +64,7 @@ export async function serve(config: Config): Promise<void> {
     secrets: keys.box,
     logger: app.log,
     concurrency: config.webhookConcurrency,
+    publicUrl: config.publicUrl,
     onAttempt: app.webhookMetrics.onAttempt,
   });
   app.addHook('onReady', async () => {

@@ -348,6 +348,8 @@ export interface WebhooksTable {
   secret: string;
   previous_secret: string | null;
   previous_secret_until: string | null;
+  /** E11.5 (migration 0023): the body deliveries are sent in, a `WebhookFormat` (webhooks/webhook-formats.ts). */
+  format: Generated<string>;
   created_at: string;
   updated_at: string;
 }

@@ -18,6 +18,8 @@ export interface ClaimedDelivery {
   /** The claim: only the instance holding it may record the attempt's outcome. */
   claimed_until: string;
   url: string;
+  /** E11.5: the body it is sent in, as stored (webhook-formats.ts reads it). */
+  format: string;
   /** As stored: sealed (E9.2), or plain when stored before it or without a key; the worker opens them. */
   secret: string;
   previous_secret: string | null;
@@ -79,7 +81,7 @@ export function createDeliveryQueue(db: Db) {
       const hooks = await db
         .selectFrom('webhooks as w')
         .innerJoin('projects as p', 'p.id', 'w.project_id')
-        .select(['w.id', 'w.url', 'w.secret', 'w.previous_secret', 'w.previous_secret_until', 'p.team_id'])
+        .select(['w.id', 'w.url', 'w.format', 'w.secret', 'w.previous_secret', 'w.previous_secret_until', 'p.team_id'])
         .where('w.id', 'in', [...new Set(claimed.map((row) => row.webhook_id))])
         .execute();
       const byId = new Map(hooks.map((hook) => [hook.id, hook]));

@@ -9,6 +9,8 @@ import { DEFAULT_TIMEOUT_MS, type SendOutcome, type WebhookSender } from './outb
 import { type SecretBox, SecretBoxError } from '../secrets/secret-box.js';
 import { webhookSignature } from './signature.js';
 import { webhookSecrets } from './webhook-secrets.js';
+import { deliveryBody } from './chat/render.js';
+import { storedFormat } from './webhook-formats.js';
 
 /** E6's schedule (jobs/retry-schedule.ts), named here too for the webhook tests. */
 export { RETRY_SCHEDULE_MS } from '../jobs/retry-schedule.js';
@@ -45,6 +47,8 @@ export interface DeliveryWorkerOptions {
   random?: () => number;
   claimMs?: number;
   pollMs?: number;
+  /** PUBLIC_URL: where the chat formats' dashboard links start (E11.5); none without it. */
+  publicUrl?: string | undefined;
   /** Called with each attempt's event and outcome (the /metrics counter). */
   onAttempt?: (event: string, outcome: DeliveryOutcome) => void;
 }
@@ -82,7 +86,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const sentAt = options.clock.now();
     let outcome: SendOutcome;
     try {
-      outcome = await options.sender.send(delivery.url, { headers: headersFor(delivery, sentAt), body: delivery.payload });
+      // E11.5: the body in the webhook's format, rendered at each attempt from E6's body as stored;
+      // the signature is over exactly the bytes sent.
+      const body = deliveryBody(storedFormat(delivery.format), delivery.payload, options.publicUrl);
+      outcome = await options.sender.send(delivery.url, { headers: headersFor(delivery, sentAt, body), body });
     } catch (error) {
       if (error instanceof SecretBoxError) {
         // E9.2: its secret opens under neither SECRET_KEY nor SECRET_KEY_PREVIOUS. Nothing is sent
@@ -135,7 +142,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   }
 
   /** E6's request headers; during a rotation's first 24 hours both secrets sign (opened here: E9.2). */
-  function headersFor(delivery: ClaimedDelivery, at: Date): Record<string, string> {
+  function headersFor(delivery: ClaimedDelivery, at: Date, body: string): Record<string, string> {
     const timestamp = Math.floor(at.getTime() / 1000);
     const signing = [secrets.plain(delivery.webhook_id, delivery.secret, 'secret')];
     if (delivery.previous_secret !== null && delivery.previous_secret_until !== null && delivery.previous_secret_until > at.toISOString())
@@ -145,7 +152,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       'user-agent': 'Scoreboard-Webhooks/1',
       'webhook-id': delivery.id,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': webhookSignature(signing, delivery.id, timestamp, delivery.payload),
+      'webhook-signature': webhookSignature(signing, delivery.id, timestamp, body),
       'scoreboard-event': delivery.event,
     };
   }

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { NullableString, NullableTimestamp, Nullable } from '../wire/schemas.js';
 import { WEBHOOK_EVENTS, type WebhookEvent } from './webhook-event-names.js';
+import { WEBHOOK_FORMATS, type WebhookFormat } from './webhook-formats.js';
 
 export const WEBHOOK_URL_MAX = 2048;
 export const WEBHOOK_DESCRIPTION_MAX = 1000;
@@ -21,6 +22,15 @@ const Url = Type.String({
   examples: ['https://hooks.example.com/scoreboard'],
 });
 
+const FORMAT_DESCRIPTION =
+  'The body each delivery is sent in: `standard` is the JSON event `{type, timestamp, data}`; `slack` is a Slack ' +
+  'message `{text, blocks}` (Mattermost incoming webhooks take it too); `teams` is a Microsoft Teams workflow message ' +
+  'carrying an Adaptive Card; `discord` is a Discord execute-webhook body `{content, embeds}`. Every format is signed ' +
+  'with the same headers.';
+const formatSchema = (description: string) =>
+  Type.Unsafe<WebhookFormat>({ type: 'string', enum: [...WEBHOOK_FORMATS], description, examples: ['slack'] });
+const Format = formatSchema(FORMAT_DESCRIPTION);
+
 /** E6: a webhook; never its secret. */
 export const Webhook = Type.Object(
   {
@@ -28,6 +38,7 @@ export const Webhook = Type.Object(
     url: Type.String(),
     events: Type.Array(EventName),
     description: NullableString(),
+    format: Format,
     active: Type.Boolean({ description: 'An inactive webhook is sent nothing: no events, no ping, no redelivery (409).' }),
     created_at: Type.String({ format: 'date-time' }),
     last_delivery: Type.Union([
@@ -65,6 +76,7 @@ export const CreateWebhookBody = Type.Object(
     url: Url,
     events: Events,
     description: Type.Optional(NullableString({ maxLength: WEBHOOK_DESCRIPTION_MAX })),
+    format: Type.Optional(formatSchema(`${FORMAT_DESCRIPTION} \`standard\` when absent.`)),
   },
   { $id: 'CreateWebhookBody' },
 );
@@ -76,6 +88,7 @@ export const UpdateWebhookBody = Type.Object(
     events: Type.Optional(Events),
     active: Type.Optional(Type.Boolean()),
     description: Type.Optional(NullableString({ maxLength: WEBHOOK_DESCRIPTION_MAX })),
+    format: Type.Optional(Format),
   },
   { $id: 'UpdateWebhookBody' },
 );

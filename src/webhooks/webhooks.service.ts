@@ -12,6 +12,7 @@ import { SecretBoxError } from '../secrets/secret-box.js';
 import { generateWebhookSecret } from './signature.js';
 import type { WebhookSecrets } from './webhook-secrets.js';
 import type { WebhookEvent } from './webhook-event-names.js';
+import { storedFormat } from './webhook-formats.js';
 import { pendingDelivery, recordPing } from './webhook-events.js';
 import { webhookHostProblem, webhookUrlProblem } from './webhook-url.js';
 import type { DeliveryRow, WebhookWithLastDelivery } from './webhooks.repository.js';
@@ -101,6 +102,8 @@ export function createWebhooksService(deps: {
         url,
         events: JSON.stringify(uniqueEvents(body.events)),
         description: body.description ?? null,
+        // E11.5: E6's own body unless a chat service's is asked for.
+        format: body.format ?? 'standard',
         active: 1,
         secret: deps.secrets.stored(id, secret, 'secret'),
         previous_secret: null,
@@ -118,6 +121,7 @@ export function createWebhooksService(deps: {
           url: auditableUrl(url),
           events: JSON.parse(row.events),
           description: row.description,
+          format: row.format,
         });
       });
       return { webhook: toWebhook({ ...row, last_status: null, last_response_status: null, last_at: null }), secret };
@@ -141,12 +145,14 @@ export function createWebhooksService(deps: {
           url: webhook.url,
           events: JSON.parse(webhook.events),
           description: webhook.description,
+          format: webhook.format,
           active: webhook.active === 1,
         };
         const after = {
           url,
           events: body.events === undefined ? undefined : uniqueEvents(body.events),
           description: body.description,
+          format: body.format,
           active: body.active,
         };
         const changes = changedFields(before, after);
@@ -156,6 +162,7 @@ export function createWebhooksService(deps: {
           ...(after.url !== undefined && { url: after.url }),
           ...(after.events !== undefined && { events: JSON.stringify(after.events) }),
           ...(after.description !== undefined && { description: after.description }),
+          ...(after.format !== undefined && { format: after.format }),
           ...(after.active !== undefined && { active: after.active ? 1 : 0 }),
           updated_at: now(),
         });
@@ -270,6 +277,7 @@ function toWebhook(row: WebhookWithLastDelivery): Webhook {
     url: row.url,
     events: JSON.parse(row.events) as WebhookEvent[],
     description: row.description,
+    format: storedFormat(row.format),
     active: row.active === 1,
     created_at: row.created_at,
     last_delivery:

@@ -422,8 +422,13 @@ export const VALID_V1_BODIES = {
   renameTeam: { name: 'Platform team' },
   memberRole: { role: 'readonly' },
   invite: { email: 'new.dev@example.com', role: 'admin' },
-  createWebhook: { url: 'https://hooks.example.com/new', events: ['report.gate_failed', 'run.failed'], description: 'CI alerts' },
-  updateWebhook: { url: 'https://hooks.example.com/moved', events: ['ping'], active: false, description: null },
+  createWebhook: {
+    url: 'https://hooks.example.com/new',
+    events: ['report.gate_failed', 'run.failed'],
+    description: 'CI alerts',
+    format: 'slack',
+  },
+  updateWebhook: { url: 'https://hooks.example.com/moved', events: ['ping'], active: false, description: null, format: 'teams' },
   createConnection: {
     provider: 'jira',
     name: 'Jira',

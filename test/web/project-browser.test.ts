@@ -184,17 +184,22 @@ describe.skipIf(!hasChromium)('the project page in Chromium', () => {
     expect((await fetch(oldUrl)).status).toBe(404);
   });
 
-  it('adds a webhook: its URL’s error at the field, then its secret once; a ping shows in its deliveries', async ({ page }) => {
+  it('adds a webhook: its URL’s error at the field, then its secret once, in the format chosen; a ping shows in its deliveries', async ({
+    page,
+  }) => {
     await page.getByRole('button', { name: 'Add webhook' }).click();
     await page.locator('#field-url-errors').waitFor();
 
     await page.getByLabel('URL', { exact: true }).fill('https://example.com/hook');
     await page.getByRole('checkbox', { name: 'report.created' }).check();
+    await page.getByLabel('Format', { exact: true }).selectOption('slack');
     await page.getByRole('button', { name: 'Add webhook' }).click();
     expect(await page.locator('#webhook-secret').textContent()).toMatch(/^whsec_/);
     await page.getByRole('button', { name: 'Copy secret' }).waitFor();
     const card = page.locator('.webhook', { hasText: 'https://example.com/hook' });
     expect(await card.locator('dd').first().textContent()).toBe('report.created, report.gate_failed');
+    // E11.5: the format chosen, in words.
+    expect(await card.locator('dd').nth(1).textContent()).toBe('Slack or Mattermost');
 
     await card.getByRole('button', { name: 'Send ping' }).click();
     await card.getByText('Ping queued: see the deliveries.').waitFor();

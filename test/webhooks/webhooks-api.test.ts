@@ -26,7 +26,7 @@ import { buildTestApp, type TestContext, type TestUser } from '../helpers/test-a
 import { webhookSecrets } from '../../src/webhooks/webhook-secrets.js';
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
-const WEBHOOK_KEYS = ['active', 'created_at', 'description', 'events', 'id', 'last_delivery', 'url'];
+const WEBHOOK_KEYS = ['active', 'created_at', 'description', 'events', 'format', 'id', 'last_delivery', 'url'];
 const DELIVERY_KEYS = ['attempts', 'created_at', 'delivered_at', 'error', 'event', 'id', 'next_attempt_at', 'response_status', 'status'];
 const ALL_EVENTS = [
   'report.created',
@@ -138,6 +138,7 @@ describe('the webhook API (E6)', () => {
         url: HOOK_URL,
         events: ['report.gate_failed', 'run.failed'],
         description: 'CI alerts',
+        format: 'standard',
         active: true,
         created_at: START,
         last_delivery: null,
@@ -237,6 +238,41 @@ describe('the webhook API (E6)', () => {
       expect(responses.map((r) => r.statusCode).sort()).toEqual([201, 201, 403, 403, 403]);
       for (const response of responses.filter((r) => r.statusCode === 403)) expectError(response, 403, LIMIT);
       expect(await ctx.db.selectFrom('webhooks').select('id').execute()).toHaveLength(10);
+    });
+  });
+
+  describe('format (E11.5): the body deliveries are sent in', () => {
+    it('is standard unless given; create and update take standard, slack, teams or discord; it is stored and answered', async () => {
+      expect((await create()).webhook.format).toBe('standard');
+      const { webhook } = await create({ format: 'slack' });
+      expect(webhook.format).toBe('slack');
+      expect((await webhookRow(webhook.id))!.format).toBe('slack');
+      for (const format of ['teams', 'discord', 'standard']) {
+        const response = await api('PUT', hookUrl(webhook.id), owner.token, { format });
+        expect(response.statusCode, response.body).toBe(200);
+        expect(response.json().data).toEqual({ ...webhook, format });
+      }
+      expect((await api('GET', hookUrl(webhook.id))).json().data.format).toBe('standard');
+    });
+
+    it('anything else is a 422 on format, and nothing changes', async () => {
+      const { webhook } = await create({ format: 'teams' });
+      // D12: strings are trimmed and an empty one is absent (standard); anything else unknown is refused.
+      for (const format of ['mattermost', 'Slack', 'microsoft-teams', null, 1, ['slack']]) {
+        expectValidationError(await api('POST', hooksUrl(), owner.token, { url: HOOK_URL, events: ['ping'], format }), ['format']);
+        expectValidationError(await api('PUT', hookUrl(webhook.id), owner.token, { format }), ['format']);
+      }
+      expect((await api('GET', hookUrl(webhook.id))).json().data.format).toBe('teams');
+    });
+
+    it('the audit log names it: webhook.created with the format, webhook.updated with its old and new', async () => {
+      const { webhook } = await create({ format: 'discord' });
+      expect((await auditEvents('webhook.created'))[0]!.details).toMatchObject({ format: 'discord' });
+      await api('PUT', hookUrl(webhook.id), owner.token, { format: 'slack', description: null });
+      expect((await auditEvents('webhook.updated'))[0]!.details).toEqual({ format: { old: 'discord', new: 'slack' } });
+      // The same format again is no change: no event.
+      await api('PUT', hookUrl(webhook.id), owner.token, { format: 'slack' });
+      expect(await auditEvents('webhook.updated')).toHaveLength(1);
     });
   });
 

@@ -21,6 +21,7 @@ import * as issueStates from './0019-issue-states.js';
 import * as connectionsAndTickets from './0020-connections-and-tickets.js';
 import * as outbox from './0021-outbox.js';
 import * as codeHosts from './0022-code-hosts.js';
+import * as webhookFormats from './0023-webhook-formats.js';
 import * as notificationSettings from './0024-notification-settings.js';
 
 /**
@@ -51,6 +52,7 @@ export const migrations: Record<string, Migration> = {
   '0020-connections-and-tickets': connectionsAndTickets,
   '0021-outbox': outbox,
   '0022-code-hosts': codeHosts,
+  '0023-webhook-formats': webhookFormats,
   '0024-notification-settings': notificationSettings,
 };
 

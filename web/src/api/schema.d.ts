@@ -1746,6 +1746,12 @@ export interface components {
             url: string;
             events: ("report.created" | "report.gate_failed" | "run.failed" | "project.token_regenerated" | "project.archived" | "issue.updated" | "ping")[];
             description: string | null;
+            /**
+             * @description The body each delivery is sent in: `standard` is the JSON event `{type, timestamp, data}`; `slack` is a Slack message `{text, blocks}` (Mattermost incoming webhooks take it too); `teams` is a Microsoft Teams workflow message carrying an Adaptive Card; `discord` is a Discord execute-webhook body `{content, embeds}`. Every format is signed with the same headers.
+             * @example slack
+             * @enum {string}
+             */
+            format: "standard" | "slack" | "teams" | "discord";
             /** @description An inactive webhook is sent nothing: no events, no ping, no redelivery (409). */
             active: boolean;
             /** Format: date-time */
@@ -13050,6 +13056,12 @@ export interface operations {
                      */
                     events: ("report.created" | "report.gate_failed" | "run.failed" | "project.token_regenerated" | "project.archived" | "issue.updated" | "ping")[];
                     description?: string | null;
+                    /**
+                     * @description The body each delivery is sent in: `standard` is the JSON event `{type, timestamp, data}`; `slack` is a Slack message `{text, blocks}` (Mattermost incoming webhooks take it too); `teams` is a Microsoft Teams workflow message carrying an Adaptive Card; `discord` is a Discord execute-webhook body `{content, embeds}`. Every format is signed with the same headers. `standard` when absent.
+                     * @example slack
+                     * @enum {string}
+                     */
+                    format?: "standard" | "slack" | "teams" | "discord";
                 };
             };
         };
@@ -13546,6 +13558,12 @@ export interface operations {
                     events?: ("report.created" | "report.gate_failed" | "run.failed" | "project.token_regenerated" | "project.archived" | "issue.updated" | "ping")[];
                     active?: boolean;
                     description?: string | null;
+                    /**
+                     * @description The body each delivery is sent in: `standard` is the JSON event `{type, timestamp, data}`; `slack` is a Slack message `{text, blocks}` (Mattermost incoming webhooks take it too); `teams` is a Microsoft Teams workflow message carrying an Adaptive Card; `discord` is a Discord execute-webhook body `{content, embeds}`. Every format is signed with the same headers.
+                     * @example slack
+                     * @enum {string}
+                     */
+                    format?: "standard" | "slack" | "teams" | "discord";
                 };
             };
         };

@@ -6,6 +6,8 @@ type TrendPoint = Schemas['TrendPoint'];
 
 /** E6's event names, in the order the create form offers them: the service's own list. */
 export { WEBHOOK_EVENTS } from '../../../src/webhooks/webhook-event-names.js';
+/** E11.5's formats and their names, the service's own list. */
+export { WEBHOOK_FORMATS, WEBHOOK_FORMAT_LABELS } from '../../../src/webhooks/webhook-formats.js';
 
 /** The page number in the URL (`?page=3`): a whole number from 1, anything else is page 1. */
 export function pageOf(value: string | undefined): number {

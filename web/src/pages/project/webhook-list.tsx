@@ -7,12 +7,13 @@ import { Field } from '../../components/field.js';
 import { ProblemMessage } from '../../components/problem-message.js';
 import { ShownOnce } from '../../components/shown-once.js';
 import { errorsUnder, formatDate } from '../../lib/format.js';
-import { WEBHOOK_EVENTS } from '../../lib/project-page.js';
+import { WEBHOOK_EVENTS, WEBHOOK_FORMAT_LABELS, WEBHOOK_FORMATS } from '../../lib/project-page.js';
 import { useApi } from '../../lib/use-api.js';
 import { WebhookDeliveries } from './webhook-deliveries.js';
 
 type Webhook = components['schemas']['Webhook'];
 type WebhookEvent = Webhook['events'][number];
+type WebhookFormat = Webhook['format'];
 
 /**
  * The project's webhooks (E6): each with its last delivery, a ping, its deliveries (each sent again
@@ -106,6 +107,10 @@ function WebhookCard({ projectId, webhook, onChanged }: { projectId: string; web
           <dd>{webhook.events.join(', ')}</dd>
         </div>
         <div>
+          <dt>Format</dt>
+          <dd>{WEBHOOK_FORMAT_LABELS[webhook.format]}</dd>
+        </div>
+        <div>
           <dt>Active</dt>
           <dd>{webhook.active ? 'Yes' : 'No'}</dd>
         </div>
@@ -178,6 +183,7 @@ function NewWebhookForm({ projectId, onCreated }: { projectId: string; onCreated
             url: String(data.get('url') ?? '').trim(),
             events: data.getAll('events').map(String) as WebhookEvent[],
             description: description === '' ? null : description,
+            format: String(data.get('format') ?? 'standard') as WebhookFormat,
           },
         }),
       );
@@ -191,6 +197,7 @@ function NewWebhookForm({ projectId, onCreated }: { projectId: string; onCreated
   };
   const eventErrors = problem === null ? [] : errorsUnder(problem.fieldErrors, 'events');
   const descriptionErrors = problem?.fieldErrors.description ?? [];
+  const formatErrors = problem?.fieldErrors.format ?? [];
   return (
     <form class="stack new-webhook" aria-labelledby="new-webhook-title" onSubmit={(event) => void submit(event)} noValidate>
       <h3 id="new-webhook-title">New webhook</h3>
@@ -213,6 +220,33 @@ function NewWebhookForm({ projectId, onCreated }: { projectId: string; onCreated
           </ul>
         )}
       </fieldset>
+      <div class="field">
+        <label for="webhook-format">Format</label>
+        <select
+          id="webhook-format"
+          name="format"
+          defaultValue="standard"
+          aria-invalid={formatErrors.length > 0}
+          aria-describedby={formatErrors.length > 0 ? 'webhook-format-hint webhook-format-errors' : 'webhook-format-hint'}
+        >
+          {WEBHOOK_FORMATS.map((format) => (
+            <option key={format} value={format}>
+              {WEBHOOK_FORMAT_LABELS[format]}
+            </option>
+          ))}
+        </select>
+        <p class="hint" id="webhook-format-hint">
+          Standard sends the signed JSON event for your own receiver. The others post a message in words to a chat service's incoming
+          webhook: Slack or Mattermost, a Microsoft Teams workflow, or Discord.
+        </p>
+        {formatErrors.length > 0 && (
+          <ul class="field-errors" id="webhook-format-errors">
+            {formatErrors.map((message) => (
+              <li key={message}>{message}</li>
+            ))}
+          </ul>
+        )}
+      </div>
       {/* Not <Field>: its id would be the settings form's project description's (`field-description`). */}
       <div class="field">
         <label for="webhook-description">Description (optional)</label>
