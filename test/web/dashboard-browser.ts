@@ -121,37 +121,49 @@ export async function screenshot(page: Page, name: string): Promise<void> {
  * (a page at 1440 × 900; `page.context().newPage()` opens another tab in its session) and `watch`
  * (what that page loads and breaks).
  */
-export const dashboardTest = test
-  // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern
-  .extend('world', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const world = await startDashboardWorld();
-    onCleanup(() => world.close());
-    return world;
-  })
-  .extend('base', { scope: 'file' }, ({ world }) => world.server.url)
-  // The page is watched from its start, whichever of the two a test names first.
-  // In a context of its own (not `browser.newPage()`'s), so that a test can open another tab in the same session.
-  .extend('watchedPage', { scope: 'file' }, async ({ world, base }) => {
-    const page = await (await world.browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
-    return { page, watch: watchPage(page, base) };
-  })
-  .extend('page', { scope: 'file' }, ({ watchedPage }) => watchedPage.page)
-  .extend('watch', { scope: 'file' }, ({ watchedPage }) => watchedPage.watch)
-  /** A user who can sign in to the dashboard, made as an operator would: `users:create --password-stdin`. */
-  .extend(
-    'createUser',
-    { scope: 'file' },
-    ({ world }) =>
-      (user: { email: string; password: string; name?: string }) =>
-        createUserWithPassword(world.sandbox, user),
-  )
-  /** Opens `path` signed out on `page`, is sent to sign in (the sign-in page names `path` to come back to), signs in as `user` and is back at `path`. */
-  .extend('signInThrough', { scope: 'file' }, ({ base }) => async (page: Page, path: string, user: { email: string; password: string }) => {
-    await page.goto(`${base}${path}`);
-    await page.waitForURL(`${base}/sign-in?next=${encodeURIComponent(path)}`);
-    await submitSignIn(page, user);
-    await page.waitForURL(`${base}${path}`);
-  });
+export const dashboardTest = dashboardTestWith({});
+
+/** `dashboardTest` with the server started with `serverEnv` added to its environment. */
+export function dashboardTestWith(serverEnv: Record<string, string>) {
+  return (
+    test
+      // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern
+      .extend('world', { scope: 'file' }, async ({}, { onCleanup }) => {
+        const world = await startDashboardWorld(serverEnv);
+        onCleanup(() => world.close());
+        return world;
+      })
+      .extend('base', { scope: 'file' }, ({ world }) => world.server.url)
+      // The page is watched from its start, whichever of the two a test names first.
+      // In a context of its own (not `browser.newPage()`'s), so that a test can open another tab in the same session.
+      .extend('watchedPage', { scope: 'file' }, async ({ world, base }) => {
+        const page = await (await world.browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+        return { page, watch: watchPage(page, base) };
+      })
+      .extend('page', { scope: 'file' }, ({ watchedPage }) => watchedPage.page)
+      .extend('watch', { scope: 'file' }, ({ watchedPage }) => watchedPage.watch)
+      /** A user who can sign in to the dashboard, made as an operator would: `users:create --password-stdin`. */
+      .extend(
+        'createUser',
+        { scope: 'file' },
+        ({ world }) =>
+          (user: { email: string; password: string; name?: string }) =>
+            createUserWithPassword(world.sandbox, user),
+      )
+      /** Opens `path` signed out on `page`, is sent to sign in (the sign-in page names `path` to come back to), signs in as `user` and is back at `path`. */
+      .extend(
+        'signInThrough',
+        { scope: 'file' },
+        ({ base }) =>
+          async (page: Page, path: string, user: { email: string; password: string }) => {
+            await page.goto(`${base}${path}`);
+            await page.waitForURL(`${base}/sign-in?next=${encodeURIComponent(path)}`);
+            await submitSignIn(page, user);
+            await page.waitForURL(`${base}${path}`);
+          },
+      )
+  );
+}
 
 /** Says why a file's browser tests are skipped when there is no Chromium. */
 export function warnWithoutChromium(what: string): void {

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { ok } from '../cli/cli-process.js';
 import { CLIENT_POST_HEADERS, type FixtureName, loadFixture } from '../helpers/client-wire.js';
 import {
-  dashboardTest,
+  dashboardTestWith,
   expectAccessible,
   hasChromium,
   screenshot,
@@ -14,7 +14,13 @@ import {
 /** The project the page creates (its first test), which the helpers below address. */
 let projectId: string;
 
-const it = dashboardTest
+/**
+ * One user loads the project page a few dozen times within a minute here, and the page asks for
+ * each of its sections (reports, trend, tracker, code host, webhooks, the user's mutes): more than
+ * D8's 120 requests a minute of a user. A person does not click that fast; the budget is raised for
+ * this file only.
+ */
+const it = dashboardTestWith({ RATE_LIMIT_USER_BASE: '1000' })
   /** The client package's upload of a real fixture, on the branch `main` unless told, analyzed when the fixture says unless told. */
   .extend(
     'upload',
