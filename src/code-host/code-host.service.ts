@@ -3,13 +3,12 @@ import type { WriteCredential } from '../auth/write-credential.js';
 import type { Clock } from '../clock.js';
 import { createConnectionsRepository } from '../connections/connections.repository.js';
 import { inTransaction, type Db } from '../db/database.js';
-import { createOutboxQueue } from '../outbox/outbox-queue.js';
+import { outboxDeliveries } from '../outbox/outbox-deliveries.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { ApiError, invalidField } from '../wire/api-error.js';
-import { PAGE_SIZE, pageOffset, paginationEnvelope } from '../wire/pagination.js';
 import { COMMIT_STATUS, PULL_REQUEST_COMMENT } from './code-host-feedback.js';
 import { createCodeHostRepository, type LinkedCodeHost } from './code-host.repository.js';
-import type { CodeHost, CodeHostDelivery, PutCodeHostBody } from './code-host.schemas.js';
+import type { CodeHost, PutCodeHostBody } from './code-host.schemas.js';
 import { type CodeHostProvider, isCodeHostProvider, repositoryProblem } from './repository-names.js';
 
 export const NO_CODE_HOST_MESSAGE = 'This project is not linked to a code host.';
@@ -119,13 +118,7 @@ export function createCodeHostService(deps: { db: Db; clock: Clock; projects: Pi
 
     /** E10.4: the calls made for the project's reports, newest first; paginated like D16. */
     async deliveries(projectId: string, page: number, path: string) {
-      const outbox = createOutboxQueue(db);
-      const kinds = [COMMIT_STATUS, PULL_REQUEST_COMMENT];
-      const total = await outbox.countForProject(projectId, kinds);
-      const offset = pageOffset(page);
-      const rows = offset >= total ? [] : await outbox.listForProject(projectId, kinds, { limit: PAGE_SIZE, offset });
-      const data: CodeHostDelivery[] = rows.map(({ kind, ...row }) => ({ ...row, event: kind as CodeHostDelivery['event'] }));
-      return { data, ...paginationEnvelope({ path, page, total, count: rows.length }) };
+      return outboxDeliveries(db, projectId, [COMMIT_STATUS, PULL_REQUEST_COMMENT] as const, page, path);
     },
   };
 }

@@ -15,10 +15,9 @@ import { fileLink } from './code-links.js';
 import { createTicketAt } from './ticket-providers.js';
 import type { TicketFacts } from './ticket-text.js';
 import { createTicketsRepository } from './tickets.repository.js';
-import type { BulkTicketItem, Tracker, TrackerDelivery } from './tickets.schemas.js';
+import type { BulkTicketItem, Tracker } from './tickets.schemas.js';
 import { TICKET_CLOSE, TICKET_COMMENT } from './ticket-follow-up.js';
-import { createOutboxQueue } from '../outbox/outbox-queue.js';
-import { PAGE_SIZE, pageOffset, paginationEnvelope } from '../wire/pagination.js';
+import { outboxDeliveries } from '../outbox/outbox-deliveries.js';
 
 /** E9.4: the 409s of a project that has no tickets, and of an issue that has its ticket. */
 export const NO_TICKETS_MESSAGE = "This project's tracker is internal: its issues have no tickets. Link a tracker to create them.";
@@ -96,13 +95,7 @@ export function createTicketsService(deps: TicketsServiceDeps) {
   return {
     /** E9.5's calls for the project (comments on its tickets, their closing), newest first; paginated like D16. */
     async deliveries(projectId: string, page: number, path: string) {
-      const outbox = createOutboxQueue(db);
-      const kinds = [TICKET_COMMENT, TICKET_CLOSE];
-      const total = await outbox.countForProject(projectId, kinds);
-      const offset = pageOffset(page);
-      const rows = offset >= total ? [] : await outbox.listForProject(projectId, kinds, { limit: PAGE_SIZE, offset });
-      const data: TrackerDelivery[] = rows.map(({ kind, ...row }) => ({ ...row, event: kind as TrackerDelivery['event'] }));
-      return { data, ...paginationEnvelope({ path, page, total, count: rows.length }) };
+      return outboxDeliveries(db, projectId, [TICKET_COMMENT, TICKET_CLOSE] as const, page, path);
     },
 
     /** E9.3 GET. */
