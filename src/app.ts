@@ -54,6 +54,7 @@ import { createProviderHttp, type ProviderHttp } from './connections/provider-ht
 import { createFeatures } from './features.js';
 import { registerOutboxMetrics } from './outbox/outbox-metrics.js';
 import { createOutboxWorker } from './outbox/outbox-worker.js';
+import { registerEmailMetrics } from './notifications/email-metrics.js';
 import type { SecretBox } from './secrets/secret-box.js';
 import { loadSecretKeys } from './secrets/secret-keys.js';
 import { createProjectsRepository } from './projects/projects.repository.js';
@@ -254,7 +255,19 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
   const providerHttp =
     deps.providerHttp ?? createProviderHttp({ allowPrivateNetworks: config.webhookAllowPrivateNetworks, now: () => clock.now() });
   if (!deps.providerHttp) app.addHook('onClose', async () => providerHttp.close());
-  const features = createFeatures({ db, clock, config, heavyWork, passwords: hashingLane, secrets, providerHttp });
+  const features = createFeatures({
+    db,
+    clock,
+    config,
+    heavyWork,
+    passwords: hashingLane,
+    secrets,
+    providerHttp,
+    // E11.4: what became of each email, on /metrics.
+    onEmail: registerEmailMetrics(metricsRegistry),
+  });
+  app.addHook('onClose', async () => features.notifications.close());
+  app.decorate('weeklyDigest', features.notifications.weeklyDigest);
   // The outbox's worker (calls to providers): started and stopped by `serve` (main.ts), driven a
   // round at a time by tests; its attempts are counted on /metrics.
   const outboxMetrics = registerOutboxMetrics(metricsRegistry, { db, clock });
@@ -295,6 +308,8 @@ export async function createApp(config: Config, deps: AppDependencies = {}): Pro
 
   // E2.3: README images, no token; D8's per-IP budget does not apply, each badge key has its own.
   await app.register(features.badges.publicRoutes, { prefix: '/badges' });
+  // E11.3: the emails' one-click unsubscribe links, no token: the link's signed token is the credential.
+  await app.register(features.notifications.unsubscribeRoutes);
   // E7: the dashboard's pages and assets, for people; it calls /api/v1 like any other client.
   await app.register(dashboardRoutes, { root: deps.dashboardRoot });
 

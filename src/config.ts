@@ -79,7 +79,7 @@ const EnvSchema = Type.Object({
   SECRET_KEY_PREVIOUS: Type.Optional(Type.String()),
   // E11.1: email goes out only when both are set. The SMTP server's URL (smtp:// or smtps://, a user
   // and password in it when the server wants them) and the sender, `a@b` or `Name <a@b>`.
-  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s/?#]+(/[^\\s]*)?$' })),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s/?#]+([/?][^\\s]*)?$' })),
   MAIL_FROM: Type.Optional(Type.String({ pattern: '^([^<>\\r\\n]*<[^\\s@<>]+@[^\\s@<>]+>|[^\\s@<>]+@[^\\s@<>]+)$' })),
 });
 

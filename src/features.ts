@@ -9,6 +9,8 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { failuresModule } from './failures/failures.module.js';
+import type { EmailKind } from './notifications/email-kinds.js';
+import type { EmailOutcome } from './notifications/email-notifications.js';
 import { notificationsModule } from './notifications/notifications.module.js';
 import { createUploadDecisions } from './issues/upload-decisions.js';
 import { projectsModule } from './projects/projects.module.js';
@@ -44,10 +46,19 @@ export function createFeatures(deps: {
    * that make no call (tests' direct service use); its sockets would be idle-closed anyway.
    */
   providerHttp?: ProviderHttp;
+  /** E11.4: each email's outcome, for /metrics. */
+  onEmail?: (kind: EmailKind, outcome: EmailOutcome) => void;
 }) {
   const { db, clock, config } = deps;
+  // E11: the emails are written by the changes of other features (an invitation, an assignment, an upload).
+  const notifications = notificationsModule({
+    db,
+    clock,
+    config,
+    ...(deps.onEmail && { onEmail: deps.onEmail }),
+  });
   const tokens = tokensModule({ db, clock });
-  const teams = teamsModule({ db, clock, config });
+  const teams = teamsModule({ db, clock, config, memberInvited: notifications.emails.memberInvited });
   const projects = projectsModule({
     db,
     clock,
@@ -71,7 +82,7 @@ export function createFeatures(deps: {
     heavyWork: deps.heavyWork,
     projects: projects.service,
     uploadDecisions: createUploadDecisions({ clock, followers: [moveTicket] }),
-    reportStored: [ticketFollowUps.reportStored, codeHost.feedback.reportStored],
+    reportStored: [ticketFollowUps.reportStored, codeHost.feedback.reportStored, notifications.emails.reportStored],
   });
   const failures = failuresModule({ db, clock, config, projects: projects.service });
   const badges = badgesModule({ db, clock, config, projects: projects.service });
@@ -86,7 +97,14 @@ export function createFeatures(deps: {
     teams: teams.managerCheck,
     teamRoleInTransaction: teams.roleInTransaction,
   });
-  const issues = issuesModule({ db, clock, config, projects: projects.service, recordEvents });
+  const issues = issuesModule({
+    db,
+    clock,
+    config,
+    projects: projects.service,
+    recordEvents,
+    issuesAssigned: notifications.emails.issuesAssigned,
+  });
   const tickets = ticketsModule({
     db,
     clock,
@@ -96,7 +114,6 @@ export function createFeatures(deps: {
     issues: issues.service,
     http: providerHttp,
   });
-  const notifications = notificationsModule({ db, clock, config });
   const sessions = sessionsModule({ db, clock, config, passwords: deps.passwords ?? passwordHasher(deriveOnLibuv) });
   return {
     tokens,
@@ -114,7 +131,7 @@ export function createFeatures(deps: {
     codeHost,
     notifications,
     /** The outbox's handlers by kind: the calls to other services that features write to it (outbox/). */
-    outboxHandlers: { ...ticketFollowUps.handlers, ...codeHost.feedback.handlers },
+    outboxHandlers: { ...ticketFollowUps.handlers, ...codeHost.feedback.handlers, ...notifications.emails.handlers },
     /** The REST API's route plugins, mounted under /api/v1 in this order. */
     v1Routes: [
       tokens,

@@ -7,9 +7,10 @@ import { startReceiptRetention } from './reports/receipt-retention.js';
 import { startDeliveryRetention } from './webhooks/delivery-retention.js';
 import { startOutboxRetention } from './outbox/outbox-retention.js';
 import { startSessionRetention } from './sessions/session-retention.js';
+import { startWeeklyDigest } from './notifications/weekly-digest.js';
 import { createDeliveryWorker } from './webhooks/delivery-worker.js';
 import { createWebhookSender } from './webhooks/outbound-http.js';
-import type { Config } from './config.js';
+import { type Config, emailConfigured } from './config.js';
 import { describeDatabaseFailure } from './db/connect-errors.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './migrate.js';
@@ -55,6 +56,11 @@ export async function serve(config: Config): Promise<void> {
   const stopReceiptRetention = startReceiptRetention({ db, clock: systemClock, retentionDays: 1, logger: app.log });
   // E7: ended sessions and old failed sign-ins.
   const stopSessionRetention = startSessionRetention({ db, clock: systemClock, logger: app.log });
+  if (emailConfigured(config) && config.publicUrl === undefined) {
+    app.log.warn("email is configured without PUBLIC_URL: emails link to http://localhost; set PUBLIC_URL to the dashboard's address");
+  }
+  // E11.3: every instance looks for a weekly digest due; notification_events keeps it to one.
+  const stopWeeklyDigest = startWeeklyDigest(app.weeklyDigest, app.log);
   // E6: every instance delivers webhooks; claims keep each attempt to one instance (delivery-queue.ts).
   const sender = createWebhookSender({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
   const deliveries = createDeliveryWorker({
@@ -69,7 +75,7 @@ export async function serve(config: Config): Promise<void> {
   });
   app.addHook('onReady', async () => {
     deliveries.start();
-    // E9.5 (pull-request feedback and email to come): calls to other services, one attempt at a time across instances.
+    // E9.5, E10, E11.4 (tickets, pull-request feedback, email): calls to other services, one attempt at a time across instances.
     app.outboxWorker.start();
   });
   let shutdownStartedAt: number | undefined;
@@ -85,6 +91,7 @@ export async function serve(config: Config): Promise<void> {
     stopOutboxRetention();
     stopSessionRetention();
     stopReceiptRetention();
+    stopWeeklyDigest();
     const elapsed = shutdownStartedAt === undefined ? 0 : Date.now() - shutdownStartedAt;
     const grace = Math.max(0, config.shutdownTimeoutMs - elapsed - CLOSE_MARGIN_MS);
     deliveriesStopped = deliveries.stop(grace);

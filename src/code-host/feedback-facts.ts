@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { DISMISSALS } from '../issues/issue-vocabulary.js';
+import { undismissedNew } from '../issues/undismissed-new.js';
 import type { Severity } from '../reports/vocabulary.js';
 import { ANNOTATIONS_MAX, type AnnotationIssue, type FeedbackFacts, type FeedbackIssue, LISTED_ISSUES_MAX } from './feedback-text.js';
 import { type CodeHostProvider, fileUrl } from './repository-names.js';
@@ -21,23 +21,6 @@ export interface FeedbackHost {
   provider: CodeHostProvider;
   base_url: string;
   repository: string;
-}
-
-/** New issues of the report that no dismissal in force hides, at `now`. */
-function undismissedNew(db: Db, projectId: string, reportId: number, now: string) {
-  return db
-    .selectFrom('report_issues as i')
-    .leftJoin('issue_states as s', (join) => join.on('s.project_id', '=', projectId).onRef('s.fingerprint', '=', 'i.fingerprint'))
-    .where('i.report_id', '=', reportId)
-    .where('i.change', '=', 'new')
-    .where((eb) =>
-      eb.or([
-        eb('s.status', 'is', null),
-        eb('s.status', 'not in', [...DISMISSALS]),
-        // An acceptance that expired no longer hides the issue (E8.1).
-        eb.and([eb('s.status', '=', 'accepted'), eb('s.expires_at', 'is not', null), eb('s.expires_at', '<=', now)]),
-      ]),
-    );
 }
 
 /** The report's feedback, or null when the report is gone (deleted since its upload). */

@@ -37,6 +37,10 @@ export interface Database {
   /** E11.2 (migration 0024): each user's notification choices and muted projects (notifications/). */
   user_notification_settings: UserNotificationSettingsTable;
   notification_mutes: NotificationMutesTable;
+  /** E11.3–E11.4 (migration 0025): events whose emails were written, the unsubscribe links' key, addresses that want no invitations. */
+  notification_events: NotificationEventsTable;
+  notification_signing_keys: NotificationSigningKeysTable;
+  email_opt_outs: EmailOptOutsTable;
   /** D38 (migration 0016): one row, written by every readiness check (db/readiness.ts). */
   readiness_probe: ReadinessProbeTable;
   /** SQLite only (migration 0012): one row, counting the changes of what a token lookup reads (auth/token-cache.ts). */
@@ -484,5 +488,24 @@ export interface UserNotificationSettingsTable {
 export interface NotificationMutesTable {
   user_id: number;
   project_id: string;
+  created_at: string;
+}
+
+/** E11.4: an event whose emails were written to the outbox (`report:12`, `digest:2026-11-23`). */
+export interface NotificationEventsTable {
+  event_key: string;
+  created_at: string;
+}
+
+/** E11.3: the key that signs unsubscribe links (one row, id 1). */
+export interface NotificationSigningKeysTable {
+  id: number;
+  secret: string;
+  created_at: string;
+}
+
+/** E11.3: an address that asked for no more invitations. */
+export interface EmailOptOutsTable {
+  email: string;
   created_at: string;
 }

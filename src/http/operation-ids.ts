@@ -77,6 +77,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   // Notifications (E11)
   'GET /api/v1/user/notifications': 'getNotificationSettings',
   'PUT /api/v1/user/notifications': 'updateNotificationSettings',
+  'GET /notifications/unsubscribe/:token': 'showUnsubscribePage',
+  'POST /notifications/unsubscribe/:token': 'unsubscribe',
   // Teams
   'GET /api/v1/teams': 'listTeams',
   'POST /api/v1/teams': 'createTeam',

@@ -45,7 +45,22 @@ interface Decision {
  * wholly before or wholly after), writes the states, counts the change for the stored report
  * answers, and writes an audit event and a webhook event per issue.
  */
-export function createIssuesService(deps: { db: Db; clock: Clock; projectForWrite: ProjectForWrite; recordEvents: RecordEvents }) {
+/**
+ * E11.3: told, in the change's transaction, of issues newly assigned to someone (notifications/
+ * emails them, features.ts wires it).
+ */
+export type IssuesAssigned = (
+  trx: Db,
+  change: { projectId: string; teamId: number; assigneeId: number; actorId: number; fingerprints: readonly string[] },
+) => Promise<void>;
+
+export function createIssuesService(deps: {
+  db: Db;
+  clock: Clock;
+  projectForWrite: ProjectForWrite;
+  recordEvents: RecordEvents;
+  issuesAssigned?: IssuesAssigned;
+}) {
   const { db, clock } = deps;
   const now = () => clock.now().toISOString();
 
@@ -88,9 +103,13 @@ export function createIssuesService(deps: { db: Db; clock: Clock; projectForWrit
     fingerprints: readonly string[],
     held: Map<string, HeldIssue>,
     decision: Decision,
-  ): Promise<{ states: TrackedIssue[]; entries: AuditEntry[] }> {
+  ): Promise<{ states: TrackedIssue[]; entries: AuditEntry[]; newlyAssigned: string[] }> {
     const repository = createIssuesRepository(trx);
     const before = await repository.states(context.projectId, fingerprints);
+    const newlyAssigned =
+      decision.assigneeId === null
+        ? []
+        : fingerprints.filter((fingerprint) => before.get(fingerprint)?.assignee_id !== decision.assigneeId);
     const rows: StateWrite[] = fingerprints.map((fingerprint) => {
       const { report_id: lastSeen, fingerprint: _fingerprint, ...issue } = held.get(fingerprint)!;
       return {
@@ -116,7 +135,7 @@ export function createIssuesService(deps: { db: Db; clock: Clock; projectForWrit
       teamId: context.teamId,
       details: { project_id: context.projectId, ...auditedChange(before.get(fingerprint), decision, context.at) },
     }));
-    return { states, entries };
+    return { states, entries, newlyAssigned };
   }
 
   return {
@@ -214,7 +233,7 @@ export function createIssuesService(deps: { db: Db; clock: Clock; projectForWrit
       }
       const decision = await decided(trx, project.team_id, body, at);
       if (actor.type !== 'user') throw new Error('an issue is changed by a user');
-      const { states, entries } = await write(
+      const { states, entries, newlyAssigned } = await write(
         trx,
         { projectId: project.id, teamId: project.team_id, actorId: actor.id, at: at.toISOString() },
         fingerprints,
@@ -228,6 +247,15 @@ export function createIssuesService(deps: { db: Db; clock: Clock; projectForWrit
         project.id,
         states.map((state) => ({ event: 'issue.updated', data: { state } })),
       );
+      if (decision.assigneeId !== null && newlyAssigned.length > 0) {
+        await deps.issuesAssigned?.(trx, {
+          projectId: project.id,
+          teamId: project.team_id,
+          assigneeId: decision.assigneeId,
+          actorId: actor.id,
+          fingerprints: newlyAssigned,
+        });
+      }
       return states;
     });
   }

@@ -4,10 +4,10 @@ import type { Db } from '../db/database.js';
 import { OWNER_OR_ADMIN, pathId } from './team-rules.js';
 import { createTeamsRepository } from './teams.repository.js';
 import { teamsRoutes } from './teams.routes.js';
-import { createTeamsService } from './teams.service.js';
+import { createTeamsService, type MemberInvited } from './teams.service.js';
 
 /** E4: teams, members and invitations; and the answers other features ask of them. */
-export function teamsModule(deps: { db: Db; clock: Clock; config: Config }) {
+export function teamsModule(deps: { db: Db; clock: Clock; config: Config; memberInvited?: MemberInvited }) {
   const service = createTeamsService(deps);
   return {
     service,

@@ -42,7 +42,10 @@ interface InTeam {
  * the team (teams.repository.ts `lock`), checks E4's rules again on what is stored then, makes the
  * change and writes its audit event (E5), so two changes to one team's members never interleave.
  */
-export function createTeamsService(deps: { db: Db; clock: Clock }) {
+/** E11.3: told, in the invitation's transaction, that an address was invited (notifications/ emails it; features.ts wires it). */
+export type MemberInvited = (trx: Db, invitation: { id: number; teamId: number; email: string }) => Promise<void>;
+
+export function createTeamsService(deps: { db: Db; clock: Clock; memberInvited?: MemberInvited }) {
   const { db, clock } = deps;
   const teams = createTeamsRepository(db);
   const now = () => clock.now().toISOString();
@@ -273,6 +276,7 @@ export function createTeamsService(deps: { db: Db; clock: Clock }) {
           teamId,
           details: { email, role: input.role },
         });
+        await deps.memberInvited?.(trx, { id, teamId, email });
         return toInvitation((await repository.findInvitation(id))!);
       });
     },

@@ -225,6 +225,8 @@ describe('SMTP_URL and MAIL_FROM (E11.1)', () => {
     'smtps://mailer:s%40cret@smtp.example.com:465',
     'smtp://apikey:SG.abc-def@smtp.sendgrid.net:587',
     'smtp://[::1]:25',
+    'smtp://smtp.example.com:587?tls.rejectUnauthorized=false',
+    'smtps://smtp.example.com:465/?pool=false',
   ])('takes SMTP_URL=%s', (value) => {
     expect(loadConfig({ SMTP_URL: value }).smtpUrl).toBe(value);
   });

@@ -23,6 +23,7 @@ import * as outbox from './0021-outbox.js';
 import * as codeHosts from './0022-code-hosts.js';
 import * as webhookFormats from './0023-webhook-formats.js';
 import * as notificationSettings from './0024-notification-settings.js';
+import * as notificationEmails from './0025-notification-emails.js';
 
 /**
  * Every migration, by name; Kysely's Migrator runs them in name order. Listed explicitly (rather than
@@ -54,6 +55,7 @@ export const migrations: Record<string, Migration> = {
   '0022-code-hosts': codeHosts,
   '0023-webhook-formats': webhookFormats,
   '0024-notification-settings': notificationSettings,
+  '0025-notification-emails': notificationEmails,
 };
 
 /**
