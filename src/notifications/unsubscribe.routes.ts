@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { originOf } from '../auth/write-credential.js';
 import type { App } from '../http/app-types.js';
-import { notFound } from '../wire/api-error.js';
+import { ApiError } from '../wire/api-error.js';
 import { UNSUBSCRIBE_KINDS } from './email-kinds.js';
 import { UNSUBSCRIBE_WORDS, type UnsubscribeService } from './unsubscribe.service.js';
 
@@ -32,6 +32,19 @@ const Unsubscribed = Type.Object(
   { description: 'Turned off (or already off).' },
 );
 
+/** D3's envelope, for the answers of these routes that are not a page. */
+const Failure = (description: string) =>
+  Type.Object(
+    { error: Type.String(), message: Type.String() },
+    { description, examples: [{ error: 'Not Found', message: 'This unsubscribe link is not valid.' }] },
+  );
+const FAILURES = {
+  400: Failure(
+    'A path parameter has a broken percent-encoding, or the Host header is not a host name or IP address with an optional port.',
+  ),
+  404: Failure('The link is not valid: forged, altered or cut short, or its user no longer exists.'),
+};
+
 const HtmlPage = (description: string) => ({
   description,
   content: { 'text/html': { schema: Type.String({ description: 'A page for people.' }) } },
@@ -56,10 +69,8 @@ function page(title: string, body: string): string {
 `;
 }
 
-const INVALID = page(
-  'This link is not valid',
-  '<p>This unsubscribe link is not valid (it may have been cut short). Use the one in the latest email, or change your choices on your profile page.</p>',
-);
+/** A forged, altered or cut link, or one of a user who no longer exists: D3's envelope, like any other 404. */
+const invalidLink = () => new ApiError(404, 'Not Found', 'This unsubscribe link is not valid.');
 
 export async function unsubscribeRoutes(app: App, deps: { unsubscribe: UnsubscribeService }) {
   // RFC 8058 bodies are form-encoded or multipart; what matters is the POST itself, not its body.
@@ -72,18 +83,20 @@ export async function unsubscribeRoutes(app: App, deps: { unsubscribe: Unsubscri
       tags: ['notifications'],
       summary: "An email's unsubscribe link: a page with a button that turns that kind of email off",
       params: Params,
-      response: { 200: HtmlPage('The page with the button.'), 404: HtmlPage('The link is not valid.') },
+      response: { 200: HtmlPage('The page with the button.'), ...FAILURES },
     },
     handler: async (request, reply) => {
-      reply.header('cache-control', 'no-store').type('text/html; charset=utf-8');
+      reply.header('cache-control', 'no-store');
       const claim = await deps.unsubscribe.check(request.params.token);
-      if (claim === null) return reply.code(404).send(INVALID);
-      return reply.send(
-        page(
-          'Unsubscribe',
-          `<p>Stop ${escapeHtml(UNSUBSCRIBE_WORDS[claim.kind])}?</p><form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
-        ),
-      );
+      if (claim === null) throw invalidLink();
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(
+          page(
+            'Unsubscribe',
+            `<p>Stop ${escapeHtml(UNSUBSCRIBE_WORDS[claim.kind])}?</p><form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
+          ),
+        );
     },
   });
 
@@ -94,7 +107,12 @@ export async function unsubscribeRoutes(app: App, deps: { unsubscribe: Unsubscri
       summary: 'One-click unsubscribe (RFC 8058): turn the kind of email the link names off',
       params: Params,
       // A browser that posted the page's form gets a page instead (typed loosely for that).
-      response: { 200: Type.Unsafe<unknown>(Unsubscribed), 404: Type.Unsafe<unknown>({ description: 'The link is not valid.' }) },
+      response: {
+        200: Type.Unsafe<unknown>(Unsubscribed),
+        ...FAILURES,
+        413: Failure('The body is over 4 KiB.'),
+        415: Failure('A body was sent with an empty Content-Type.'),
+      },
     },
     handler: async (request, reply) => {
       reply.header('cache-control', 'no-store');
@@ -102,10 +120,7 @@ export async function unsubscribeRoutes(app: App, deps: { unsubscribe: Unsubscri
       // A person's browser (the page's form) gets a page; a mail client, JSON.
       const accept = String(request.headers.accept ?? '');
       const html = /\btext\/html\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
-      if (claim === null) {
-        if (html) return reply.code(404).type('text/html; charset=utf-8').send(INVALID);
-        throw notFound();
-      }
+      if (claim === null) throw invalidLink();
       if (html) {
         return reply
           .type('text/html; charset=utf-8')

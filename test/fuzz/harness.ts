@@ -103,8 +103,11 @@ export interface Operation {
   name: string;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   template: string;
-  /** v1: personal access token; client: project API token; badge: none, the badge key in the path (E2.3); ops: none. */
-  kind: 'v1' | 'client' | 'badge' | 'ops';
+  /**
+   * v1: personal access token; client: project API token; badge: none, the badge key in the path (E2.3);
+   * link: none, the signed token in the path (E11.3's unsubscribe); ops: none.
+   */
+  kind: 'v1' | 'client' | 'badge' | 'link' | 'ops';
   /** The body the operation reads (a JSON schema in the document), if any. */
   body?: BodyKind;
 }
@@ -240,6 +243,8 @@ export const OPERATIONS: Operation[] = [
   op('GET /badges/{key}/score.svg', 'badge'),
   op('GET /badges/{key}/gate.svg', 'badge'),
   op('GET /badges/{key}/score.json', 'badge'),
+  op('GET /notifications/unsubscribe/{token}', 'link'),
+  op('POST /notifications/unsubscribe/{token}', 'link'),
   op('GET /healthz', 'ops'),
   op('GET /readyz', 'ops'),
 ];
@@ -350,6 +355,8 @@ const TABLES = [
   'issue_state_changes',
   'user_notification_settings',
   'notification_mutes',
+  'notification_events',
+  'email_opt_outs',
 ] as const;
 type Table = (typeof TABLES)[number];
 type Rows = Record<Table, Record<string, unknown>[]>;
@@ -370,6 +377,8 @@ const ORDER_BY: Partial<Record<Table, string[]>> = {
   project_code_hosts: ['project_id'],
   user_notification_settings: ['user_id'],
   notification_mutes: ['user_id', 'project_id'],
+  notification_events: ['event_key'],
+  email_opt_outs: ['email'],
 };
 
 async function readRows(ctx: TestContext): Promise<Rows> {

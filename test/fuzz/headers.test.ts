@@ -122,9 +122,9 @@ describe('generated headers on every operation: no 5xx, documented statuses, D3 
 });
 
 describe('generated headers without any token: no other header authenticates a request', () => {
-  // The probes, the public badges (E2.3) and the dashboard's sign-in (E7) need no token to begin with.
+  // The probes, the public badges (E2.3), the unsubscribe links (E11.3) and the dashboard's sign-in (E7) need no token to begin with.
   const needNoToken = (candidate: Operation) =>
-    candidate.kind === 'ops' || candidate.kind === 'badge' || candidate.name === 'POST /api/v1/session';
+    candidate.kind === 'ops' || candidate.kind === 'badge' || candidate.kind === 'link' || candidate.name === 'POST /api/v1/session';
   for (const operation of OPERATIONS.filter((candidate) => !needNoToken(candidate))) {
     const count = runs();
     it(

@@ -49,6 +49,12 @@ const BADGE_OPERATIONS = [
   ['get', '/badges/{key}/score.json'],
 ] as const;
 
+/** E11.3: an email's one-click unsubscribe link, no token: the signed token in the path is the credential. */
+const UNSUBSCRIBE_OPERATIONS = [
+  ['get', '/notifications/unsubscribe/{token}'],
+  ['post', '/notifications/unsubscribe/{token}'],
+] as const;
+
 type Operation = {
   tags: string[];
   summary: string;
@@ -92,11 +98,25 @@ describe('GET /api/v1/openapi.json', () => {
   });
 
   it('covers every /api/v1 endpoint, every client-package endpoint and the public badges, and nothing hidden', () => {
-    for (const [method, path] of [...V1_OPERATIONS, ...CLIENT_OPERATIONS, ...BADGE_OPERATIONS, ...SESSION_OPERATIONS])
+    for (const [method, path] of [
+      ...V1_OPERATIONS,
+      ...CLIENT_OPERATIONS,
+      ...BADGE_OPERATIONS,
+      ...SESSION_OPERATIONS,
+      ...UNSUBSCRIBE_OPERATIONS,
+    ])
       operation(method, path);
     const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((m) => `${m} ${path}`));
     expect(documented.sort()).toEqual(
-      [...V1_OPERATIONS, ...CLIENT_OPERATIONS, ...BADGE_OPERATIONS, ...SESSION_OPERATIONS, ['get', '/healthz'], ['get', '/readyz']]
+      [
+        ...V1_OPERATIONS,
+        ...CLIENT_OPERATIONS,
+        ...BADGE_OPERATIONS,
+        ...SESSION_OPERATIONS,
+        ...UNSUBSCRIBE_OPERATIONS,
+        ['get', '/healthz'],
+        ['get', '/readyz'],
+      ]
         .map(([m, p]) => `${m} ${p}`)
         .sort(),
     );

@@ -60,6 +60,8 @@ const PUBLIC_ROUTES = [
   '/docs/static/swagger-initializer.js',
   '/docs/static/*',
 ];
+/** E11.3: an email's unsubscribe link, no token: the signed token in the path is the credential (404 for any other). */
+const UNSUBSCRIBE_ROUTE = '/notifications/unsubscribe/:token';
 /** The OpenAPI document: no token, declared with `publicDocument`. */
 const OPENAPI_DOCUMENT = '/api/v1/openapi.json';
 /** The client package's routes (CLIENT-WIRE.md), authenticated by the project API token. */
@@ -109,7 +111,9 @@ function endpointOf(route: Route): EndpointCase | undefined {
 }
 
 /** Why a route is allowed to exist, or why not (a problem to fix). */
-function classify(route: Route): { kind: 'v1' | 'client' | 'document' | 'public' | 'badge' | 'session' | 'sign-in' } | { problem: string } {
+function classify(
+  route: Route,
+): { kind: 'v1' | 'client' | 'document' | 'public' | 'badge' | 'session' | 'sign-in' | 'link' } | { problem: string } {
   const name = `${route.method} ${route.url}`;
   const { config } = route;
   if (config.sessionRoute !== undefined) {
@@ -140,6 +144,7 @@ function classify(route: Route): { kind: 'v1' | 'client' | 'document' | 'public'
     return { kind: 'v1' };
   }
   if (PUBLIC_ROUTES.includes(route.url) || DASHBOARD_ROUTES.includes(route.url)) return { kind: 'public' };
+  if (route.url === UNSUBSCRIBE_ROUTE && ['GET', 'POST'].includes(asGet(route).method)) return { kind: 'link' };
   return { problem: `${name}: declares no ability, is no client-package route and is not a named public route` };
 }
 
@@ -317,8 +322,9 @@ describe('API5 broken function level authorization', () => {
       let refused = 0;
       for (const route of routes) {
         const kind = classify(route);
-        // The sign-in takes no credential: it answers a body without email and password with 422 (sessions tests).
-        if (!('kind' in kind) || ['public', 'document', 'badge', 'sign-in'].includes(kind.kind)) continue;
+        // The sign-in takes no credential: it answers a body without email and password with 422 (sessions tests);
+        // an unsubscribe link's token is its credential: any other is a 404 (unsubscribe tests).
+        if (!('kind' in kind) || ['public', 'document', 'badge', 'sign-in', 'link'].includes(kind.kind)) continue;
         const url = urlOf(route);
         const body = route.method === 'GET' || route.method === 'HEAD' ? undefined : kind.kind === 'client' ? minimalReport() : {};
         const response = await ctx.request({ method: route.method, url, body, remoteAddress: freshAddress() });

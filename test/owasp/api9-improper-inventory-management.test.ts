@@ -74,7 +74,8 @@ describe('API9 improper inventory management', () => {
     for (const route of served) {
       const url = route.split(' ')[1]!;
       const dashboard = DASHBOARD_ROUTES.some((page) => page.split(' ')[1] === url);
-      if (!dashboard) expect(url, route).toMatch(/^\/(api\/|badges\/:key\/|healthz$|readyz$|metrics$|docs($|\/))/);
+      if (!dashboard)
+        expect(url, route).toMatch(/^\/(api\/|badges\/:key\/|notifications\/unsubscribe\/:token$|healthz$|readyz$|metrics$|docs($|\/))/);
       expect(url, route).not.toMatch(/debug|test|internal|admin|phpinfo|\benv\b|config|seed|reset|dump|__/i);
     }
     // One API version: /api/v1, plus the client package's unversioned /api paths (CLIENT-WIRE.md).
