@@ -106,9 +106,15 @@ export async function unsubscribeRoutes(app: App, deps: { unsubscribe: Unsubscri
       tags: ['notifications'],
       summary: 'One-click unsubscribe (RFC 8058): turn the kind of email the link names off',
       params: Params,
-      // A browser that posted the page's form gets a page instead (typed loosely for that).
       response: {
-        200: Type.Unsafe<unknown>(Unsubscribed),
+        // A browser that posted the page's form gets a page instead (typed loosely for that).
+        200: Type.Unsafe<unknown>({
+          description: 'Turned off (or already off): JSON for a mail client, a page for a browser that posted the form.',
+          content: {
+            'application/json': { schema: Unsubscribed },
+            'text/html': { schema: Type.String({ description: 'A page for people.' }) },
+          },
+        }),
         ...FAILURES,
         413: Failure('The body is over 4 KiB.'),
         415: Failure('A body was sent with an empty Content-Type.'),
