@@ -1104,6 +1104,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/notifications/unsubscribe/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An email's unsubscribe link: a page with a button that turns that kind of email off */
+        get: operations["showUnsubscribePage"];
+        put?: never;
+        /** One-click unsubscribe (RFC 8058): turn the kind of email the link names off */
+        post: operations["unsubscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -23334,6 +23352,171 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "Service Unavailable";
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    showUnsubscribePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed token of the link, as the email gave it. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page with the button. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A path parameter has a broken percent-encoding, or the Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "This unsubscribe link is not valid."
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The link is not valid: forged, altered or cut short, or its user no longer exists. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "This unsubscribe link is not valid."
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    unsubscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed token of the link, as the email gave it. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Turned off (or already off): JSON for a mail client, a page for a browser that posted the form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description What was turned off: a notification choice of the user, or `invitations` for the address.
+                             * @enum {string}
+                             */
+                            kind: "gate_failed" | "new_issues" | "assigned" | "weekly_digest" | "invitations";
+                            /** @enum {boolean} */
+                            unsubscribed: true;
+                        };
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description A path parameter has a broken percent-encoding, or the Host header is not a host name or IP address with an optional port. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "This unsubscribe link is not valid."
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The link is not valid: forged, altered or cut short, or its user no longer exists. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "This unsubscribe link is not valid."
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is over 4 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "This unsubscribe link is not valid."
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description A body was sent with an empty Content-Type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "This unsubscribe link is not valid."
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
                         message: string;
                     };
                 };
