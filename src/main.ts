@@ -8,6 +8,7 @@ import { startDeliveryRetention } from './webhooks/delivery-retention.js';
 import { startOutboxRetention } from './outbox/outbox-retention.js';
 import { startSessionRetention } from './sessions/session-retention.js';
 import { startWeeklyDigest } from './notifications/weekly-digest.js';
+import { NOTIFICATION_EVENT_RETENTION_DAYS, startNotificationEventRetention } from './notifications/notification-event-retention.js';
 import { createDeliveryWorker } from './webhooks/delivery-worker.js';
 import { createWebhookSender } from './webhooks/outbound-http.js';
 import { type Config, emailConfigured } from './config.js';
@@ -59,6 +60,13 @@ export async function serve(config: Config): Promise<void> {
   if (emailConfigured(config) && config.publicUrl === undefined) {
     app.log.warn("email is configured without PUBLIC_URL: emails link to http://localhost; set PUBLIC_URL to the dashboard's address");
   }
+  // E11.4: the record that kept each event's emails to one, kept a month.
+  const stopNotificationEventRetention = startNotificationEventRetention({
+    db,
+    clock: systemClock,
+    retentionDays: NOTIFICATION_EVENT_RETENTION_DAYS,
+    logger: app.log,
+  });
   // E11.3: every instance looks for a weekly digest due; notification_events keeps it to one.
   const stopWeeklyDigest = startWeeklyDigest(app.weeklyDigest, app.log);
   // E6: every instance delivers webhooks; claims keep each attempt to one instance (delivery-queue.ts).
@@ -92,6 +100,7 @@ export async function serve(config: Config): Promise<void> {
     stopSessionRetention();
     stopReceiptRetention();
     stopWeeklyDigest();
+    stopNotificationEventRetention();
     const elapsed = shutdownStartedAt === undefined ? 0 : Date.now() - shutdownStartedAt;
     const grace = Math.max(0, config.shutdownTimeoutMs - elapsed - CLOSE_MARGIN_MS);
     deliveriesStopped = deliveries.stop(grace);

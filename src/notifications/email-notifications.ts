@@ -257,7 +257,8 @@ export function createEmailNotifications(deps: {
         {
           kind: REPORT_NOTIFICATIONS,
           project_id: report.projectId,
-          owner: 'reports',
+          // Fair shares (D31) per project: one project's burst of uploads does not hold back another's emails.
+          owner: report.projectId,
           target: 'notifications',
           ordering_key: null,
           payload,

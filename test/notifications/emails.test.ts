@@ -5,6 +5,7 @@
  * a pull request or a muted project; a server that is down, deferring or refusing. Both backends.
  */
 import { describe, expect } from 'vitest';
+import { NOTIFICATION_EVENT_RETENTION_DAYS, pruneNotificationEvents } from '../../src/notifications/notification-event-retention.js';
 import { DEBUG, MAIN, SQL, XSS, fingerprintOf, manySpots, putState, uploadSpots } from '../issues/issues-world.js';
 import { drain, drainOver, emailsTest as it, headerOf, MAIL_FROM, PUBLIC_URL, putChoices, summary } from './emails-world.js';
 
@@ -344,5 +345,19 @@ describe('E11.3 what each email is made of', () => {
     );
     expect(mail.headers.get('auto-submitted')).toBe('auto-generated');
     expect(mail.messageId).toMatch(/^<[0-9a-f-]+@example\.com>$/);
+  });
+});
+
+describe('E11.4 the record of written events', () => {
+  it('is pruned after a month, and only then', async ({ ctx, world }) => {
+    await uploadSpots(ctx, world.apiToken, [SQL], MAIN, '2026-11-21T09:00:00Z');
+    await drain(ctx);
+    const events = () => ctx.db.selectFrom('notification_events').select('event_key').execute();
+    expect(await events()).toHaveLength(1);
+    ctx.clock.advance(29 * 86_400_000);
+    expect(await pruneNotificationEvents({ db: ctx.db, clock: ctx.clock, retentionDays: NOTIFICATION_EVENT_RETENTION_DAYS })).toBe(0);
+    ctx.clock.advance(2 * 86_400_000);
+    expect(await pruneNotificationEvents({ db: ctx.db, clock: ctx.clock, retentionDays: NOTIFICATION_EVENT_RETENTION_DAYS })).toBe(1);
+    expect(await events()).toEqual([]);
   });
 });

@@ -20,6 +20,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('event_key', 'text', (col) => col.primaryKey())
     .addColumn('created_at', 'text', (col) => col.notNull())
     .execute();
+  // Their retention deletes the oldest (notification-event-retention.ts).
+  await db.schema.createIndex('notification_events_created_idx').on('notification_events').column('created_at').execute();
 
   await db.schema
     .createTable('notification_signing_keys')
