@@ -39,13 +39,6 @@ interface Decision {
 }
 
 /**
- * E8.2 and E8.8: deciding about a project's issues, one or up to 500 at once, and the issues
- * assigned to a user. Every change runs in one transaction that checks the caller's credential
- * and role again and locks the project (D22, `projectForWrite`: an upload, which locks it too, comes
- * wholly before or wholly after), writes the states, counts the change for the stored report
- * answers, and writes an audit event and a webhook event per issue.
- */
-/**
  * E11.3: told, in the change's transaction, of issues newly assigned to someone (notifications/
  * emails them, features.ts wires it).
  */
@@ -54,6 +47,13 @@ export type IssuesAssigned = (
   change: { projectId: string; teamId: number; assigneeId: number; actorId: number; fingerprints: readonly string[] },
 ) => Promise<void>;
 
+/**
+ * E8.2 and E8.8: deciding about a project's issues, one or up to 500 at once, and the issues
+ * assigned to a user. Every change runs in one transaction that checks the caller's credential
+ * and role again and locks the project (D22, `projectForWrite`: an upload, which locks it too, comes
+ * wholly before or wholly after), writes the states, counts the change for the stored report
+ * answers, and writes an audit event and a webhook event per issue.
+ */
 export function createIssuesService(deps: {
   db: Db;
   clock: Clock;

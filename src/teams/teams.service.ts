@@ -36,15 +36,15 @@ interface InTeam {
   team: TeamView;
 }
 
+/** E11.3: told, in the invitation's transaction, that an address was invited (notifications/ emails it; features.ts wires it). */
+export type MemberInvited = (trx: Db, invitation: { id: number; teamId: number; email: string }) => Promise<void>;
+
 /**
  * E4: the caller's profile, their teams, members and invitations. Reads take the caller as
  * identified; every write runs in one transaction that checks the credential again (D22), locks
  * the team (teams.repository.ts `lock`), checks E4's rules again on what is stored then, makes the
  * change and writes its audit event (E5), so two changes to one team's members never interleave.
  */
-/** E11.3: told, in the invitation's transaction, that an address was invited (notifications/ emails it; features.ts wires it). */
-export type MemberInvited = (trx: Db, invitation: { id: number; teamId: number; email: string }) => Promise<void>;
-
 export function createTeamsService(deps: { db: Db; clock: Clock; memberInvited?: MemberInvited }) {
   const { db, clock } = deps;
   const teams = createTeamsRepository(db);
