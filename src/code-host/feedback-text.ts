@@ -26,6 +26,7 @@
  */
 import { SARIF_LEVELS } from '../reports/export/sarif-export.js';
 import { SEVERITIES, type Severity } from '../reports/vocabulary.js';
+import { oneLine } from '../wire/plain-text.js';
 import { storableText } from '../wire/storable-text.js';
 
 export type CodeHostKind = 'github' | 'gitlab' | 'gitea' | 'bitbucket';
@@ -356,14 +357,6 @@ function escapeText(text: string, flavour: Flavour): string {
  */
 function atLineStart(escaped: string): string {
   return escaped.replace(/^([-+])/, '\\$1').replace(/^(\d{1,9})([.)])/, '$1\\$2');
-}
-
-/** One line: no control or bidirectional control characters, runs of white space as one space, no unpaired surrogate. */
-function oneLine(text: string): string {
-  return storableText(text)
-    .replace(/[\u202a-\u202e\u2066-\u2069]/g, '')
-    .replace(/[\s\p{Cc}]+/gu, ' ')
-    .trim();
 }
 
 /** `text` cut to at most `max` code units, never inside a surrogate pair, ending with an ellipsis when cut. */

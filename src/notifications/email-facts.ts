@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
 import { undismissedNew } from '../issues/undismissed-new.js';
-import { SEVERITIES, type Severity } from '../reports/vocabulary.js';
+import { SEVERITIES, type Severity, severitiesAtOrAbove } from '../reports/vocabulary.js';
 import type { DigestProject, ListedIssue, ReportFacts } from './email-kinds.js';
 import type { NewIssuesLevel } from './notification-vocabulary.js';
 
@@ -21,9 +21,7 @@ export interface ReportRow extends ReportFacts {
 }
 
 /** The severities a level counts: `high` is critical and high. */
-export function severitiesAt(level: Exclude<NewIssuesLevel, 'none'>): Severity[] {
-  return SEVERITIES.slice(0, SEVERITIES.indexOf(level) + 1);
-}
+const severitiesAt = (level: Exclude<NewIssuesLevel, 'none'>) => [...severitiesAtOrAbove(level)];
 
 export async function readReport(db: Db, reportId: number): Promise<ReportRow | null> {
   const row = await db

@@ -1,5 +1,6 @@
 import type { Severity } from '../reports/vocabulary.js';
-import { type EmailContent, type EmailLink, type EmailRow, oneLine, type RenderedEmail, renderEmail } from './email-layout.js';
+import { oneLine, plural, shortCommit } from '../wire/plain-text.js';
+import { type EmailContent, type EmailLink, type EmailRow, type RenderedEmail, renderEmail } from './email-layout.js';
 import type { NewIssuesLevel } from './notification-vocabulary.js';
 
 /**
@@ -7,8 +8,7 @@ import type { NewIssuesLevel } from './notification-vocabulary.js';
  * the stored examples in test/notifications/ compare what these return.
  */
 
-export const EMAIL_KINDS = ['gate_failed', 'gate_recovered', 'new_issues', 'assigned', 'invitation', 'weekly_digest'] as const;
-export type EmailKind = (typeof EMAIL_KINDS)[number];
+export type EmailKind = 'gate_failed' | 'gate_recovered' | 'new_issues' | 'assigned' | 'invitation' | 'weekly_digest';
 
 /**
  * What an unsubscribe link turns off: a user's choice (E11.2; a gate's recovery answers to the same
@@ -56,8 +56,6 @@ export interface ReportFacts {
   hadPrevious: boolean;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-const shortCommit = (commit: string) => (/^[0-9a-f]{13,}$/i.test(commit) ? commit.slice(0, 12) : commit);
 const onBranch = (branch: string | null) => (branch === null ? '' : ` on ${oneLine(branch)}`);
 const path = (base: string, ...segments: string[]) => `${base}/${segments.map(encodeURIComponent).join('/')}`;
 const reportUrl = (frame: EmailFrame, facts: ReportFacts) => path(frame.base, 'reports', facts.reportUuid);

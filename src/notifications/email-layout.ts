@@ -1,3 +1,5 @@
+import { clip, escapeHtml, oneLine } from '../wire/plain-text.js';
+
 /**
  * E11.3: one layout for every email, in two parts. The text part is what a plain-text reader (and
  * a screen reader) gets; the HTML part is a single centred table with inline styles only, no
@@ -44,18 +46,8 @@ const SUBJECT_MAX = 150;
 /** Cells of user text (a message, a path) are cut: an email is a summary, the dashboard has the rest. */
 const CELL_MAX = 200;
 
-/** One line, without control characters (a header never takes a line break from user text). */
-export function oneLine(raw: string): string {
-  return raw.replace(/[\u0000-\u001f\u007f\u2028\u2029\s]+/g, ' ').trim();
-}
-
-export function cut(raw: string, max: number): string {
-  const characters = [...oneLine(raw)];
-  return characters.length <= max ? characters.join('') : `${characters.slice(0, max - 1).join('')}…`;
-}
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+/** One line (a header never takes a line break from user text), cut to `max`. */
+export const cut = (raw: string, max: number) => clip(oneLine(raw), max);
 
 const COLOURS = { good: '#1a7f37', bad: '#cf222e', neutral: '#1f2328' } as const;
 const FONT = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Helvetica,Arial,sans-serif";

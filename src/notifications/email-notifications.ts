@@ -243,9 +243,6 @@ export function createEmailNotifications(deps: {
   }
 
   return {
-    /** Whether this server sends email (E11.1). */
-    enabled: mailer !== null,
-
     /** The outbox's handlers (features.ts): none without SMTP, so such an instance leaves emails to one that has it. */
     handlers: (mailer === null ? {} : { [REPORT_NOTIFICATIONS]: reportHandler, [EMAIL]: emailHandler }) as Record<string, OutboxHandler>,
 

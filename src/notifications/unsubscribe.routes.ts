@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { originOf } from '../auth/write-credential.js';
 import type { App } from '../http/app-types.js';
 import { ApiError } from '../wire/api-error.js';
+import { escapeHtml } from '../wire/plain-text.js';
 import { UNSUBSCRIBE_KINDS } from './email-kinds.js';
 import { UNSUBSCRIBE_WORDS, type UnsubscribeService } from './unsubscribe.service.js';
 
@@ -57,9 +58,6 @@ const PAGE_POLICY = {
     directives: { defaultSrc: ["'none'"], styleSrc: ["'unsafe-inline'"], formAction: ["'self'"], frameAncestors: ["'none'"] },
   },
 };
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function page(title: string, body: string): string {
   return `<!doctype html>

@@ -7,9 +7,10 @@
  * or `#12` mentions nobody and links nothing.
  */
 
+import { clip, oneLine } from '../wire/plain-text.js';
+
 /** E9.4: a title holds at most this many characters (UTF-16 code units, as Jira and GitHub count them). */
 export const TITLE_MAX = 250;
-const ELLIPSIS = '…';
 
 /** What a ticket is made from: the issue as the newest report holding it has it, and the links. */
 export interface TicketFacts {
@@ -30,17 +31,8 @@ export interface TicketFacts {
 
 /** `[Scoreboard] <analyzer name>: <message>` on one line, cut to TITLE_MAX with an ellipsis saying so. */
 export function ticketTitle(facts: Pick<TicketFacts, 'analyzerName' | 'message'>): string {
-  const title = `[Scoreboard] ${facts.analyzerName}: ${facts.message}`.replace(/\s+/g, ' ').trim();
-  return cutText(title, TITLE_MAX);
-}
-
-/** `text` cut to at most `max` code units, never inside a surrogate pair, ending with an ellipsis when cut. */
-export function cutText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = max - ELLIPSIS.length;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${text.slice(0, end)}${ELLIPSIS}`;
+  const title = oneLine(`[Scoreboard] ${facts.analyzerName}: ${facts.message}`);
+  return clip(title, TITLE_MAX);
 }
 
 /** A run of text, a link when `href` is given. */
@@ -86,10 +78,6 @@ export function ticketDocument(facts: TicketFacts): Block[] {
   }
   blocks.push({ type: 'paragraph', content: [{ text: 'View the issue in Scoreboard', href: facts.dashboardUrl }] });
   return blocks;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 /** The snippet's lines in line order, as `  12 | text`; null when there is none. */

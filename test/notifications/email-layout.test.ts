@@ -13,7 +13,8 @@ import {
   newIssuesEmail,
   type ReportFacts,
 } from '../../src/notifications/email-kinds.js';
-import { cut, oneLine } from '../../src/notifications/email-layout.js';
+import { cut } from '../../src/notifications/email-layout.js';
+import { oneLine } from '../../src/wire/plain-text.js';
 import { digestWeekAt } from '../../src/notifications/weekly-digest.js';
 import { outcomeOfSmtpFailure, senderDomain } from '../../src/notifications/mailer.js';
 
@@ -123,8 +124,9 @@ describe('E11.3 hostile text stays text', () => {
   });
 
   it('puts user text on one line and cuts it by characters, never inside one', () => {
-    expect(oneLine('a\r\n\tb\u2028c\u0000d')).toBe('a b c d');
-    expect(cut('😀'.repeat(10), 5)).toBe('😀😀😀😀…');
+    expect(oneLine('a\r\n\tb\u2028c\u0001d\u202ee')).toBe('a b c de');
+    // Five UTF-16 units: two emoji (two units each) and the ellipsis, never half an emoji.
+    expect(cut('😀'.repeat(10), 5)).toBe('😀😀…');
   });
 });
 

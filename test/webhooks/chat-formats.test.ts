@@ -21,7 +21,7 @@ import { WEBHOOK_EVENTS, type WebhookEvent } from '../../src/webhooks/webhook-ev
 import { eventPayload } from '../../src/webhooks/webhook-events.js';
 import { deliveryBody } from '../../src/webhooks/chat/render.js';
 import { chatMessage } from '../../src/webhooks/chat/chat-message.js';
-import { clip } from '../../src/webhooks/chat/chat-text.js';
+import { clip } from '../../src/wire/plain-text.js';
 import { escapeSlack } from '../../src/webhooks/chat/slack.js';
 
 const PUBLIC_URL = 'https://scores.example.com';

@@ -1,3 +1,4 @@
+import { plural, shortCommit } from '../../wire/plain-text.js';
 import type { WebhookEvent } from '../webhook-event-names.js';
 
 /**
@@ -30,10 +31,6 @@ const object = (value: unknown): Json => (typeof value === 'object' && value !==
 const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
 const count = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 
-/** `1 issue`, `3 issues`. */
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-/** A commit as people read it: its first 12 characters. */
-const shortCommit = (commit: string) => (/^[0-9a-f]{13,}$/i.test(commit) ? commit.slice(0, 12) : commit);
 /** An issue status as words: `false_positive` → `false positive`. */
 const statusWords = (status: string) => status.replace(/_/g, ' ');
 

@@ -1,5 +1,5 @@
 import type { ChatMessage } from './chat-message.js';
-import { clip, oneLine } from './chat-text.js';
+import { clip, oneLine } from '../../wire/plain-text.js';
 
 /**
  * E11.5: a Slack message, `{text, blocks}`, as an incoming webhook takes it (Block Kit:
