@@ -30,7 +30,7 @@ import {
 import type { RenderedEmail } from './email-layout.js';
 import type { Mailer } from './mailer.js';
 import { createNotificationSettingsRepository, type NotificationSettings } from './notification-settings.repository.js';
-import { signingKeyReader, signUnsubscribe, type Unsubscriber } from './unsubscribe-token.js';
+import { signUnsubscribe, type Unsubscriber } from './unsubscribe-token.js';
 
 /**
  * E11.3–E11.4: the emails, through E6's outbox (outbox/). Each event writes its emails in the
@@ -79,10 +79,11 @@ export function createEmailNotifications(deps: {
   config: Pick<Config, 'publicUrl' | 'port'>;
   /** Null when SMTP_URL and MAIL_FROM are not both set: no email is written nor sent. */
   mailer: Mailer | null;
+  /** The unsubscribe links' key (unsubscribe-token.ts). */
+  signingKey: () => Promise<Buffer>;
   onEmail?: (kind: EmailKind, outcome: EmailOutcome) => void;
 }) {
-  const { db, clock, mailer } = deps;
-  const signingKey = signingKeyReader(db);
+  const { db, clock, mailer, signingKey } = deps;
   const now = () => clock.now().toISOString();
 
   /** PUBLIC_URL first (E11.3); else the address the triggering request used; else this server on localhost. */

@@ -8,6 +8,7 @@ import { createNotificationSettingsService } from './notification-settings.servi
 import { notificationsRoutes } from './notifications.routes.js';
 import { unsubscribeRoutes } from './unsubscribe.routes.js';
 import { createUnsubscribeService } from './unsubscribe.service.js';
+import { signingKeyReader } from './unsubscribe-token.js';
 import { createWeeklyDigest } from './weekly-digest.js';
 
 /**
@@ -24,8 +25,10 @@ export function notificationsModule(deps: {
   const { db, clock, config } = deps;
   const mailer = emailConfigured(config) ? createMailer({ smtpUrl: config.smtpUrl!, mailFrom: config.mailFrom! }) : null;
   const settings = createNotificationSettingsService(deps);
-  const emails = createEmailNotifications({ db, clock, config, mailer, ...(deps.onEmail && { onEmail: deps.onEmail }) });
-  const unsubscribe = createUnsubscribeService({ db, clock });
+  // One read of the unsubscribe links' key for the emails that sign them and the routes that check them.
+  const signingKey = signingKeyReader(db);
+  const emails = createEmailNotifications({ db, clock, config, mailer, signingKey, ...(deps.onEmail && { onEmail: deps.onEmail }) });
+  const unsubscribe = createUnsubscribeService({ db, clock, signingKey });
   return {
     settings,
     emails,

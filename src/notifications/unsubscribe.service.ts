@@ -6,7 +6,7 @@ import { lockForUpdate } from '../db/dialect.js';
 import type { UnsubscribeKind } from './email-kinds.js';
 import { createNotificationSettingsRepository } from './notification-settings.repository.js';
 import type { NotificationChoices } from './notification-vocabulary.js';
-import { signingKeyReader, type UnsubscribeClaim, verifyUnsubscribe } from './unsubscribe-token.js';
+import { type UnsubscribeClaim, verifyUnsubscribe } from './unsubscribe-token.js';
 
 /** What each kind's link turns off, in the words of the page. */
 export const UNSUBSCRIBE_WORDS: Record<UnsubscribeKind, string> = {
@@ -28,37 +28,34 @@ function turnedOff(choices: NotificationChoices, kind: Exclude<UnsubscribeKind, 
  * user's choices like a PUT of them: in one transaction, recorded as `user.updated` (E5) when it
  * changed something; doing it again changes nothing and still succeeds.
  */
-export function createUnsubscribeService(deps: { db: Db; clock: Clock }) {
+export function createUnsubscribeService(deps: { db: Db; clock: Clock; signingKey: () => Promise<Buffer> }) {
   const { db, clock } = deps;
-  const signingKey = signingKeyReader(db);
-
-  async function claimOf(token: string): Promise<UnsubscribeClaim | null> {
-    const claim = verifyUnsubscribe(await signingKey(), token);
-    if (claim === null || !('userId' in claim.who)) return claim;
-    const user = await db.selectFrom('users').select('id').where('id', '=', claim.who.userId).executeTakeFirst();
-    return user === undefined ? null : claim;
-  }
 
   return {
     /** The claim of a valid link (GET shows it), or null. */
-    check: claimOf,
+    async check(token: string): Promise<UnsubscribeClaim | null> {
+      const claim = verifyUnsubscribe(await deps.signingKey(), token);
+      if (claim === null || !('userId' in claim.who)) return claim;
+      const user = await db.selectFrom('users').select('id').where('id', '=', claim.who.userId).executeTakeFirst();
+      return user === undefined ? null : claim;
+    },
 
-    /** Turns the link's kind off; null for a link that is not valid. */
+    /** Turns the link's kind off; null for a link that is not valid (its user is looked up in the change's transaction). */
     async unsubscribe(token: string, origin: RequestOrigin): Promise<UnsubscribeClaim | null> {
-      const claim = await claimOf(token);
+      const claim = verifyUnsubscribe(await deps.signingKey(), token);
       if (claim === null) return null;
       const at = clock.now().toISOString();
       const { who, kind } = claim;
-      if (!('userId' in who) || kind === 'invitations') {
-        if ('email' in who) {
-          await db
-            .insertInto('email_opt_outs')
-            .values({ email: who.email, created_at: at })
-            .onConflict((conflict) => conflict.column('email').doNothing())
-            .execute();
-        }
+      // An invitation's link names an address (verifyUnsubscribe holds the two together).
+      if ('email' in who) {
+        await db
+          .insertInto('email_opt_outs')
+          .values({ email: who.email, created_at: at })
+          .onConflict((conflict) => conflict.column('email').doNothing())
+          .execute();
         return claim;
       }
+      if (kind === 'invitations') return null;
       return inTransaction(db, async (trx) => {
         await lockForUpdate(trx, 'users', who.userId);
         const user = await trx.selectFrom('users').select(['id', 'email']).where('id', '=', who.userId).executeTakeFirst();

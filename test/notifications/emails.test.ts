@@ -5,6 +5,7 @@
  * a pull request or a muted project; a server that is down, deferring or refusing. Both backends.
  */
 import { describe, expect } from 'vitest';
+import { appTest } from '../helpers/app-fixture.js';
 import { NOTIFICATION_EVENT_RETENTION_DAYS, pruneNotificationEvents } from '../../src/notifications/notification-event-retention.js';
 import { DEBUG, MAIN, SQL, XSS, fingerprintOf, manySpots, putState, uploadSpots } from '../issues/issues-world.js';
 import { drain, drainOver, emailsTest as it, headerOf, MAIL_FROM, PUBLIC_URL, putChoices, summary } from './emails-world.js';
@@ -320,8 +321,9 @@ describe('E11.3 what each email is made of', () => {
     await drain(ctx);
     const email = smtp.received.find((received) => received.to[0] === bob.email && received.mail.subject!.includes('gate'))!;
     const { mail } = email;
-    // MAIL_FROM, as configured.
-    expect(MAIL_FROM).toBe('Scoreboard <scoreboard@example.com>');
+    // MAIL_FROM, as configured (`Scoreboard <scoreboard@example.com>`): the envelope's sender and the From header.
+    expect(email.from).toBe('scoreboard@example.com');
+    expect(MAIL_FROM).toContain(`<${email.from}>`);
     expect(mail.from!.value).toEqual([{ address: 'scoreboard@example.com', name: 'Scoreboard' }]);
     expect(mail.to).toMatchObject({ value: [{ address: bob.email }] });
     expect(email.raw).toMatch(/Content-Type: multipart\/alternative/i);
@@ -359,5 +361,50 @@ describe('E11.4 the record of written events', () => {
     ctx.clock.advance(2 * 86_400_000);
     expect(await pruneNotificationEvents({ db: ctx.db, clock: ctx.clock, retentionDays: NOTIFICATION_EVENT_RETENTION_DAYS })).toBe(1);
     expect(await events()).toEqual([]);
+  });
+});
+
+describe('E11.1 without SMTP_URL and MAIL_FROM', () => {
+  const bare = appTest({ user: { plan: 'business' }, env: { UPLOAD_RATE_LIMIT: '1000' } });
+  bare('writes no email for an upload, an assignment or an invitation', async ({ ctx, user, apiToken }) => {
+    ctx.clock.set('2026-11-22T00:00:00.000Z');
+    await uploadSpots(ctx, apiToken, [XSS], MAIN, '2026-11-21T08:00:00Z');
+    await uploadSpots(ctx, apiToken, [SQL], MAIN, '2026-11-21T09:00:00Z');
+    const invited = await ctx.request({
+      method: 'POST',
+      url: `/api/v1/teams/${user.teamId}/invitations`,
+      token: user.token,
+      body: { email: 'new@example.org', role: 'member' },
+    });
+    expect(invited.statusCode).toBe(201);
+    expect(await ctx.db.selectFrom('outbox').select('kind').execute()).toEqual([]);
+    const choices = await ctx.request({ method: 'GET', url: '/api/v1/user/notifications', token: user.token });
+    expect(choices.json().data.email_available).toBe(false);
+  });
+});
+
+describe('E11.1 the SMTP password', () => {
+  const secretive = appTest({
+    user: { plan: 'business' },
+    // Nothing listens on port 1: every attempt fails to connect.
+    env: { SMTP_URL: 'smtp://mailer:s3cret-Passw0rd@127.0.0.1:1', MAIL_FROM: 'scoreboard@example.com', UPLOAD_RATE_LIMIT: '1000' },
+    log: 'trace',
+  });
+  secretive('never reaches the outbox, an answer or a log line', async ({ ctx, user, apiToken, log }) => {
+    ctx.clock.set('2026-11-22T00:00:00.000Z');
+    await uploadSpots(ctx, apiToken, [XSS], MAIN, '2026-11-21T08:00:00Z');
+    await uploadSpots(ctx, apiToken, [SQL], MAIN, '2026-11-21T09:00:00Z');
+    await drain(ctx);
+    const emails = await outboxOf(ctx, 'email');
+    expect(emails.length).toBeGreaterThan(0);
+    expect(emails.every((message) => message.status === 'pending' && message.error?.startsWith('could not reach the mail server'))).toBe(
+      true,
+    );
+    const metrics = (await ctx.request({ method: 'GET', url: '/metrics' })).body;
+    const choices = (await ctx.request({ method: 'GET', url: '/api/v1/user/notifications', token: user.token })).body;
+    for (const text of [JSON.stringify(await ctx.db.selectFrom('outbox').selectAll().execute()), metrics, choices, log.text]) {
+      expect(text).not.toContain('s3cret-Passw0rd');
+    }
+    expect(log.text).toContain('outbox attempt failed');
   });
 });
