@@ -22,7 +22,9 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  * - `cutOnClientData(match)`: the next client message that `match` recognises is not forwarded and
  *   its connection is cut, e.g. the second statement of a transaction: the server saw the start of
  *   the transaction and never its end. With `{ forwardFirst: true }` the server gets the message
- *   (and runs it) and only the way back is cut, so the client never learns the outcome.
+ *   (and runs it) and only the way back is cut, so the client never learns the outcome. With
+ *   `{ reset: true }` the client's side is reset (a TCP RST: its next read fails with ECONNRESET, as
+ *   when the server's host reboots) instead of closed.
  */
 interface Pair {
   client: Socket;
@@ -37,7 +39,7 @@ export class TcpProxy {
   private readonly pairs = new Set<Pair>();
   private mode: 'forward' | 'hang' | 'stall' | 'blackhole' = 'forward';
   private delayMs = 0;
-  private cut: { match: (chunk: Buffer) => boolean; forwardFirst: boolean; done: () => void } | null = null;
+  private cut: { match: (chunk: Buffer) => boolean; forwardFirst: boolean; reset: boolean; done: () => void } | null = null;
   /** Connections accepted so far (how often the client under test connected). */
   connections = 0;
 
@@ -123,9 +125,9 @@ export class TcpProxy {
   }
 
   /** Resolves once a client message matching `match` was seen and its connection cut (see the class comment). */
-  cutOnClientData(match: (chunk: Buffer) => boolean, options: { forwardFirst?: boolean } = {}): Promise<void> {
+  cutOnClientData(match: (chunk: Buffer) => boolean, options: { forwardFirst?: boolean; reset?: boolean } = {}): Promise<void> {
     return new Promise((resolve) => {
-      this.cut = { match, forwardFirst: options.forwardFirst ?? false, done: resolve };
+      this.cut = { match, forwardFirst: options.forwardFirst ?? false, reset: options.reset ?? false, done: resolve };
     });
   }
 
@@ -205,9 +207,11 @@ export class TcpProxy {
           // noticing the other. The client hears nothing back.
           delivering = true;
           upstream.end(chunk);
-          client.destroy();
+          if (cut.reset) client.resetAndDestroy();
+          else client.destroy();
         } else {
-          client.destroy();
+          if (cut.reset) client.resetAndDestroy();
+          else client.destroy();
           upstream.destroy();
         }
         cut.done();

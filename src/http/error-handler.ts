@@ -93,9 +93,13 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
 /**
  * The client went away before its request had arrived (Node's "aborted", a reset mid-body). That is
  * an ECONNRESET on the request's own connection, not the database's: no 503, no error in the log.
+ * Only a request whose message never completed can be one: once the body is read, Node destroys the
+ * request stream itself, so an ECONNRESET after that is a dependency's (PostgreSQL's connection
+ * reset mid-query), and D38 answers it with a 503. (An injected request has no `complete`: it cannot
+ * hang up.)
  */
 function isClientGone(error: { code?: string }, request: FastifyRequest): boolean {
-  return error.code === 'ECONNRESET' && (request.raw.aborted || request.raw.destroyed || request.raw.socket?.destroyed === true);
+  return error.code === 'ECONNRESET' && request.raw.complete === false;
 }
 
 /**

@@ -14,7 +14,7 @@ import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { buildTestApp, send, type TestContext, type TestUser } from '../helpers/test-app.js';
 import { onPostgres } from '../helpers/test-backend.js';
-import { expectDatabase503, newProject, uploadRequest } from './database-503.js';
+import { DATABASE_RETRY_AFTER, expectDatabase503, newProject, unavailableBody, uploadRequest } from './database-503.js';
 
 /**
  * D38: a dependency's failure is a 503 that names its cause once. Statement and lock timeouts, a full
@@ -198,6 +198,42 @@ describe.skipIf(!onPostgres)('PostgreSQL: timeouts, locks, read-only, lost conne
       const errors = logLines(log).filter((line) => line.level === ERROR);
       expect(errors).toHaveLength(1);
       expect(errors[0]!.err?.message).toBe('Connection terminated unexpectedly');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  // Over HTTP, not injected: Node destroys a request's stream once its body is read, and an
+  // ECONNRESET from PostgreSQL was taken for the client hanging up (a 400) during a database crash.
+  it.each([
+    ['a v1 write', () => ({ url: '/api/v1/projects', token: user.token, body: newProject('Reset'), client: false })],
+    ['an upload', () => ({ ...uploadRequest(project.apiToken, project.id), client: true })],
+  ])('%s whose statement the database resets (ECONNRESET) after the whole body arrived answers 503, not 400', async (_label, request) => {
+    const proxy = await TcpProxy.for(world.store.env.DATABASE_URL!, 5432);
+    try {
+      const app = await open([], { through: proxy });
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = app.server.address() as { port: number };
+      const { url, token, body, headers, client } = request() as {
+        url: string;
+        token: string;
+        body: unknown;
+        headers?: Record<string, string>;
+        client: boolean;
+      };
+      const cut = proxy.cutOnClientData((chunk) => /insert into "(projects|reports)"/.test(chunk.toString()), { reset: true });
+      const response = await fetch(`http://127.0.0.1:${port}${url}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers, authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      });
+      await cut;
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe(DATABASE_RETRY_AFTER);
+      expect(await response.json()).toEqual(unavailableBody(client));
+      const lines = logLines(log);
+      expect(lines.some((line) => /closed the connection/.test(line.msg))).toBe(false);
+      expect(lines.filter((line) => line.level === ERROR)).toMatchObject([{ cause: 'connection-lost' }]);
     } finally {
       await proxy.close();
     }
