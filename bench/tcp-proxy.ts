@@ -207,13 +207,11 @@ export class TcpProxy {
           // noticing the other. The client hears nothing back.
           delivering = true;
           upstream.end(chunk);
-          if (cut.reset) client.resetAndDestroy();
-          else client.destroy();
         } else {
-          if (cut.reset) client.resetAndDestroy();
-          else client.destroy();
           upstream.destroy();
         }
+        if (cut.reset) client.resetAndDestroy();
+        else client.destroy();
         cut.done();
         return;
       }

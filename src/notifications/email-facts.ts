@@ -20,9 +20,6 @@ export interface ReportRow extends ReportFacts {
   pullRequest: string | null;
 }
 
-/** The severities a level counts: `high` is critical and high. */
-const severitiesAt = (level: Exclude<NewIssuesLevel, 'none'>) => [...severitiesAtOrAbove(level)];
-
 export async function readReport(db: Db, reportId: number): Promise<ReportRow | null> {
   const row = await db
     .selectFrom('reports as r')
@@ -112,8 +109,11 @@ export async function newIssueCounts(db: Db, report: ReportRow, now: string): Pr
   return new Map(rows.map((row) => [row.severity as Severity, Number(row.n)]));
 }
 
+/** The issues a level counts: `high` counts critical and high. */
 export function countAt(counts: Map<Severity, number>, level: Exclude<NewIssuesLevel, 'none'>): number {
-  return severitiesAt(level).reduce((sum, severity) => sum + (counts.get(severity) ?? 0), 0);
+  let sum = 0;
+  for (const severity of severitiesAtOrAbove(level)) sum += counts.get(severity) ?? 0;
+  return sum;
 }
 
 /** Up to LISTED_MAX undismissed new issues at `level` or above, most severe first, in upload order within a severity. */
@@ -124,7 +124,7 @@ export async function listedNewIssues(
   now: string,
 ): Promise<ListedIssue[]> {
   const rows = await undismissedNew(db, report.projectId, report.reportId, now)
-    .where('i.severity', 'in', severitiesAt(level))
+    .where('i.severity', 'in', [...severitiesAtOrAbove(level)])
     .select(['i.severity', 'i.analyzer_name', 'i.message', 'i.file', 'i.line'])
     .orderBy('i.severity_rank')
     .orderBy('i.position')

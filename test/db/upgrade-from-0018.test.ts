@@ -1,16 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/migrate.js';
 import { loadFixture } from '../helpers/client-wire.js';
-import { previousRelease } from '../helpers/previous-release.js';
-import { createTestStore, type TestStore } from '../helpers/test-backend.js';
+import { type ReleaseModule, upgradeFrom } from '../helpers/previous-release.js';
 
 /**
  * Issue 32's upgrade (E8, migration 0019): the previous release, built from git (the commit before
@@ -20,9 +15,6 @@ import { createTestStore, type TestStore } from '../helpers/test-backend.js';
  * open here, and the stored gate's `dismissed`), and the answers stored before E8 are built again.
  */
 
-/** The previous release's compiled modules, loaded from its own dist/. */
-type Module = Record<string, any>;
-
 const CLOCK: Clock = { now: () => new Date('2026-11-21T12:00:00.000Z') };
 const ENV = { LOG_LEVEL: 'silent', WORKER_THREADS: '0' };
 
@@ -30,40 +22,25 @@ const ENV = { LOG_LEVEL: 'silent', WORKER_THREADS: '0' };
 const withoutE8 = (text: string) => text.replace(/,"state":\{[^{}]*\}/g, '').replace(/,"dismissed":\d+/g, '');
 
 describe('the upgrade to E8 (migration 0019) of what the previous release stored', () => {
-  let dir: string;
-  let release: string;
-  let store: TestStore;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'scoreboard-upgrade-0018-'));
-    release = await previousRelease('src/db/migrations/0019-issue-states.ts');
-  }, 240_000);
-  afterAll(async () => {
-    await store?.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const upgrade = upgradeFrom('src/db/migrations/0019-issue-states.ts', 'scoreboard-upgrade-0018-');
 
   it('answers the detail, the list, the changes and the trend as before, plus the states', async () => {
-    const load = (path: string): Promise<Module> => import(pathToFileURL(join(release, 'dist', path)).href);
-    const [previousApp, previousConfig, previousMigrate, previousDatabase, previousOperator] = (await Promise.all(
-      ['app.js', 'config.js', 'migrate.js', 'db/database.js', 'operator-features.js'].map(load),
-    )) as [Module, Module, Module, Module, Module];
-    // A store of its own on each attempt (a retry starts again from an empty database).
-    await store?.drop();
-    store = await createTestStore(mkdtempSync(join(dir, 'store-')));
+    const previous = await upgrade.modules();
+    const store = await upgrade.freshStore();
 
     // The previous release: its schema (0018), a user, a project with a gate, three runs on main.
-    const oldDb = previousDatabase.createDatabase(store.env.DATABASE_URL);
-    await previousMigrate.migrateToLatest(oldDb);
+    const oldDb = previous.database.createDatabase(store.env.DATABASE_URL);
+    await previous.migrate.migrateToLatest(oldDb);
     const applied = await oldDb.selectFrom('kysely_migration').select('name').orderBy('name', 'desc').executeTakeFirst();
     expect(applied.name).toBe('0018-pull-request-index');
-    const { token } = await previousOperator.operatorFeatures(oldDb, CLOCK).accounts.createUser({
+    const { token } = await previous.operator.operatorFeatures(oldDb, CLOCK).accounts.createUser({
       email: 'ada@example.com',
       name: 'Ada',
       plan: 'business',
       withTeam: true,
       abilities: ['read', 'write', 'admin'],
     });
-    const oldApp = await previousApp.createApp(previousConfig.loadConfig({ ...store.env, ...ENV }), { db: oldDb, clock: CLOCK });
+    const oldApp = await previous.app.createApp(previous.config.loadConfig({ ...store.env, ...ENV }), { db: oldDb, clock: CLOCK });
     const created = await oldApp.inject({
       method: 'POST',
       url: '/api/v1/projects',
@@ -99,7 +76,7 @@ describe('the upgrade to E8 (migration 0019) of what the previous release stored
       `/api/v1/projects/${projectId}/trend`,
       ...uuids.flatMap((uuid) => [`/api/v1/reports/${uuid}`, `/api/v1/reports/${uuid}/changes`, `/api/v1/reports/${uuid}/changes?page=2`]),
     ];
-    const readAll = async (app: Module) =>
+    const readAll = async (app: ReleaseModule) =>
       Promise.all(
         urls.map(async (url) => {
           const response = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });

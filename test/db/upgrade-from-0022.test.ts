@@ -1,16 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/migrate.js';
 import { loadFixture } from '../helpers/client-wire.js';
-import { previousRelease } from '../helpers/previous-release.js';
-import { createTestStore, type TestStore } from '../helpers/test-backend.js';
+import { type ReleaseModule, upgradeFrom } from '../helpers/previous-release.js';
+import { TEST_SECRET_KEY } from '../helpers/test-app.js';
 
 /**
  * Issue 35's upgrade (E11, migrations 0023 to 0025): the release before them, built from git,
@@ -20,40 +16,24 @@ import { createTestStore, type TestStore } from '../helpers/test-backend.js';
  * and every user has E11.2's default choices.
  */
 
-type Module = Record<string, any>;
-
 const CLOCK: Clock = { now: () => new Date('2026-11-21T12:00:00.000Z') };
 const ENV = { LOG_LEVEL: 'silent', WORKER_THREADS: '0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
 
 describe('the upgrade to E11 (migrations 0023-0025) of what the previous release stored', () => {
-  let dir: string;
-  let release: string;
-  let store: TestStore;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'scoreboard-upgrade-0022-'));
-    release = await previousRelease('src/db/migrations/0023-webhook-formats.ts');
-  }, 240_000);
-  afterAll(async () => {
-    await store?.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const upgrade = upgradeFrom('src/db/migrations/0023-webhook-formats.ts', 'scoreboard-upgrade-0022-');
 
   it('answers the tokens, the project, its webhook and its reports as before', async () => {
-    const load = (path: string): Promise<Module> => import(pathToFileURL(join(release, 'dist', path)).href);
-    const [previousApp, previousConfig, previousMigrate, previousDatabase, previousOperator] = (await Promise.all(
-      ['app.js', 'config.js', 'migrate.js', 'db/database.js', 'operator-features.js'].map(load),
-    )) as [Module, Module, Module, Module, Module];
-    await store?.drop();
-    store = await createTestStore(mkdtempSync(join(dir, 'store-')));
-    const env = { ...store.env, ...ENV, SECRET_KEY: Buffer.alloc(32, 7).toString('base64') };
+    const previous = await upgrade.modules();
+    const store = await upgrade.freshStore();
+    const env = { ...store.env, ...ENV, SECRET_KEY: TEST_SECRET_KEY };
 
     // The previous release: its schema (0022), a user and a second token, a project with settings,
     // a webhook, two runs on main.
-    const oldDb = previousDatabase.createDatabase(store.env.DATABASE_URL);
-    await previousMigrate.migrateToLatest(oldDb);
+    const oldDb = previous.database.createDatabase(store.env.DATABASE_URL);
+    await previous.migrate.migrateToLatest(oldDb);
     const applied = await oldDb.selectFrom('kysely_migration').select('name').orderBy('name', 'desc').executeTakeFirst();
     expect(applied.name).toBe('0022-code-hosts');
-    const accounts = previousOperator.operatorFeatures(oldDb, CLOCK).accounts;
+    const accounts = previous.operator.operatorFeatures(oldDb, CLOCK).accounts;
     const { token } = await accounts.createUser({
       email: 'ada@example.com',
       name: 'Ada',
@@ -62,8 +42,8 @@ describe('the upgrade to E11 (migrations 0023-0025) of what the previous release
       abilities: ['read', 'write', 'admin'],
     });
     const { token: readToken } = await accounts.createToken({ email: 'ada@example.com', name: 'ci', abilities: ['read'], expiresAt: null });
-    const oldApp = await previousApp.createApp(previousConfig.loadConfig(env), { db: oldDb, clock: CLOCK });
-    const call = (app: Module, method: string, url: string, payload?: unknown, bearer = token) =>
+    const oldApp = await previous.app.createApp(previous.config.loadConfig(env), { db: oldDb, clock: CLOCK });
+    const call = (app: ReleaseModule, method: string, url: string, payload?: unknown, bearer = token) =>
       app.inject({ method, url, headers: { authorization: `Bearer ${bearer}` }, ...(payload !== undefined && { payload }) });
     const created = await call(oldApp, 'POST', '/api/v1/projects', {
       name: 'Shop',
@@ -103,7 +83,7 @@ describe('the upgrade to E11 (migrations 0023-0025) of what the previous release
       `/api/v1/projects/${projectId}/webhooks`,
       ...uuids.flatMap((uuid) => [`/api/v1/reports/${uuid}`, `/api/v1/reports/${uuid}/changes`]),
     ];
-    const readAll = (app: Module, bearer = token) =>
+    const readAll = (app: ReleaseModule, bearer = token) =>
       Promise.all(
         urls.map(async (url) => {
           const response = await call(app, 'GET', url, undefined, bearer);

@@ -3,7 +3,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { ROOT } from '../cli/cli-process.js';
+import { createTestStore, type TestStore } from './test-backend.js';
 
 /**
  * The release before `migration` was added, built from git (its src/ at the commit before the one
@@ -62,4 +65,49 @@ export async function previousRelease(migration: string): Promise<string> {
     rmSync(lock, { recursive: true, force: true });
   }
   return release;
+}
+
+/** A previous release's compiled modules, untyped: their types are the old release's, not ours. */
+export type ReleaseModule = Record<string, any>;
+
+/** What an upgrade test drives of the previous release: the modules it stores data through. */
+export interface PreviousModules {
+  app: ReleaseModule;
+  config: ReleaseModule;
+  migrate: ReleaseModule;
+  database: ReleaseModule;
+  operator: ReleaseModule;
+}
+
+/**
+ * An upgrade test's setting, for use inside its `describe`: the release before `migration`, built
+ * before the tests (beforeAll), its modules, and a store of its own for each attempt (a retry
+ * starts again from an empty database), dropped with the temporary folder afterwards.
+ */
+export function upgradeFrom(migration: string, folderPrefix: string) {
+  let dir = '';
+  let release = '';
+  let store: TestStore | null = null;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), folderPrefix));
+    release = await previousRelease(migration);
+  }, 240_000);
+  afterAll(async () => {
+    await store?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    async modules(): Promise<PreviousModules> {
+      const load = (path: string): Promise<ReleaseModule> => import(pathToFileURL(join(release, 'dist', path)).href);
+      const [app, config, migrate, database, operator] = await Promise.all(
+        ['app.js', 'config.js', 'migrate.js', 'db/database.js', 'operator-features.js'].map(load),
+      );
+      return { app: app!, config: config!, migrate: migrate!, database: database!, operator: operator! };
+    },
+    async freshStore(): Promise<TestStore> {
+      await store?.drop();
+      store = await createTestStore(mkdtempSync(join(dir, 'store-')));
+      return store;
+    },
+  };
 }
